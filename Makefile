@@ -1,0 +1,54 @@
+# agenthost: every target bootstraps its own Python 3.12 virtualenv (.venv) on a fresh machine.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+SAM := $(VENV)/bin/sam
+export PYTHONPATH := $(CURDIR):$(CURDIR)/functions:$(CURDIR)/layers/core
+export SAM_CLI_TELEMETRY := 0
+export AWS_DEFAULT_REGION ?= us-east-1
+PYTEST_ARGS ?=
+
+.PHONY: dev test lint build deploy bench clean help
+
+help:
+	@echo "make dev     run the whole stack locally (HTTP :3000, WebSocket :3001, Lambda :3002, DynamoDB :3003)"
+	@echo "make test    run the test suite (unit, contract, e2e through the local stack)"
+	@echo "make lint    ruff, mypy on the shared core, sam validate --lint"
+	@echo "make build   sam build of the zip functions and the layer"
+	@echo "make deploy  sam deploy (--guided the first time)"
+	@echo "make bench   benchmarks in tests/perf (numbers printed, nothing asserted)"
+	@echo "make clean   remove build outputs and virtualenvs"
+
+$(STAMP): requirements-dev.txt layers/core/requirements.txt infra/bootstrap.sh
+	@bash infra/bootstrap.sh
+
+$(SAM): | $(STAMP)
+	@bash infra/bootstrap-sam.sh
+
+dev: $(STAMP)
+	$(PY) -m infra.local
+
+test: $(STAMP)
+	$(PY) -m pytest -n 2 --dist loadfile $(PYTEST_ARGS)
+
+lint: $(STAMP) $(SAM)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy layers/core/agenthost
+	$(SAM) validate --lint
+
+build: $(STAMP) $(SAM)
+	@echo "Building zip functions and the core layer. Image functions (the browser) need Docker: build them on a machine with Docker."
+	$(SAM) build --parallel --cached
+
+deploy: build
+	@if [ -f samconfig.toml ] && grep -q '^\[default.deploy.parameters\]' samconfig.toml && grep -q 'stack_name' samconfig.toml; then \
+		$(SAM) deploy; else $(SAM) deploy --guided; fi
+
+bench: $(STAMP)
+	@for f in tests/perf/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
+
+clean:
+	rm -rf .aws-sam .pytest_cache .mypy_cache .ruff_cache build dist
+	find . -name __pycache__ -type d -prune -exec rm -rf {} +
+	rm -rf $(VENV) .venv-sam

@@ -1,0 +1,42 @@
+"""Posting to WebSocket clients through the API Gateway ``@connections`` management API."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agenthost import aws
+from agenthost.config import settings
+
+# API Gateway WebSocket limit: 128 KB per message.
+MAX_MESSAGE_BYTES = 128 * 1024
+
+
+class Gone(Exception):
+    """The connection is not (or no longer) open."""
+
+
+def _client() -> Any:
+    endpoint = settings().ws_endpoint or None
+    return aws.client("apigatewaymanagementapi", endpoint_url=endpoint, max_attempts=1)
+
+
+def post(connection_id: str, message: dict[str, Any] | str) -> None:
+    """Send one message; raises :class:`Gone` when the socket is not open (410)."""
+    data = message if isinstance(message, str) else json.dumps(message, separators=(",", ":"))
+    raw = data.encode()
+    if len(raw) > MAX_MESSAGE_BYTES:
+        raise ValueError(f"message of {len(raw)} bytes exceeds the {MAX_MESSAGE_BYTES}-byte limit")
+    client = _client()
+    try:
+        client.post_to_connection(ConnectionId=connection_id, Data=raw)
+    except client.exceptions.GoneException:
+        raise Gone(connection_id) from None
+
+
+def close(connection_id: str) -> None:
+    client = _client()
+    try:
+        client.delete_connection(ConnectionId=connection_id)
+    except client.exceptions.GoneException:
+        pass

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Creates .venv with Python 3.12 (the Lambda runtime) and installs the pinned dev requirements.
+# Also installs Debian's Chromium when missing and we are root (browser tests need it).
+# Idempotent; `make dev` and `make test` call it through the .venv/.installed stamp.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+find_python() {
+  for cand in "${AGENTHOST_PYTHON:-}" python3.12; do
+    if [ -n "$cand" ] && command -v "$cand" >/dev/null 2>&1 && "$cand" -c 'import sys; assert sys.version_info[:2]==(3,12)' 2>/dev/null; then
+      command -v "$cand"; return 0
+    fi
+  done
+  if command -v pyenv >/dev/null 2>&1; then
+    for v in $(pyenv versions --bare 2>/dev/null | grep -E '^3\.12(\.|$)' | sort -V -r); do
+      p="$(pyenv root)/versions/$v/bin/python"; [ -x "$p" ] && { echo "$p"; return 0; }
+    done
+  fi
+  for p in "$HOME"/.pyenv/versions/3.12*/bin/python /usr/local/bin/python3.12 /usr/bin/python3.12; do
+    [ -x "$p" ] && { echo "$p"; return 0; }
+  done
+  return 1
+}
+
+if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import sys; assert sys.version_info[:2]==(3,12)' 2>/dev/null; then
+  PY="$(find_python)" || { echo "bootstrap: Python 3.12 not found (install it, or set AGENTHOST_PYTHON)" >&2; exit 1; }
+  echo "bootstrap: creating .venv with $PY"
+  rm -rf .venv
+  "$PY" -m venv .venv
+fi
+echo "bootstrap: installing pinned requirements into .venv"
+.venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip 2>&1 | grep -v '^WARNING: Location' || true
+.venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt 2>&1 | grep -v '^WARNING: Location' || true
+.venv/bin/python -c 'import fastapi, mangum, boto3, moto, pytest, uvicorn, websockets, playwright' \
+  || { echo "bootstrap: dependency install failed" >&2; exit 1; }
+
+if [ ! -x /usr/bin/chromium ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "bootstrap: installing Debian chromium for browser tests"
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-liberation) >/dev/null 2>&1 \
+    || echo "bootstrap: could not install chromium; browser tests will fail" >&2
+fi
+touch .venv/.installed

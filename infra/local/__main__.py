@@ -1,0 +1,5 @@
+import sys
+
+from infra.local.stack import main
+
+sys.exit(main())

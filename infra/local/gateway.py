@@ -1,0 +1,333 @@
+"""The local gateways, as ASGI apps served by uvicorn:
+
+* :class:`HttpGateway`: API Gateway HTTP API. Matches the template's routes (most specific first),
+  builds payload-v2 events, invokes the real handler, maps the result back like API Gateway does.
+* :class:`WebSocketGateway`: API Gateway WebSocket API. ``$connect``/``$default``/``$disconnect``
+  events with the template's route selection, plus the ``@connections`` management API (POST, GET,
+  DELETE) on the same port, so functions use the normal boto3 ``apigatewaymanagementapi`` client.
+* :class:`LambdaApi`: the Lambda ``Invoke`` API (RequestResponse and Event) for function-to-function
+  calls with the normal boto3 ``lambda`` client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+from urllib.parse import parse_qsl, unquote
+
+from infra.local.events import http_event, http_response, new_connection_id, ws_event
+from infra.local.runtime import FunctionError, FunctionNotFound, Runtime
+from infra.local.template import Template
+
+MAX_HTTP_BODY = 10 * 1024 * 1024  # API Gateway HTTP API payload limit
+MAX_WS_MESSAGE = 128 * 1024
+
+
+async def _read_body(receive: Callable, limit: int) -> bytes | None:
+    chunks, size = [], 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        body = message.get("body", b"")
+        size += len(body)
+        if size > limit:
+            return None
+        chunks.append(body)
+        if not message.get("more_body"):
+            return b"".join(chunks)
+
+
+async def _respond(send: Callable, status: int, body: bytes, headers: list[tuple[str, str]] | None = None,
+                   content_type: str | None = "application/json") -> None:
+    hdrs = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in (headers or [])]
+    if content_type and not any(k == b"content-type" for k, _ in hdrs):
+        hdrs.append((b"content-type", content_type.encode()))
+    hdrs = [h for h in hdrs if h[0] != b"content-length"] + [(b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": hdrs})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _headers(scope: dict) -> list[tuple[str, str]]:
+    return [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope.get("headers", [])]
+
+
+class HttpGateway:
+    def __init__(self, template: Template, runtime: Runtime, log: Callable[[str], None] = print):
+        self.routes = template.http_routes
+        self.runtime = runtime
+        self.log = log
+
+    def match(self, method: str, path: str) -> tuple[Any, dict[str, str]] | None:
+        for route in self.routes:
+            if route.method not in ("ANY", method):
+                continue
+            m = route.regex.match(path)
+            if m:
+                return route, {k: unquote(v) for k, v in m.groupdict().items()}
+        return None
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        started = time.perf_counter()
+        method, path = scope["method"], scope["path"]
+        found = self.match(method, path)
+        if found is None:
+            await _respond(send, 404, b'{"message":"Not Found"}')
+            self.log(f"{method} {path} -> 404 (no route)")
+            return
+        route, params = found
+        body = await _read_body(receive, MAX_HTTP_BODY)
+        if body is None:
+            await _respond(send, 413, b'{"message":"Request Entity Too Large"}')
+            return
+        client = scope.get("client") or ("127.0.0.1", 0)
+        host = dict(_headers(scope)).get("host", "localhost")
+        event = http_event(
+            method, path, body=body, headers=_headers(scope),
+            query=scope.get("query_string", b"").decode("latin-1"),
+            route_key=route.route_key if route.path != "$default" else "$default",
+            path_parameters=params or None, source_ip=client[0], domain=host,
+        )
+        try:
+            result = await self.runtime.invoke(route.function, event)
+            status, headers, out = http_response(result)
+        except FunctionError:
+            status, headers, out = 500, [], b'{"message":"Internal Server Error"}'
+        await _respond(send, status, out, headers, content_type=None if headers else "application/json")
+        self.log(f"{method} {path} -> {status} {route.function} {(time.perf_counter() - started) * 1000:.0f} ms")
+
+
+async def _lifespan(receive: Callable, send: Callable) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+
+
+@dataclass
+class _Conn:
+    send: Callable
+    source_ip: str
+    user_agent: str
+    connected_at: float = field(default_factory=time.time)
+    last_active: float = field(default_factory=time.time)
+    closed: asyncio.Event = field(default_factory=asyncio.Event)
+    close_code: int = 1000
+
+
+class WebSocketGateway:
+    def __init__(self, template: Template, runtime: Runtime, stage: str = "local",
+                 log: Callable[[str], None] = print):
+        self.routes = template.ws_routes
+        self.selection = template.ws_selection
+        self.runtime = runtime
+        self.stage = stage
+        self.log = log
+        self.connections: dict[str, _Conn] = {}
+
+    # -------- route selection: "$request.body.<field>" -------------------------------------
+    def select_route(self, body: str) -> str | None:
+        key = None
+        expr = self.selection
+        if expr.startswith("$request.body."):
+            try:
+                doc = json.loads(body)
+                for part in expr[len("$request.body."):].split("."):
+                    doc = doc.get(part) if isinstance(doc, dict) else None
+                key = doc if isinstance(doc, str) else None
+            except ValueError:
+                key = None
+        if key and key in self.routes:
+            return key
+        return "$default" if "$default" in self.routes else None
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send)
+        elif scope["type"] == "websocket":
+            await self._websocket(scope, receive, send)
+        elif scope["type"] == "http":
+            await self._management(scope, receive, send)
+
+    async def _websocket(self, scope: dict, receive: Callable, send: Callable) -> None:
+        first = await receive()
+        if first["type"] != "websocket.connect":
+            return
+        connection_id = new_connection_id()
+        headers = dict(_headers(scope))
+        query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
+        host = headers.get("host", "localhost")
+        client = scope.get("client") or ("127.0.0.1", 0)
+        conn = _Conn(send=send, source_ip=client[0], user_agent=headers.get("user-agent", ""))
+        connected_at = int(conn.connected_at * 1000)
+        common = {"domain": host, "stage": self.stage, "source_ip": client[0], "connected_at": connected_at}
+        if "$connect" in self.routes:
+            event = ws_event("$connect", connection_id, headers=headers, query=query or None, **common)
+            try:
+                result = await self.runtime.invoke(self.routes["$connect"], event)
+                status = int(result.get("statusCode", 200)) if isinstance(result, dict) else 200
+            except FunctionError:
+                status = 500
+            if status >= 300:
+                await send({"type": "websocket.close", "code": 1008})
+                self.log(f"WS $connect {connection_id} refused ({status})")
+                return
+        await send({"type": "websocket.accept"})
+        self.connections[connection_id] = conn
+        self.log(f"WS connect {connection_id}")
+        code, reason = 1005, ""
+        tasks: set[asyncio.Task] = set()
+        try:
+            while True:
+                message = await receive()
+                if message["type"] == "websocket.disconnect":
+                    code = message.get("code", 1005)
+                    break
+                text = message.get("text")
+                if text is None and message.get("bytes") is not None:
+                    text = message["bytes"].decode("utf-8", "replace")
+                if text is None:
+                    continue
+                conn.last_active = time.time()
+                if len(text.encode()) > MAX_WS_MESSAGE:
+                    code, reason = 1009, "Message too big"
+                    await send({"type": "websocket.close", "code": 1009})
+                    break
+                route = self.select_route(text)
+                if route is None:
+                    await self._send(conn, json.dumps({"message": "Forbidden", "connectionId": connection_id}))
+                    continue
+                event = ws_event(route, connection_id, body=text, **common)
+                task = asyncio.create_task(self._dispatch(route, event))
+                tasks.add(task)
+                task.add_done_callback(tasks.discard)
+        finally:
+            self.connections.pop(connection_id, None)
+            conn.closed.set()
+            if tasks:
+                await asyncio.gather(*tasks, return_exceptions=True)
+            if "$disconnect" in self.routes:
+                event = ws_event("$disconnect", connection_id, disconnect_code=code,
+                                 disconnect_reason=reason, **common)
+                try:
+                    await self.runtime.invoke(self.routes["$disconnect"], event)
+                except FunctionError:
+                    pass
+            self.log(f"WS disconnect {connection_id} ({code})")
+
+    async def _dispatch(self, route: str, event: dict) -> None:
+        try:
+            await self.runtime.invoke(self.routes[route], event)
+        except FunctionError:
+            pass
+
+    async def _send(self, conn: _Conn, text: str) -> bool:
+        if conn.closed.is_set():
+            return False
+        try:
+            await conn.send({"type": "websocket.send", "text": text})
+            return True
+        except Exception:  # noqa: BLE001 - the socket went away under us
+            return False
+
+    async def _management(self, scope: dict, receive: Callable, send: Callable) -> None:
+        # raw_path: connection ids are base64 and may contain "/" (sent as %2F)
+        raw_path = (scope.get("raw_path") or scope["path"].encode()).decode("latin-1")
+        parts = [p for p in raw_path.split("?", 1)[0].split("/") if p]
+        if "@connections" not in parts or parts.index("@connections") + 1 >= len(parts):
+            await _respond(send, 404, b'{"message":"Not Found"}')
+            return
+        connection_id = unquote(parts[parts.index("@connections") + 1])
+        method = scope["method"]
+        conn = self.connections.get(connection_id)
+        body = await _read_body(receive, MAX_WS_MESSAGE + 1)
+        if conn is None:
+            await _respond(send, 410, b'{"message":"Gone"}', [("x-amzn-errortype", "GoneException")])
+            return
+        if method == "POST":
+            if body is None or len(body) > MAX_WS_MESSAGE:
+                await _respond(send, 413, b'{"message":"Payload Too Large"}',
+                               [("x-amzn-errortype", "PayloadTooLargeException")])
+                return
+            ok = await self._send(conn, body.decode("utf-8", "replace"))
+            if not ok:
+                await _respond(send, 410, b'{"message":"Gone"}', [("x-amzn-errortype", "GoneException")])
+                return
+            await _respond(send, 200, b"")
+        elif method == "GET":
+            doc = {
+                "connectedAt": time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(conn.connected_at)),
+                "lastActiveAt": time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(conn.last_active)),
+                "identity": {"sourceIp": conn.source_ip, "userAgent": conn.user_agent},
+            }
+            await _respond(send, 200, json.dumps(doc).encode())
+        elif method == "DELETE":
+            try:
+                await conn.send({"type": "websocket.close", "code": 1000})
+            except Exception:  # noqa: BLE001
+                pass
+            conn.closed.set()
+            await _respond(send, 204, b"", content_type=None)
+        else:
+            await _respond(send, 405, b'{"message":"Method Not Allowed"}')
+
+
+class LambdaApi:
+    """``POST /2015-03-31/functions/{name}/invocations`` as boto3's lambda client calls it."""
+
+    def __init__(self, runtime: Runtime, log: Callable[[str], None] = print):
+        self.runtime = runtime
+        self.log = log
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        raw_path = (scope.get("raw_path") or scope["path"].encode()).decode("latin-1")
+        parts = [p for p in raw_path.split("?", 1)[0].split("/") if p]
+        if len(parts) != 4 or parts[1] != "functions" or parts[3] != "invocations" or scope["method"] != "POST":
+            await _respond(send, 404, b'{"message":"Not Found"}',
+                           [("x-amzn-errortype", "ResourceNotFoundException")])
+            return
+        name = unquote(parts[2])
+        headers = dict(_headers(scope))
+        invocation_type = headers.get("x-amz-invocation-type", "RequestResponse")
+        body = await _read_body(receive, 6 * 1024 * 1024) or b""
+        try:
+            payload = json.loads(body) if body else {}
+        except ValueError:
+            await _respond(send, 400, b'{"Type":"User","message":"Could not parse request body into json"}',
+                           [("x-amzn-errortype", "InvalidRequestContentException")])
+            return
+        try:
+            self.runtime.resolve(name)
+        except FunctionNotFound as exc:
+            await _respond(send, 404, json.dumps({"Type": "User", "message": str(exc)}).encode(),
+                           [("x-amzn-errortype", "ResourceNotFoundException")])
+            return
+        if invocation_type == "Event":
+            self.runtime.invoke_async(name, payload)
+            await _respond(send, 202, b"")
+            return
+        if invocation_type == "DryRun":
+            await _respond(send, 204, b"", content_type=None)
+            return
+        try:
+            result = await self.runtime.invoke(name, payload)
+            await _respond(send, 200, json.dumps(result).encode(), [("x-amz-executed-version", "$LATEST")])
+        except FunctionError as exc:
+            await _respond(send, 200, json.dumps(exc.payload).encode(),
+                           [("x-amz-function-error", "Unhandled"), ("x-amz-executed-version", "$LATEST")])

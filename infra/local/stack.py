@@ -1,0 +1,186 @@
+"""Starts the whole local stack in one process: embedded DynamoDB (moto server) with the template's
+table, the Lambda invoke API, the HTTP gateway and the WebSocket gateway."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from infra.local.defaults import LOCAL_SECRETS, PORTS
+from infra.local.template import ROOT, parse
+
+
+def load_dotenv(path: Path) -> list[str]:
+    """Read ``KEY=VALUE`` lines into the environment without overriding what is already set."""
+    if not path.is_file():
+        return []
+    loaded = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        key, value = line.removeprefix("export ").split("=", 1)
+        key, value = key.strip(), value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        if key and key not in os.environ:
+            os.environ[key] = value
+            loaded.append(key)
+    return loaded
+
+
+def _port(name: str) -> int:
+    raw = os.environ.get(name, "").strip()
+    return int(raw) if raw else PORTS[name]
+
+
+def _log(message: str) -> None:
+    print(message, flush=True)
+
+
+class LocalStack:
+    def __init__(self, host: str = "127.0.0.1"):
+        self.host = host
+        self.http_port = _port("AGENTHOST_HTTP_PORT")
+        self.ws_port = _port("AGENTHOST_WS_PORT")
+        self.lambda_port = _port("AGENTHOST_LAMBDA_PORT")
+        self.dynamodb_port = _port("AGENTHOST_DYNAMODB_PORT")
+        self.moto: Any = None
+        self.servers: list[Any] = []
+
+    def prepare(self) -> None:
+        dotenv = load_dotenv(Path(os.environ.get("AGENTHOST_ENV_FILE", ROOT / ".env")))
+        for key, value in LOCAL_SECRETS.items():
+            os.environ.setdefault(key, value)
+        os.environ.setdefault("AWS_ACCESS_KEY_ID", "local")
+        os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "local")
+        os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
+        os.environ.setdefault("AWS_REGION", os.environ["AWS_DEFAULT_REGION"])
+        os.environ.setdefault("POWERTOOLS_TRACE_DISABLED", "true")
+        os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
+        os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
+
+        dynamodb = os.environ.get("AGENTHOST_DYNAMODB_ENDPOINT", "").strip()
+        if not dynamodb:
+            import logging
+
+            from moto.server import ThreadedMotoServer
+
+            logging.getLogger("werkzeug").setLevel(logging.ERROR)
+
+            self.moto = ThreadedMotoServer(ip_address=self.host, port=self.dynamodb_port, verbose=False)
+            self.moto.start()
+            dynamodb = f"http://{self.host}:{self.dynamodb_port}"
+        self.dynamodb_endpoint = dynamodb
+
+        self.template = parse()
+        table_name = os.environ.get("AGENTHOST_TABLE") or self.template.table.get("name") or "agenthost"
+        essentials = {
+            "AGENTHOST_LOCAL": "true",
+            "AGENTHOST_TABLE": table_name,
+            "AWS_ENDPOINT_URL_DYNAMODB": dynamodb,
+            "AWS_ENDPOINT_URL_LAMBDA": f"http://{self.host}:{self.lambda_port}",
+            "AGENTHOST_WS_ENDPOINT": f"http://{self.host}:{self.ws_port}/local",
+            "AGENTHOST_HTTP_URL": f"http://{self.host}:{self.http_port}",
+        }
+        from infra.local.runtime import Runtime, apply_environment
+
+        for warning in apply_environment(self.template, essentials):
+            _log(f"warning: {warning}")
+        sys.path[:0] = [p for p in (str(ROOT / "functions"), str(ROOT / "layers" / "core"))
+                        if p not in sys.path]
+        self._create_table(table_name)
+        self.runtime = Runtime(self.template, log=_log)
+        self.dotenv = dotenv
+
+    def _create_table(self, name: str) -> None:
+        from agenthost import aws
+        from agenthost.config import reset
+
+        from infra.local.template import create_table
+
+        reset()
+        aws.reset()
+        client = aws.client("dynamodb", endpoint_url=self.dynamodb_endpoint)
+        for attempt in range(50):
+            try:
+                create_table(client, self.template, name)
+                return
+            except Exception:  # noqa: BLE001 - the embedded server may still be starting
+                if attempt == 49:
+                    raise
+                time.sleep(0.1)
+
+    def banner(self) -> str:
+        lines = [
+            "agenthost local stack",
+            f"  HTTP API        http://{self.host}:{self.http_port}",
+            f"  WebSocket API   ws://{self.host}:{self.ws_port}/local",
+            f"  @connections    http://{self.host}:{self.ws_port}/local/@connections/{{id}}",
+            f"  Lambda invoke   http://{self.host}:{self.lambda_port}",
+            f"  DynamoDB        {self.dynamodb_endpoint} (table {os.environ['AGENTHOST_TABLE']})",
+            "  routes:",
+        ]
+        for route in self.template.http_routes:
+            lines.append(f"    {route.method:6} {route.path:40} -> {route.function}")
+        for key, fn in sorted(self.template.ws_routes.items()):
+            lines.append(f"    WS     {key:40} -> {fn}")
+        lines.append("  local secrets (for signing test requests; never use them deployed):")
+        for key in sorted(LOCAL_SECRETS):
+            lines.append(f"    {key}={os.environ.get(key, '')}")
+        if self.dotenv:
+            lines.append(f"  from .env: {', '.join(sorted(self.dotenv))}")
+        lines.append(f"  LLM: {os.environ.get('AGENTHOST_LLM', 'none')}")
+        return "\n".join(lines)
+
+    async def serve(self) -> None:
+        import uvicorn
+
+        from infra.local.gateway import HttpGateway, LambdaApi, WebSocketGateway
+
+        apps = [
+            (HttpGateway(self.template, self.runtime, log=_log), self.http_port),
+            (WebSocketGateway(self.template, self.runtime, log=_log), self.ws_port),
+            (LambdaApi(self.runtime, log=_log), self.lambda_port),
+        ]
+        for app, port in apps:
+            config = uvicorn.Config(app, host=self.host, port=port, log_level="warning",
+                                    ws_max_size=16 * 1024 * 1024, ws_ping_interval=None, lifespan="on")
+            server = uvicorn.Server(config)
+            server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
+            self.servers.append(server)
+        tasks = [asyncio.create_task(s.serve()) for s in self.servers]
+        while not all(s.started for s in self.servers):
+            if any(t.done() for t in tasks):
+                for t in tasks:
+                    if t.done() and t.exception():
+                        raise t.exception()  # type: ignore[misc]
+                raise SystemExit("a gateway failed to start (port in use?)")
+            await asyncio.sleep(0.02)
+        _log(self.banner())
+        _log("ready (Ctrl-C to stop)")
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+        _log("stopping...")
+        for s in self.servers:
+            s.should_exit = True
+        await asyncio.gather(*tasks, return_exceptions=True)
+        self.runtime.pool.shutdown(wait=False, cancel_futures=True)
+        if self.moto is not None:
+            self.moto.stop()
+        _log("stopped")
+
+
+def main() -> int:
+    stack = LocalStack()
+    stack.prepare()
+    asyncio.run(stack.serve())
+    return 0

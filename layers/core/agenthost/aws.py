@@ -1,0 +1,48 @@
+"""Lazily created, cached boto3 clients.
+
+Clients are created on first use (so ``moto.mock_aws`` in tests patches them, and a cold start that
+never touches a service never pays for it). boto3 itself honours ``AWS_ENDPOINT_URL_<SERVICE>``
+(e.g. ``AWS_ENDPOINT_URL_DYNAMODB``), which is how the local stack points functions at its embedded
+services. Timeouts are short: a turn must never hang on AWS.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+_lock = threading.Lock()
+_clients: dict[tuple[str, str | None], Any] = {}
+
+
+def client(service: str, endpoint_url: str | None = None, **config: Any) -> Any:
+    """A cached boto3 client for ``service`` (one per endpoint)."""
+    key = (service, endpoint_url)
+    found = _clients.get(key)
+    if found is not None:
+        return found
+    with _lock:
+        found = _clients.get(key)
+        if found is None:
+            import boto3
+            from botocore.config import Config
+
+            from agenthost.config import settings
+
+            cfg = Config(
+                connect_timeout=config.pop("connect_timeout", 2),
+                read_timeout=config.pop("read_timeout", 5),
+                retries={"max_attempts": config.pop("max_attempts", 3), "mode": "standard"},
+                **config,
+            )
+            found = boto3.session.Session().client(
+                service, region_name=settings().region, endpoint_url=endpoint_url, config=cfg
+            )
+            _clients[key] = found
+    return found
+
+
+def reset() -> None:
+    """Drop cached clients (tests that switch between moto and a live endpoint)."""
+    with _lock:
+        _clients.clear()

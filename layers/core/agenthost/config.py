@@ -1,0 +1,160 @@
+"""Typed settings, read once from the environment.
+
+Every setting has an embedded default so the local stack runs with no configuration at all.
+Secrets are never stored in settings directly when deployed: a setting ``X`` may instead be given
+as ``X_PARAM`` naming an SSM parameter (``/path`` or ``ssm:/path``) or a Secrets Manager secret
+(``secretsmanager:name``); :func:`secret` resolves it through Powertools Parameters, cached.
+
+Example::
+
+    >>> from agenthost.config import settings
+    >>> settings().table_name
+    'agenthost'
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+_TRUE = {"1", "true", "yes", "on"}
+
+
+def _env(name: str, default: str = "") -> str:
+    return os.environ.get(name, default).strip()
+
+
+def _env_bool(name: str, default: bool = False) -> bool:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    return raw.strip().lower() in _TRUE
+
+
+def _env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        return int(raw)
+    except ValueError as exc:
+        raise ValueError(f"{name} must be an integer, got {raw!r}") from exc
+
+
+def _env_list(name: str) -> tuple[str, ...]:
+    return tuple(p.strip() for p in os.environ.get(name, "").split(",") if p.strip())
+
+
+@dataclass(frozen=True)
+class Settings:
+    """All agenthost settings. Build with :func:`settings` (cached) or :meth:`from_env`."""
+
+    table_name: str = "agenthost"
+    region: str = "us-east-1"
+    local: bool = False
+    #: ``none`` | ``bedrock:<model-id>`` | ``openai:<model>``
+    llm: str = "none"
+    llm_base_url: str = ""
+    max_body_bytes: int = 1_048_576
+    #: hosts (or CIDRs) that netguard lets through even though they are private/loopback
+    netguard_allow: tuple[str, ...] = field(default_factory=tuple)
+    netguard_allow_private: bool = False
+    ws_endpoint: str = ""
+    browser_function: str = "BrowserFunction"
+    cors_origins: tuple[str, ...] = field(default_factory=tuple)
+
+    @classmethod
+    def from_env(cls) -> Settings:
+        local = _env_bool("AGENTHOST_LOCAL")
+        return cls(
+            table_name=_env("AGENTHOST_TABLE", "agenthost"),
+            region=_env("AWS_REGION") or _env("AWS_DEFAULT_REGION") or "us-east-1",
+            local=local,
+            llm=_env("AGENTHOST_LLM", "none") or "none",
+            llm_base_url=_env("AGENTHOST_LLM_BASE_URL"),
+            max_body_bytes=_env_int("AGENTHOST_MAX_BODY_BYTES", 1_048_576),
+            netguard_allow=_env_list("AGENTHOST_NETGUARD_ALLOW"),
+            netguard_allow_private=_env_bool("AGENTHOST_NETGUARD_ALLOW_PRIVATE", default=local),
+            ws_endpoint=_env("AGENTHOST_WS_ENDPOINT"),
+            browser_function=_env("AGENTHOST_BROWSER_FUNCTION", "BrowserFunction"),
+            cors_origins=_env_list("AGENTHOST_CORS_ORIGINS"),
+        )
+
+    @property
+    def llm_provider(self) -> str:
+        """``none``, ``bedrock`` or ``openai``."""
+        return self.llm.split(":", 1)[0].strip().lower() or "none"
+
+    @property
+    def llm_model(self) -> str:
+        """The model id after the provider prefix (``deterministic`` for ``none``)."""
+        if self.llm_provider == "none":
+            return "deterministic"
+        return self.llm.split(":", 1)[1].strip() if ":" in self.llm else ""
+
+    @property
+    def llm_endpoint(self) -> str:
+        """The base URL the LLM is reached at (empty for ``none``)."""
+        if self.llm_provider == "bedrock":
+            return self.llm_base_url or f"https://bedrock-runtime.{self.region}.amazonaws.com"
+        if self.llm_provider == "openai":
+            return (self.llm_base_url or "https://api.openai.com/v1").rstrip("/")
+        return ""
+
+
+@lru_cache(maxsize=1)
+def settings() -> Settings:
+    """The process-wide settings, read from the environment on first use."""
+    return Settings.from_env()
+
+
+def reset() -> None:
+    """Forget cached settings and secrets (tests change the environment between cases)."""
+    settings.cache_clear()
+    _secret_cache.clear()
+
+
+_secret_cache: dict[str, str] = {}
+
+
+class SecretNotConfigured(LookupError):
+    """Raised by :func:`secret` with ``required=True`` when neither form of a secret is set."""
+
+
+def secret(name: str, *, required: bool = False, max_age: int = 300) -> str:
+    """Return secret ``name`` (e.g. ``AGENTHOST_OLYMPICS_SECRET``).
+
+    The literal environment variable wins (the local stack); otherwise ``<name>_PARAM`` names an SSM
+    parameter or Secrets Manager secret, fetched with decryption through Powertools Parameters and
+    cached for ``max_age`` seconds. Returns ``""`` when not configured (or raises when ``required``).
+    The value is never logged.
+    """
+    literal = os.environ.get(name)
+    if literal:
+        return literal.strip()
+    ref = os.environ.get(f"{name}_PARAM", "").strip()
+    if not ref:
+        if required:
+            raise SecretNotConfigured(f"{name} is not configured (set {name} or {name}_PARAM)")
+        return ""
+    cached = _secret_cache.get(ref)
+    if cached is not None:
+        return cached
+    value = _fetch_parameter(ref, max_age)
+    _secret_cache[ref] = value
+    return value
+
+
+def _fetch_parameter(ref: str, max_age: int) -> str:
+    # Imported lazily: Parameters pulls in boto3 clients that only deployed functions need.
+    from aws_lambda_powertools.utilities import parameters
+
+    if ref.startswith("secretsmanager:"):
+        value = parameters.get_secret(ref.split(":", 1)[1], max_age=max_age)
+    else:
+        path = ref.split(":", 1)[1] if ref.startswith("ssm:") else ref
+        value = parameters.get_parameter(path, decrypt=True, max_age=max_age)
+    if isinstance(value, bytes):
+        value = value.decode()
+    return str(value).strip()

@@ -1,0 +1,265 @@
+"""FastAPI app factory and Lambda handler shared by the HTTP functions.
+
+``create_app`` gives every function the same behaviour at the edges:
+
+* errors are JSON in the protocol's own shape (``error_body``), never an HTML page or a stack trace:
+  unknown route 404, wrong method 405, malformed JSON 400 naming the problem, body over the limit 413,
+  validation errors 400 naming the field, anything unexpected 500 without internals;
+* every response carries ``x-request-id`` (taken from the request, the Lambda context, or new) and the
+  request id is on every log line;
+* Powertools Logger (JSON), Metrics (EMF) and Tracer, created once per container.
+
+``make_handler`` wraps the app in Mangum for API Gateway HTTP API v2 events.
+
+Example::
+
+    from agenthost.http import create_app, make_handler
+    app = create_app("runs")
+
+    @app.get("/health")
+    def health() -> dict: ...
+
+    handler = make_handler(app)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+import uuid
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from aws_lambda_powertools import Logger, Metrics, Tracer
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from mangum import Mangum
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from agenthost.config import settings
+
+# Metrics are flushed after every invocation; a turn that recorded none is normal, not a warning.
+warnings.filterwarnings("ignore", message="No application metrics to publish")
+
+logger = Logger(service="agenthost", use_rfc3339=True)
+metrics = Metrics(namespace="agenthost")
+tracer = Tracer(service="agenthost")
+
+ErrorBody = Callable[[int, str, str], dict[str, Any]]
+
+CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    422: "bad_request",
+    429: "rate_limited",
+    500: "internal_error",
+    503: "unavailable",
+}
+
+
+def default_error_body(status: int, code: str, message: str) -> dict[str, Any]:
+    """``{"error": code, "message": message}`` (the Proxy Server API's shape)."""
+    return {"error": code, "message": message}
+
+
+class ApiError(Exception):
+    """Raise from a route to answer ``status`` with the app's error shape and this message."""
+
+    def __init__(self, status: int, message: str, code: str | None = None,
+                 headers: dict[str, str] | None = None):
+        super().__init__(message)
+        self.status = status
+        self.code = code or CODES.get(status, "error")
+        self.message = message
+        self.headers = headers or {}
+
+
+def describe_validation_error(exc: RequestValidationError) -> str:
+    """One readable sentence naming what is wrong with the request."""
+    parts = []
+    for err in exc.errors():
+        if err.get("type") == "json_invalid":
+            ctx = err.get("ctx") or {}
+            detail = ctx.get("error") or err.get("msg", "invalid JSON")
+            loc = err.get("loc") or ()
+            pos = loc[1] if len(loc) > 1 else None
+            return f"Malformed JSON body: {detail}" + (f" at position {pos}" if pos is not None else "")
+        loc = [str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path", "header")]
+        where = ".".join(loc) if loc else "body"
+        parts.append(f"{where}: {err.get('msg', 'invalid')}")
+    return "; ".join(parts) or "invalid request"
+
+
+class _EdgeMiddleware:
+    """Pure ASGI middleware: request id, body size limit, one access log line per request."""
+
+    def __init__(self, app: Any, error_body: ErrorBody, max_body: int):
+        self.app = app
+        self.error_body = error_body
+        self.max_body = max_body
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        ctx = scope.get("aws.context")
+        request_id = (headers.get("x-request-id") or getattr(ctx, "aws_request_id", None)
+                      or str(uuid.uuid4()))[:128]
+        scope.setdefault("state", {})["request_id"] = request_id
+        logger.append_keys(request_id=request_id)
+        started = time.perf_counter()
+        status_holder = {"status": 500}
+
+        async def send_wrapper(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                status_holder["status"] = message["status"]
+                message.setdefault("headers", [])
+                message["headers"] = list(message["headers"]) + [(b"x-request-id", request_id.encode())]
+            await send(message)
+
+        try:
+            declared = int(headers.get("content-length", "0") or 0)
+        except ValueError:
+            declared = 0
+        if declared > self.max_body:
+            await self._too_large(send_wrapper)
+        else:
+            received = 0
+            too_large = False
+
+            async def receive_limited() -> dict:
+                nonlocal received, too_large
+                message = await receive()
+                if message["type"] == "http.request":
+                    received += len(message.get("body", b""))
+                    if received > self.max_body:
+                        too_large = True
+                        raise _BodyTooLarge()
+                return message
+
+            try:
+                await self.app(scope, receive_limited, send_wrapper)
+            except _BodyTooLarge:
+                await self._too_large(send_wrapper)
+        logger.info(
+            "request",
+            extra={
+                "method": scope.get("method"),
+                "path": scope.get("path"),
+                "status": status_holder["status"],
+                "duration_ms": round((time.perf_counter() - started) * 1000, 2),
+            },
+        )
+
+    async def _too_large(self, send: Callable) -> None:
+        body = json.dumps(self.error_body(
+            413, "payload_too_large", f"request body exceeds {self.max_body} bytes")).encode()
+        await send({"type": "http.response.start", "status": 413,
+                    "headers": [(b"content-type", b"application/json"),
+                                (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+def create_app(
+    service: str,
+    *,
+    error_body: ErrorBody = default_error_body,
+    max_body_bytes: int | None = None,
+    **fastapi_kwargs: Any,
+) -> FastAPI:
+    """A FastAPI app with agenthost's JSON errors, request ids and body limit."""
+    fastapi_kwargs.setdefault("title", f"agenthost {service}")
+    fastapi_kwargs.setdefault("redoc_url", None)
+    fastapi_kwargs.setdefault("docs_url", None)
+    app = FastAPI(**fastapi_kwargs)
+    app.state.service = service
+    app.state.error_body = error_body
+
+    def respond(request: Request | None, status: int, code: str, message: str,
+                headers: dict[str, str] | None = None) -> JSONResponse:
+        return JSONResponse(error_body(status, code, message), status_code=status, headers=headers)
+
+    @app.exception_handler(ApiError)
+    async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
+        return respond(request, exc.status, exc.code, exc.message, exc.headers)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        status = exc.status_code
+        if status == 404 and exc.detail == "Not Found":
+            message = f"no route for {request.method} {request.url.path}"
+        elif status == 405:
+            message = f"method {request.method} is not allowed on {request.url.path}"
+        else:
+            message = str(exc.detail)
+        return respond(request, status, CODES.get(status, "error"), message,
+                       dict(exc.headers) if exc.headers else None)
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return respond(request, 400, "bad_request", describe_validation_error(exc))
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        logger.exception("unhandled error")
+        rid = request.scope.get("state", {}).get("request_id", "")
+        return respond(request, 500, "internal_error", f"internal error (request id {rid})")
+
+    limit = max_body_bytes if max_body_bytes is not None else settings().max_body_bytes
+    app.add_middleware(_EdgeMiddleware, error_body=error_body, max_body=limit)
+    return app
+
+
+_loops = threading.local()
+
+
+def _ensure_event_loop() -> None:
+    """Mangum drives the app with ``asyncio.get_event_loop()``; give each thread one loop, reused,
+    and make it current again in case something (``asyncio.run``) unset it."""
+    loop = getattr(_loops, "loop", None)
+    if loop is None or loop.is_closed():
+        loop = _loops.loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+
+
+def make_handler(
+    app: FastAPI,
+    *,
+    other_events: Callable[[dict, Any], Any] | None = None,
+) -> Callable[[dict, Any], Any]:
+    """The Lambda handler for ``app``: HTTP API events go through Mangum; any other event shape (async
+    invocations, timers) goes to ``other_events`` when given."""
+    _ensure_event_loop()
+    mangum = Mangum(app, lifespan="off")
+    service = app.state.service
+
+    @logger.inject_lambda_context(clear_state=True)
+    @metrics.log_metrics(capture_cold_start_metric=not settings().local)
+    def handler(event: dict, context: Any) -> Any:
+        _ensure_event_loop()
+        logger.append_keys(function=service)
+        if other_events is not None and not _is_http_event(event):
+            return other_events(event, context)
+        return mangum(event, context)
+
+    return handler
+
+
+def _is_http_event(event: Any) -> bool:
+    return isinstance(event, dict) and "requestContext" in event and (
+        "http" in event.get("requestContext", {}) or "httpMethod" in event)

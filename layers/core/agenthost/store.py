@@ -1,0 +1,351 @@
+"""The single DynamoDB table: key builders, typed get/put/update/query, conditional writes,
+optimistic ``version`` and TTL.
+
+Every item has string ``pk``/``sk``; ephemeral items carry ``expires_at`` (epoch seconds) which is
+the table's TTL attribute. TTL deletion is lazy, so readers here treat an expired item as absent.
+
+Example::
+
+    >>> from agenthost.store import Store, keys
+    >>> s = Store()
+    >>> s.put({**keys.run("r1"), "status": "created"}, ttl_s=86400, if_absent=True)  # doctest: +SKIP
+    >>> s.get(**keys.run("r1"))["status"]  # doctest: +SKIP
+    'created'
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from decimal import Decimal
+from typing import Any
+
+from agenthost import aws
+from agenthost.config import settings
+
+Item = dict[str, Any]
+
+
+class ConditionFailed(Exception):
+    """A conditional write did not apply (item exists, is missing, or its ``version`` moved on)."""
+
+
+class VersionConflict(ConditionFailed):
+    """An optimistic ``version`` check failed: somebody else wrote the item first."""
+
+
+# --- key builders -----------------------------------------------------------------------------
+
+class keys:  # noqa: N801 - a namespace of key builders, used as ``keys.run(id)``
+    """Key builders per entity (see ARCHITECTURE.md, "Data")."""
+
+    @staticmethod
+    def run(run_id: str) -> dict[str, str]:
+        return {"pk": f"RUN#{run_id}", "sk": "META"}
+
+    @staticmethod
+    def run_step(run_id: str, n: int) -> dict[str, str]:
+        return {"pk": f"RUN#{run_id}", "sk": f"STEP#{n:06d}"}
+
+    @staticmethod
+    def task(agent: str, task_hash: str) -> dict[str, str]:
+        return {"pk": f"TASK#{agent}#{task_hash}", "sk": "META"}
+
+    @staticmethod
+    def game(game_id: str, seat: str | int) -> dict[str, str]:
+        return {"pk": f"GAME#{game_id}#{seat}", "sk": "META"}
+
+    @staticmethod
+    def session(token_hash: str) -> dict[str, str]:
+        return {"pk": f"SESSION#{token_hash}", "sk": "META"}
+
+    @staticmethod
+    def cart_item(token_hash: str, item_id: str) -> dict[str, str]:
+        return {"pk": f"SESSION#{token_hash}", "sk": f"CART#{item_id}"}
+
+    @staticmethod
+    def product(product_id: str) -> dict[str, str]:
+        return {"pk": f"PRODUCT#{product_id}", "sk": "META"}
+
+    @staticmethod
+    def rate(key: str, window: int) -> dict[str, str]:
+        return {"pk": f"RATE#{key}#{window}", "sk": "META"}
+
+    @staticmethod
+    def client(client_id: str) -> dict[str, str]:
+        return {"pk": f"CLIENT#{client_id}", "sk": "META"}
+
+    @staticmethod
+    def connection(connection_id: str) -> dict[str, str]:
+        return {"pk": f"CONN#{connection_id}", "sk": "META"}
+
+    @staticmethod
+    def evaluation(client_id: str, eval_id: str) -> dict[str, str]:
+        return {"pk": f"CLIENT#{client_id}", "sk": f"EVAL#{eval_id}"}
+
+    @staticmethod
+    def idempotency(scope: str, key: str) -> dict[str, str]:
+        return {"pk": f"IDEMP#{scope}#{key}", "sk": "META"}
+
+    @staticmethod
+    def usage(agent: str, day: str) -> dict[str, str]:
+        return {"pk": f"USAGE#{agent}", "sk": f"DAY#{day}"}
+
+
+# --- (de)serialization ------------------------------------------------------------------------
+
+def _to_dynamo(value: Any) -> Any:
+    """Python -> DynamoDB-safe Python (floats become Decimal, tuples lists)."""
+    if isinstance(value, bool) or value is None or isinstance(value, (str, int, Decimal, bytes)):
+        return value
+    if isinstance(value, float):
+        return Decimal(repr(value))
+    if isinstance(value, Mapping):
+        return {str(k): _to_dynamo(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_to_dynamo(v) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return {_to_dynamo(v) for v in value}
+    raise TypeError(f"cannot store {type(value).__name__} in DynamoDB")
+
+
+def _from_dynamo(value: Any) -> Any:
+    """DynamoDB -> plain Python (Decimal becomes int or float)."""
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, dict):
+        return {k: _from_dynamo(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_from_dynamo(v) for v in value]
+    if isinstance(value, set):
+        return {_from_dynamo(v) for v in value}
+    return value
+
+
+_ser_lock = threading.Lock()
+_serializer: Any = None
+_deserializer: Any = None
+
+
+def _codecs() -> tuple[Any, Any]:
+    global _serializer, _deserializer
+    if _serializer is None:
+        with _ser_lock:
+            from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
+
+            _serializer, _deserializer = TypeSerializer(), TypeDeserializer()
+    return _serializer, _deserializer
+
+
+def marshal(item: Mapping[str, Any]) -> dict[str, Any]:
+    ser, _ = _codecs()
+    return {k: ser.serialize(_to_dynamo(v)) for k, v in item.items()}
+
+
+def unmarshal(raw: Mapping[str, Any]) -> Item:
+    _, de = _codecs()
+    return {k: _from_dynamo(de.deserialize(v)) for k, v in raw.items()}
+
+
+def _is_condition_failure(exc: Exception) -> bool:
+    code = getattr(exc, "response", {}).get("Error", {}).get("Code", "")
+    return code in ("ConditionalCheckFailedException", "TransactionCanceledException")
+
+
+# --- the table --------------------------------------------------------------------------------
+
+class Store:
+    """Access to the single table. Cheap to construct; the boto3 client is shared and lazy.
+
+    ``calls`` counts DynamoDB round trips made through this instance (metering and benchmarks).
+    ``clock`` is injectable for TTL tests.
+    """
+
+    def __init__(self, table_name: str | None = None, clock: Any = time.time):
+        self.table_name = table_name or settings().table_name
+        self.clock = clock
+        self.calls = 0
+
+    @property
+    def client(self) -> Any:
+        return aws.client("dynamodb")
+
+    def _call(self, op: str, **kwargs: Any) -> Any:
+        self.calls += 1
+        return getattr(self.client, op)(TableName=self.table_name, **kwargs)
+
+    def now(self) -> int:
+        return int(self.clock())
+
+    def _live(self, item: Item | None) -> Item | None:
+        if item is None:
+            return None
+        exp = item.get("expires_at")
+        if exp is not None and int(exp) <= self.now():
+            return None
+        return item
+
+    # reads
+    def get(self, pk: str, sk: str, *, consistent: bool = True) -> Item | None:
+        """The item, or None when missing or expired."""
+        resp = self._call("get_item", Key=marshal({"pk": pk, "sk": sk}), ConsistentRead=consistent)
+        raw = resp.get("Item")
+        return self._live(unmarshal(raw)) if raw else None
+
+    def query(
+        self,
+        pk: str,
+        sk_prefix: str | None = None,
+        *,
+        limit: int | None = None,
+        forward: bool = True,
+        consistent: bool = True,
+    ) -> Iterator[Item]:
+        """Live items under ``pk`` (optionally whose ``sk`` starts with ``sk_prefix``), all pages."""
+        expr = "pk = :pk"
+        values: dict[str, Any] = {":pk": pk}
+        if sk_prefix:
+            expr += " AND begins_with(sk, :sk)"
+            values[":sk"] = sk_prefix
+        kwargs: dict[str, Any] = {
+            "KeyConditionExpression": expr,
+            "ExpressionAttributeValues": marshal(values),
+            "ScanIndexForward": forward,
+            "ConsistentRead": consistent,
+        }
+        if limit:
+            kwargs["Limit"] = limit
+        yielded = 0
+        while True:
+            resp = self._call("query", **kwargs)
+            for raw in resp.get("Items", []):
+                item = self._live(unmarshal(raw))
+                if item is not None:
+                    yield item
+                    yielded += 1
+                    if limit and yielded >= limit:
+                        return
+            last = resp.get("LastEvaluatedKey")
+            if not last:
+                return
+            kwargs["ExclusiveStartKey"] = last
+
+    # writes
+    def put(
+        self,
+        item: Mapping[str, Any],
+        *,
+        ttl_s: int | None = None,
+        if_absent: bool = False,
+        expected_version: int | None = None,
+    ) -> Item:
+        """Write ``item``. ``ttl_s`` sets ``expires_at``; ``if_absent`` refuses to overwrite a live item;
+        ``expected_version`` is the optimistic check (the stored ``version`` must equal it; 0 means new)
+        and the written item gets ``version = expected_version + 1``. Returns what was written."""
+        body: Item = dict(item)
+        if ttl_s is not None:
+            body["expires_at"] = self.now() + int(ttl_s)
+        kwargs: dict[str, Any] = {}
+        if expected_version is not None:
+            body["version"] = expected_version + 1
+            if expected_version == 0:
+                kwargs["ConditionExpression"] = "attribute_not_exists(pk) OR expires_at <= :now"
+                kwargs["ExpressionAttributeValues"] = marshal({":now": self.now()})
+            else:
+                kwargs["ConditionExpression"] = "version = :v"
+                kwargs["ExpressionAttributeValues"] = marshal({":v": expected_version})
+        elif if_absent:
+            kwargs["ConditionExpression"] = "attribute_not_exists(pk) OR expires_at <= :now"
+            kwargs["ExpressionAttributeValues"] = marshal({":now": self.now()})
+        try:
+            self._call("put_item", Item=marshal(body), **kwargs)
+        except Exception as exc:
+            if _is_condition_failure(exc):
+                cls = VersionConflict if expected_version is not None else ConditionFailed
+                raise cls(f"conditional put failed for {body.get('pk')}/{body.get('sk')}") from None
+            raise
+        return body
+
+    def update(
+        self,
+        pk: str,
+        sk: str,
+        *,
+        set_: Mapping[str, Any] | None = None,
+        add: Mapping[str, int | float] | None = None,
+        ttl_s: int | None = None,
+        condition: str | None = None,
+        values: Mapping[str, Any] | None = None,
+    ) -> Item:
+        """Atomic update: ``set_`` assigns attributes, ``add`` increments numbers (atomic counters),
+        ``condition`` is a raw ConditionExpression over ``values`` (``:name`` placeholders). Returns the
+        item as stored after the update. Raises :class:`ConditionFailed` when the condition is false."""
+        names: dict[str, str] = {}
+        vals: dict[str, Any] = dict(values or {})
+        sets, adds = [], []
+        for i, (k, v) in enumerate((set_ or {}).items()):
+            names[f"#s{i}"] = k
+            vals[f":s{i}"] = v
+            sets.append(f"#s{i} = :s{i}")
+        if ttl_s is not None:
+            names["#exp"] = "expires_at"
+            vals[":exp"] = self.now() + int(ttl_s)
+            sets.append("#exp = :exp")
+        for i, (k, v) in enumerate((add or {}).items()):
+            names[f"#a{i}"] = k
+            vals[f":a{i}"] = v
+            adds.append(f"#a{i} :a{i}")
+        parts = []
+        if sets:
+            parts.append("SET " + ", ".join(sets))
+        if adds:
+            parts.append("ADD " + ", ".join(adds))
+        if not parts:
+            raise ValueError("update needs set_, add or ttl_s")
+        kwargs: dict[str, Any] = {
+            "Key": marshal({"pk": pk, "sk": sk}),
+            "UpdateExpression": " ".join(parts),
+            "ExpressionAttributeNames": names,
+            "ReturnValues": "ALL_NEW",
+        }
+        if vals:
+            kwargs["ExpressionAttributeValues"] = marshal(vals)
+        if condition:
+            kwargs["ConditionExpression"] = condition
+        try:
+            resp = self._call("update_item", **kwargs)
+        except Exception as exc:
+            if _is_condition_failure(exc):
+                raise ConditionFailed(f"conditional update failed for {pk}/{sk}") from None
+            raise
+        return unmarshal(resp.get("Attributes", {}))
+
+    def delete(self, pk: str, sk: str, *, condition: str | None = None,
+               values: Mapping[str, Any] | None = None) -> None:
+        kwargs: dict[str, Any] = {"Key": marshal({"pk": pk, "sk": sk})}
+        if condition:
+            kwargs["ConditionExpression"] = condition
+            if values:
+                kwargs["ExpressionAttributeValues"] = marshal(values)
+        try:
+            self._call("delete_item", **kwargs)
+        except Exception as exc:
+            if _is_condition_failure(exc):
+                raise ConditionFailed(f"conditional delete failed for {pk}/{sk}") from None
+            raise
+
+    def batch_put(self, items: list[Mapping[str, Any]]) -> None:
+        """Unconditional bulk write (seed data), 25 per request, retrying unprocessed items."""
+        for start in range(0, len(items), 25):
+            requests = [{"PutRequest": {"Item": marshal(i)}} for i in items[start:start + 25]]
+            pending: dict[str, Any] = {self.table_name: requests}
+            for _attempt in range(8):
+                self.calls += 1
+                resp = self.client.batch_write_item(RequestItems=pending)
+                pending = resp.get("UnprocessedItems") or {}
+                if not pending:
+                    break
+                time.sleep(0.05)
+            if pending:
+                raise RuntimeError("batch write left unprocessed items")

@@ -1,0 +1,50 @@
+"""Shared fixtures.
+
+* ``aws``: moto's ``mock_aws`` with the table created from ``template.yaml`` (so tests and
+  infrastructure cannot drift); yields an :class:`agenthost.store.Store` on it.
+* ``stack``: the real local stack (``python -m infra.local``) on free ports, one per test session.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support import env
+
+env.apply()
+
+from agenthost import aws as aws_clients  # noqa: E402
+from agenthost import config  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _clean_settings():
+    env.apply()
+    config.reset()
+    aws_clients.reset()
+    yield
+    config.reset()
+    aws_clients.reset()
+
+
+@pytest.fixture
+def aws():
+    from moto import mock_aws
+
+    from agenthost.store import Store
+    from infra.local.template import create_table, parse
+
+    with mock_aws():
+        aws_clients.reset()
+        create_table(aws_clients.client("dynamodb"), parse(), config.settings().table_name)
+        yield Store()
+    aws_clients.reset()
+
+
+@pytest.fixture(scope="session")
+def stack():
+    from tests.support.stack import start_stack
+
+    running = start_stack()
+    yield running
+    running.stop()

@@ -1,0 +1,116 @@
+"""The local stack end to end: real HTTP, WebSocket, @connections, Lambda invoke, DynamoDB."""
+
+import asyncio
+import json
+
+import boto3
+import httpx
+import pytest
+import websockets
+
+pytestmark = pytest.mark.e2e
+
+
+def test_health_through_gateway(stack):
+    r = httpx.get(stack.http_url + "/health")
+    assert r.status_code == 200
+    body = r.json()
+    assert body["status"] == "ok" and set(body) == {"status", "model", "baseUrl", "timestamp"}
+    assert r.headers["x-request-id"]
+
+
+def test_gateway_errors_are_json(stack):
+    r = httpx.get(stack.http_url + "/no/such/route")
+    assert r.status_code == 404 and r.json() == {"message": "Not Found"}
+    r = httpx.post(stack.http_url + "/health", json={})
+    assert r.status_code == 405 and r.json()["error"] == "method_not_allowed"
+    r = httpx.request("GET", stack.http_url + "/health", content=b"x" * (1_048_576 + 10))
+    assert r.status_code == 413 and r.json()["error"] == "payload_too_large"
+
+
+def test_embedded_dynamodb_has_template_table(stack):
+    ddb = boto3.client("dynamodb", endpoint_url=stack.dynamodb_url, region_name="us-east-1")
+    desc = ddb.describe_table(TableName="agenthost")["Table"]
+    assert [k["AttributeName"] for k in desc["KeySchema"]] == ["pk", "sk"]
+    ttl = ddb.describe_time_to_live(TableName="agenthost")["TimeToLiveDescription"]
+    assert ttl["AttributeName"] == "expires_at"
+
+
+async def _recv_json(ws, timeout=10):
+    return json.loads(await asyncio.wait_for(ws.recv(), timeout))
+
+
+def test_websocket_welcome_ping_and_connections_api(stack):
+    async def scenario():
+        async with websockets.connect(stack.ws_url) as ws:
+            welcome = await _recv_json(ws)  # pushed by the async follow-up invocation
+            assert welcome["type"] == "welcome" and welcome["serverId"]
+            await ws.send(json.dumps({"type": "ping", "timestamp": "2024-01-01T00:00:00Z"}))
+            assert (await _recv_json(ws))["type"] == "pong"
+            await ws.send("{not json")
+            err = await _recv_json(ws)
+            assert err["error"]["code"] == -32700
+
+            await ws.send(json.dumps({"type": "no-such-type"}))
+            assert (await _recv_json(ws))["error"]["code"] == -32600
+
+    asyncio.run(scenario())
+    mgmt = boto3.client("apigatewaymanagementapi", endpoint_url=stack.ws_management_url, region_name="us-east-1")
+    with pytest.raises(mgmt.exceptions.GoneException):
+        mgmt.post_to_connection(ConnectionId="bm90LWEtY29ubg==", Data=b"x")
+
+
+def test_lambda_invoke_sync_async_and_connections(stack):
+    lam = boto3.client("lambda", endpoint_url=stack.lambda_url, region_name="us-east-1")
+    mgmt = boto3.client("apigatewaymanagementapi", endpoint_url=stack.ws_management_url, region_name="us-east-1")
+
+    def connect_lines():
+        return [ln.split()[-1] for ln in list(stack.output) if ln.startswith("WS connect ")]
+
+    async def scenario():
+        before = set(connect_lines())
+        async with websockets.connect(stack.ws_url) as ws:
+            await _recv_json(ws)  # welcome
+            # learn our connection id from the gateway's log line for this connect
+            new = set(connect_lines()) - before
+            assert len(new) == 1
+            conn_id = new.pop()
+            info = await asyncio.to_thread(mgmt.get_connection, ConnectionId=conn_id)
+            assert info["Identity"]["SourceIp"] == "127.0.0.1"
+            await asyncio.to_thread(mgmt.post_to_connection, ConnectionId=conn_id, Data=b'{"hello":1}')
+            assert await _recv_json(ws) == {"hello": 1}
+
+            out = await asyncio.to_thread(
+                lam.invoke, FunctionName="EvalsFunction",
+                Payload=json.dumps({"agenthost": "welcome", "connectionId": conn_id}))
+            assert json.loads(out["Payload"].read()) == {"delivered": True}
+            assert (await _recv_json(ws))["type"] == "welcome"
+
+            out = await asyncio.to_thread(
+                lam.invoke, FunctionName="agenthost-evals", InvocationType="Event",
+                Payload=json.dumps({"agenthost": "welcome", "connectionId": conn_id}))
+            assert out["StatusCode"] == 202
+            assert (await _recv_json(ws))["type"] == "welcome"
+
+            await asyncio.to_thread(mgmt.delete_connection, ConnectionId=conn_id)
+            with pytest.raises(websockets.ConnectionClosed):
+                await asyncio.wait_for(ws.recv(), 5)
+
+    asyncio.run(scenario())
+    with pytest.raises(lam.exceptions.ResourceNotFoundException):
+        lam.invoke(FunctionName="NoSuchFunction", Payload=b"{}")
+
+
+def test_stack_prints_urls_and_secrets_and_stops_cleanly():
+    from tests.support.stack import start_stack
+
+    s = start_stack()
+    try:
+        text = s.log_text()
+        assert s.http_url in text and s.ws_url in text
+        assert "AGENTHOST_OLYMPICS_SECRET=whs_" in text
+        assert httpx.get(s.http_url + "/health").status_code == 200
+    finally:
+        code = s.stop()
+    assert code == 0
+    assert "stopped" in s.log_text()
