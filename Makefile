@@ -42,7 +42,7 @@ build: $(STAMP) $(SAM)
 	$(SAM) build --parallel --cached
 
 deploy: build
-	@if [ -f samconfig.toml ] && grep -q '^\[default.deploy.parameters\]' samconfig.toml && grep -q 'stack_name' samconfig.toml; then \
+	@if [ -f samconfig.toml ] && grep -Eq 'stack_name *= *"[^"]+"' samconfig.toml; then \
 		$(SAM) deploy; else $(SAM) deploy --guided; fi
 
 bench: $(STAMP)

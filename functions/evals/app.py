@@ -16,7 +16,6 @@ from typing import Any
 
 from agenthost import aws
 from agenthost.http import logger
-
 from evals import connections
 
 SERVER_ID = os.environ.get("AGENTHOST_EVALS_SERVER_ID", "agenthost-evals")

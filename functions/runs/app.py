@@ -9,7 +9,6 @@ from datetime import UTC, datetime
 
 from agenthost.config import settings
 from agenthost.http import create_app, make_handler
-
 from runs.models import Health
 
 app = create_app("runs")

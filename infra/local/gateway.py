@@ -14,8 +14,9 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 from urllib.parse import parse_qsl, unquote
 
 from infra.local.events import http_event, http_response, new_connection_id, ws_event

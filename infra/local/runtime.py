@@ -12,8 +12,9 @@ import os
 import threading
 import time
 import traceback
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable
+from typing import Any
 
 from infra.local.events import LambdaContext
 from infra.local.template import Function, Template

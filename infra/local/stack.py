@@ -101,7 +101,6 @@ class LocalStack:
     def _create_table(self, name: str) -> None:
         from agenthost import aws
         from agenthost.config import reset
-
         from infra.local.template import create_table
 
         reset()

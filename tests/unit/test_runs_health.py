@@ -1,6 +1,7 @@
 import re
 
 from runs.app import handler
+
 from tests.support.apigw import call
 
 

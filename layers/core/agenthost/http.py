@@ -91,8 +91,8 @@ def describe_validation_error(exc: RequestValidationError) -> str:
         if err.get("type") == "json_invalid":
             ctx = err.get("ctx") or {}
             detail = ctx.get("error") or err.get("msg", "invalid JSON")
-            loc = err.get("loc") or ()
-            pos = loc[1] if len(loc) > 1 else None
+            where = list(err.get("loc") or ())
+            pos = where[1] if len(where) > 1 else None
             return f"Malformed JSON body: {detail}" + (f" at position {pos}" if pos is not None else "")
         loc = [str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path", "header")]
         where = ".".join(loc) if loc else "body"
