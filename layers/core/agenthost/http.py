@@ -95,8 +95,8 @@ def describe_validation_error(exc: RequestValidationError) -> str:
             pos = where[1] if len(where) > 1 else None
             return f"Malformed JSON body: {detail}" + (f" at position {pos}" if pos is not None else "")
         loc = [str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path", "header")]
-        where = ".".join(loc) if loc else "body"
-        parts.append(f"{where}: {err.get('msg', 'invalid')}")
+        field = ".".join(loc) if loc else "body"
+        parts.append(f"{field}: {err.get('msg', 'invalid')}")
     return "; ".join(parts) or "invalid request"
 
 
