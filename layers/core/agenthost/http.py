@@ -7,7 +7,8 @@
   validation errors 400 naming the field, anything unexpected 500 without internals;
 * every response carries ``x-request-id`` (taken from the request, the Lambda context, or new) and the
   request id is on every log line;
-* Powertools Logger (JSON), Metrics (EMF) and Tracer, created once per container.
+* Powertools Logger (JSON) and Metrics (EMF), created once per container; the Tracer (X-Ray)
+  only where tracing is on (``tracer()``).
 
 ``make_handler`` wraps the app in Mangum for API Gateway HTTP API v2 events.
 
@@ -33,7 +34,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -47,7 +48,27 @@ warnings.filterwarnings("ignore", message="No application metrics to publish")
 
 logger = Logger(service="agenthost", use_rfc3339=True)
 metrics = Metrics(namespace="agenthost")
-tracer = Tracer(service="agenthost")
+
+_tracer: Any = None
+
+
+def tracing_enabled() -> bool:
+    """X-Ray tracing runs only inside Lambda with tracing not disabled (the template sets Active)."""
+    import os
+
+    disabled = os.environ.get("POWERTOOLS_TRACE_DISABLED", "").lower() in ("1", "true", "yes")
+    return bool(os.environ.get("AWS_LAMBDA_FUNCTION_NAME")) and not disabled
+
+
+def tracer() -> Any:
+    """The Powertools Tracer, created on first use: importing the X-Ray SDK costs ~200 ms of init,
+    which only deployed functions with tracing on should pay (and SnapStart absorbs there)."""
+    global _tracer
+    if _tracer is None:
+        from aws_lambda_powertools import Tracer
+
+        _tracer = Tracer(service="agenthost")
+    return _tracer
 
 ErrorBody = Callable[[int, str, str], dict[str, Any]]
 
@@ -257,6 +278,8 @@ def make_handler(
             return other_events(event, context)
         return mangum(event, context)
 
+    if tracing_enabled():
+        return tracer().capture_lambda_handler(handler)
     return handler
 
 

@@ -1,0 +1,82 @@
+"""GET /health: init time and warm handler time, against a bare FastAPI+Mangum hello world measured in
+the same run; unzipped size of the built layer and function (when `make build` has run).
+
+Aims (issue 2): init within 1.3x and warm within 2x of the floor. Prints, asserts nothing."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path[:0] = [str(Path(__file__).resolve().parent)]
+from _util import ROOT, dir_size, env, fresh_seconds, pct  # noqa: E402
+
+os.environ.update(env())
+
+INIT_APP = ("import time; t=time.perf_counter(); import runs.app as m; m.handler; "
+            "print(time.perf_counter()-t)")
+INIT_FLOOR = ("import time; t=time.perf_counter();\n"
+              "from fastapi import FastAPI\nfrom mangum import Mangum\n"
+              "app=FastAPI()\n@app.get('/health')\ndef h(): return {'status':'ok'}\n"
+              "handler=Mangum(app, lifespan='off')\nprint(time.perf_counter()-t)")
+
+
+def warm(handler, n: int = 2000) -> list[float]:
+    from infra.local.events import LambdaContext, http_event
+
+    event = http_event("GET", "/health", headers={"user-agent": "bench"}, route_key="ANY /health")
+    ctx = LambdaContext("bench")
+    for _ in range(200):
+        handler(event, ctx)
+    samples = []
+    for _ in range(n):
+        t = time.perf_counter()
+        handler(event, ctx)
+        samples.append((time.perf_counter() - t) * 1000)
+    return samples
+
+
+def main() -> None:
+    init_app = fresh_seconds(INIT_APP) * 1000
+    init_floor = fresh_seconds(INIT_FLOOR) * 1000
+    print(f"init (imports + app construction), median of 7 fresh interpreters:")
+    print(f"  /health function   {init_app:8.1f} ms")
+    print(f"  FastAPI+Mangum     {init_floor:8.1f} ms   ratio {init_app / init_floor:.2f}x (aim <= 1.3x)")
+
+    import asyncio
+
+    from fastapi import FastAPI
+    from mangum import Mangum
+
+    asyncio.set_event_loop(asyncio.new_event_loop())
+    bare = FastAPI()
+
+    @bare.get("/health")
+    def h() -> dict:
+        return {"status": "ok"}
+
+    floor = warm(Mangum(bare, lifespan="off"))
+    import logging
+
+    from runs.app import handler
+
+    logging.getLogger().setLevel(logging.WARNING)
+    ours = warm(handler)
+    print("warm handler time, 2000 calls after 200 warm-up:")
+    print(f"  /health function   p50 {pct(ours, 50):.3f} ms  p99 {pct(ours, 99):.3f} ms")
+    print(f"  FastAPI+Mangum     p50 {pct(floor, 50):.3f} ms  p99 {pct(floor, 99):.3f} ms")
+    print(f"  ratio p50 {pct(ours, 50) / pct(floor, 50):.2f}x (aim <= 2x)")
+
+    build = ROOT / ".aws-sam" / "build"
+    layer, fn = build / "CoreLayer", build / "RunsFunction"
+    if layer.is_dir() and fn.is_dir():
+        print(f"built sizes (unzipped): CoreLayer {dir_size(layer) / 1e6:.1f} MB, "
+              f"RunsFunction {dir_size(fn) / 1e6:.2f} MB")
+    else:
+        print("built sizes: run `make build` first (sam build) to measure the layer and function")
+
+
+if __name__ == "__main__":
+    main()
