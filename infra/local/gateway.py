@@ -78,7 +78,10 @@ class HttpGateway:
         if scope["type"] != "http":
             return
         started = time.perf_counter()
-        method, path = scope["method"], scope["path"]
+        # Match on the path as sent (still percent-encoded), then decode path parameters, so an
+        # encoded "/" stays inside one parameter.
+        method = scope["method"]
+        path = (scope.get("raw_path") or scope["path"].encode()).decode("latin-1").split("?", 1)[0]
         found = self.match(method, path)
         if found is None:
             await _respond(send, 404, b'{"message":"Not Found"}')
