@@ -39,7 +39,7 @@ lint: $(STAMP) $(SAM)
 
 build: $(STAMP) $(SAM)
 	@echo "Building zip functions and the core layer. Image functions (the browser) need Docker: build them on a machine with Docker."
-	$(SAM) build --parallel --cached
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(SAM) build --parallel --cached
 
 deploy: build
 	@if [ -f samconfig.toml ] && grep -Eq 'stack_name *= *"[^"]+"' samconfig.toml; then \
