@@ -41,7 +41,7 @@ def warm(handler, n: int = 2000) -> list[float]:
 def main() -> None:
     init_app = fresh_seconds(INIT_APP) * 1000
     init_floor = fresh_seconds(INIT_FLOOR) * 1000
-    print(f"init (imports + app construction), median of 7 fresh interpreters:")
+    print("init (imports + app construction), median of 7 fresh interpreters:")
     print(f"  /health function   {init_app:8.1f} ms")
     print(f"  FastAPI+Mangum     {init_floor:8.1f} ms   ratio {init_app / init_floor:.2f}x (aim <= 1.3x)")
 
