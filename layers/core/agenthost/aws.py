@@ -12,12 +12,12 @@ import threading
 from typing import Any
 
 _lock = threading.Lock()
-_clients: dict[tuple[str, str | None], Any] = {}
+_clients: dict[tuple[Any, ...], Any] = {}
 
 
 def client(service: str, endpoint_url: str | None = None, **config: Any) -> Any:
-    """A cached boto3 client for ``service`` (one per endpoint)."""
-    key = (service, endpoint_url)
+    """A cached boto3 client for ``service`` (one per endpoint and client configuration)."""
+    key = (service, endpoint_url, tuple(sorted(config.items()))) if config else (service, endpoint_url)
     found = _clients.get(key)
     if found is not None:
         return found

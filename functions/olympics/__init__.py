@@ -1,0 +1,1 @@
+"""AI Olympics webhook agent (``specs/ai-olympics-webhook.md``): ``POST /olympics/turn``."""

@@ -1,0 +1,92 @@
+"""AI Olympics webhook agent: ``POST /olympics/turn`` (``specs/ai-olympics-webhook.md``).
+
+Handler: ``olympics.app.handler`` (API Gateway HTTP API, payload v2). A plain handler rather than a
+FastAPI app: the signature is checked over the exact body bytes, the cold start stays small, and every
+path below is written to answer 200 with a valid turn, except 401 for a bad or missing signature (any
+other non-2xx would end the task on the platform at once).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+from typing import Any
+
+_IMPORTED = time.monotonic()  # start of the cold start: the 20 s budget includes it
+
+from aws_lambda_powertools import Logger  # noqa: E402
+
+from agenthost import signing  # noqa: E402
+from olympics import auth, brain  # noqa: E402
+from olympics.memory import MemoryStore  # noqa: E402
+from olympics.models import TurnRequest  # noqa: E402
+from olympics.turn import idle_response, play  # noqa: E402
+
+logger = Logger(service="agenthost", use_rfc3339=True)
+_cold = True
+
+JSON_HEADERS = {"content-type": "application/json", "cache-control": "no-store"}
+
+
+def _respond(status: int, body: dict[str, Any]) -> dict[str, Any]:
+    return {"statusCode": status, "headers": dict(JSON_HEADERS),
+            "body": json.dumps(body, ensure_ascii=False, separators=(",", ":")), "isBase64Encoded": False}
+
+
+def _raw_body(event: dict[str, Any]) -> bytes:
+    raw = event.get("body") or ""
+    if event.get("isBase64Encoded"):
+        return base64.b64decode(raw)
+    return raw.encode("utf-8") if isinstance(raw, str) else bytes(raw)
+
+
+def handler(event: dict[str, Any], context: Any = None) -> dict[str, Any]:
+    global _cold
+    started = _IMPORTED if _cold else time.monotonic()
+    _cold = False
+    try:
+        return _handle(event, context, started)
+    except Exception:  # noqa: BLE001 - the platform ends the task on any non-2xx: never fail
+        logger.exception("olympics turn failed; answering an idle turn")
+        return _respond(200, idle_response("internal error; waiting for the next turn"))
+
+
+def _handle(event: dict[str, Any], context: Any, started: float) -> dict[str, Any]:
+    method = str(((event.get("requestContext") or {}).get("http") or {}).get("method") or "POST").upper()
+    if method != "POST":
+        return _respond(405, {"error": "method_not_allowed", "message": f"use POST, not {method}"})
+    headers = {str(k).lower(): str(v) for k, v in (event.get("headers") or {}).items()}
+    raw = _raw_body(event)
+    try:
+        body: Any = json.loads(raw) if raw else None
+    except ValueError:
+        body = None
+    try:
+        caller = auth.authenticate(headers, raw, body)
+    except signing.SignatureError as exc:
+        logger.info("olympics request rejected", extra={"reason": exc.reason})
+        return _respond(401, {"error": exc.reason})
+    if not isinstance(body, dict):
+        return _respond(200, idle_response("the request body is not a JSON object; nothing to do"))
+    try:
+        request = TurnRequest.model_validate(body)
+    except ValueError as exc:
+        logger.info("olympics request unreadable", extra={"error": str(exc)[:300]})
+        return _respond(200, idle_response("the request could not be read; nothing to do"))
+
+    response, stats = play(
+        request,
+        caller.agent_id,
+        memory_store=MemoryStore(),
+        deterministic=brain.deterministic,
+        llm=brain.llm_policy(),
+        started=started,
+    )
+    logger.info("olympics turn", extra={
+        "agent": caller.agent_id, "turn": request.turnNumber, "test_ping": caller.test_ping,
+        "source": stats.source, "actions": len(response.actions), "done": response.done,
+        "dropped": stats.dropped[:5], "llm_error": stats.llm_error, "memory_error": stats.memory_error,
+        "dynamodb_calls": stats.dynamodb_calls, "duration_ms": round((time.monotonic() - started) * 1000, 1),
+    })
+    return _respond(200, response.wire())

@@ -1,0 +1,189 @@
+"""Response guard: whatever a policy (LLM or deterministic) proposes, only a turn the runner can execute
+leaves the webhook.
+
+Rules (spec + field notes): at most 10 actions; only tools offered this turn; every ``element`` present in
+the current tree under the runner's resolution rules; ``submit`` only with ``form``; scroll only up/down;
+no script-like text anywhere in an action; a batch ends after an action that changes the page (navigate,
+submit, a click on a button or link) because later names would no longer be on the page.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlparse
+
+from agenthost.agent.guards import resolve
+from agenthost.agent.page import Page, from_aria
+from olympics.models import MAX_ACTIONS, Action
+
+_SCRIPTY = re.compile(
+    r"eval\s*\(|<\s*script|onerror\s*=|onload\s*=|process\.env|javascript\s*:|document\.cookie"
+    r"|\bnew\s+Function\s*\(|[A-Za-z0-9+/]{120,}={0,2}",
+    re.IGNORECASE,
+)
+_PAGE_CHANGING_CLICK_ROLES = ("button", "link", "menuitem", "tab")
+MAX_TEXT = 2000
+
+
+def scripty(value: Any) -> bool:
+    """True when any string inside ``value`` looks like script (the runner blocks such actions)."""
+    if isinstance(value, str):
+        return bool(_SCRIPTY.search(value))
+    if isinstance(value, dict):
+        return any(scripty(k) or scripty(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return any(scripty(v) for v in value)
+    return False
+
+
+@dataclass
+class Verdict:
+    actions: list[Action] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)  # one short reason per dropped action
+
+
+def _str(args: dict[str, Any], key: str) -> str:
+    v = args.get(key)
+    return v.strip() if isinstance(v, str) else ("" if v is None else str(v).strip())
+
+
+def _http_url(url: str) -> bool:
+    p = urlparse(url)
+    return p.scheme in ("http", "https") and bool(p.netloc)
+
+
+def check_action(tool: str, args: dict[str, Any], page: Page, offered: tuple[str, ...]) -> tuple[
+        dict[str, Any] | None, str]:
+    """Return (clean args, "") or (None, reason)."""
+    if tool not in offered:
+        return None, f"{tool or '?'}: tool not offered"
+    if tool == "done":
+        return None, "done: answered as the response's done/result"
+    if scripty(args):
+        return None, f"{tool}: script-like text"
+    if tool == "navigate":
+        url = _str(args, "url")
+        return ({"url": url}, "") if _http_url(url) else (None, "navigate: url must be http(s)")
+    if tool == "click":
+        el = _str(args, "element")
+        if not el:
+            return None, "click: element missing"
+        if resolve(page, "click", el) is None:
+            return None, f"click: '{el[:60]}' is not on the page"
+        return {"element": el}, ""
+    if tool == "type":
+        el, text = _str(args, "element"), args.get("text")
+        if not el or text is None:
+            return None, "type: element and text are required"
+        if resolve(page, "type", el) is None:
+            return None, f"type: no field named '{el[:60]}'"
+        clean: dict[str, Any] = {"element": el, "text": str(text)[:MAX_TEXT]}
+        if "clear" in args:
+            clean["clear"] = bool(args.get("clear"))
+        return clean, ""
+    if tool == "select":
+        el, option = _str(args, "element"), _str(args, "option")
+        if not el or not option:
+            return None, "select: element and option are required"
+        found = resolve(page, "select", el)
+        if found is None:
+            return None, f"select: no dropdown named '{el[:60]}'"
+        if found.options and not any(option.lower() in o.lower() for o in found.options):
+            return None, f"select: '{option[:60]}' is not an option of '{el[:60]}'"
+        return {"element": el, "option": option}, ""
+    if tool == "scroll":
+        direction = _str(args, "direction").lower() or "down"
+        if direction not in ("up", "down"):
+            return None, f"scroll: direction '{direction[:10]}' does nothing (only up/down)"
+        try:
+            amount = int(args.get("amount", 500))
+        except (TypeError, ValueError):
+            amount = 500
+        return {"direction": direction, "amount": max(50, min(amount, 5000))}, ""
+    if tool == "wait":
+        cond = _str(args, "condition") or "load"
+        try:
+            timeout = int(args.get("timeout", 3000))
+        except (TypeError, ValueError):
+            timeout = 3000
+        return {"condition": cond[:200], "timeout": max(100, min(timeout, 10000))}, ""
+    if tool == "submit":
+        form = _str(args, "form")
+        if not form:
+            return None, "submit: needs form (without it the page's handlers are skipped)"
+        return {"form": form}, ""
+    if tool == "api_call":
+        method, url = _str(args, "method").upper() or "GET", _str(args, "url")
+        if method not in ("GET", "POST") or not _http_url(url):
+            return None, "api_call: GET/POST to an http(s) url only"
+        clean = {"method": method, "url": url}
+        if "body" in args and args["body"] is not None:
+            body = args["body"]
+            clean["body"] = body if isinstance(body, str) else json.dumps(body)
+        return clean, ""
+    # an offered tool the spec does not describe: pass through only plain, script-free arguments
+    return ({k: v for k, v in args.items() if isinstance(k, str)}, "")
+
+
+def _ends_batch(tool: str, args: dict[str, Any], page: Page) -> bool:
+    if tool in ("navigate", "submit"):
+        return True
+    if tool == "click":
+        hit = resolve(page, "click", args["element"])
+        return hit is None or hit.role in _PAGE_CHANGING_CLICK_ROLES
+    return False
+
+
+def sanitize(proposed: list[Any], tree: str, offered: tuple[str, ...], page: Page | None = None) -> Verdict:
+    """Keep the executable prefix of ``proposed`` (dicts or :class:`Action`) under the rules above. Names are
+    resolved with the shared page model (:mod:`agenthost.agent`) exactly as the runner resolves them."""
+    page = page if page is not None else from_aria(tree)
+    verdict = Verdict()
+    proposed = list(proposed or [])
+    for i, raw in enumerate(proposed):
+        if not isinstance(raw, dict) and hasattr(raw, "tool") and hasattr(raw, "args"):
+            tool, args = str(raw.tool), dict(raw.args or {})
+        elif isinstance(raw, dict):
+            tool = str(raw.get("tool") or raw.get("name") or "").strip()
+            args = raw.get("args") if raw.get("args") is not None else raw.get("arguments")
+            args = dict(args) if isinstance(args, dict) else {}
+        else:
+            verdict.dropped.append("not an action object")
+            continue
+        if len(verdict.actions) >= MAX_ACTIONS:
+            verdict.dropped.append(f"{tool}: over the {MAX_ACTIONS}-action cap")
+            continue
+        clean, reason = check_action(tool, args, page, offered)
+        if clean is None:
+            verdict.dropped.append(reason)
+            continue
+        verdict.actions.append(Action(tool=tool, args=clean))
+        if _ends_batch(tool, clean, page):
+            rest = len(proposed) - i - 1
+            if rest > 0:
+                verdict.dropped.append(f"{rest} action(s) after a page-changing {tool}")
+            break
+    return verdict
+
+
+def clean_result(result: Any, task_prompt: str) -> Any:
+    """``result`` for a done turn: a JSON object when the task asks for JSON, script-free, bounded."""
+    wants_json = bool(re.search(r"\bjson\b|\bobject\b", task_prompt or "", re.IGNORECASE))
+    if isinstance(result, str):
+        try:
+            parsed = json.loads(result)
+            if isinstance(parsed, dict):
+                result = parsed
+        except ValueError:
+            pass
+    if wants_json and not isinstance(result, dict):
+        result = {"answer": result} if result is not None else {"success": True}
+    if result is None:
+        result = {"success": True}
+    text = json.dumps(result, default=str)
+    if scripty(result) or len(text) > 20000:
+        return {"success": True, "note": "result withheld: not safe to return"}
+    return json.loads(text)

@@ -1,0 +1,146 @@
+"""Task memory: what this agent tried on this task, kept in DynamoDB for a day.
+
+One item per (agent, task): ``TASK#<agent>#<sha256(taskPrompt)>`` / ``META``. The first URL of the task is
+recorded in the item; ``turnNumber`` 1 (or a turn number that went backwards) starts a fresh record, so
+re-running the same prompt from another URL never mixes attempts. At most one read and one write per turn.
+
+Contents (bounded so the item stays small): the turns seen with their tree fingerprints and URLs, the
+actions sent each turn, inferred failures (the tree did not change after our actions), and free-form notes
+for the LLM.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from agenthost import aws
+from agenthost.store import Store, keys
+
+TTL_S = 86_400
+MAX_TURNS = 30
+MAX_FAILURES = 30
+MAX_NOTES = 20
+
+
+def task_hash(task_prompt: str) -> str:
+    return hashlib.sha256((task_prompt or "").encode("utf-8", "replace")).hexdigest()[:32]
+
+
+class FastStore(Store):
+    """The single table through a client with turn-sized timeouts (a turn must answer within 20 s)."""
+
+    @property
+    def client(self) -> Any:
+        return aws.client("dynamodb", connect_timeout=1, read_timeout=2, max_attempts=2)
+
+
+@dataclass
+class TaskMemory:
+    agent: str
+    task: str
+    first_url: str = ""
+    started_at: float = 0.0
+    last_turn: int = 0
+    turns: list[dict[str, Any]] = field(default_factory=list)   # {n, url, fp, actions:[{tool,args}]}
+    failures: list[dict[str, Any]] = field(default_factory=list)  # {n, tool, args, why}
+    notes: list[str] = field(default_factory=list)
+    version: int = 0
+    fresh: bool = True
+
+    # -- derived views --------------------------------------------------------------------------
+    def last(self) -> dict[str, Any] | None:
+        return self.turns[-1] if self.turns else None
+
+    def tried(self) -> list[dict[str, Any]]:
+        """Every action sent on this task, oldest first."""
+        return [a for t in self.turns for a in t.get("actions", [])]
+
+    def failed_keys(self) -> set[tuple[str, str, str]]:
+        """(tool, target, fingerprint) of actions that changed nothing."""
+        return {(f.get("tool", ""), _target(f.get("args", {})), f.get("fp", "")) for f in self.failures}
+
+    def unchanged_streak(self) -> int:
+        """How many consecutive recent turns saw the same tree."""
+        streak = 0
+        for prev, cur in zip(reversed(self.turns[:-1]), reversed(self.turns), strict=False):
+            if prev.get("fp") != cur.get("fp"):
+                break
+            streak += 1
+        return streak
+
+    # -- updates --------------------------------------------------------------------------------
+    def observe(self, turn: int, url: str, fp: str) -> None:
+        """Record the page seen at ``turn``; infer failures from the previous turn's actions."""
+        prev = self.last()
+        if prev is not None and prev.get("fp") == fp and prev.get("actions"):
+            for a in prev["actions"]:
+                if a.get("tool") in ("click", "type", "select", "submit"):
+                    self.failures.append({"n": prev.get("n"), "tool": a.get("tool"), "args": a.get("args", {}),
+                                          "fp": fp, "why": "page unchanged after the action"})
+            self.failures = self.failures[-MAX_FAILURES:]
+        self.turns.append({"n": turn, "url": url[:500], "fp": fp, "actions": []})
+        self.turns = self.turns[-MAX_TURNS:]
+        self.last_turn = turn
+
+    def record_actions(self, actions: list[dict[str, Any]]) -> None:
+        if self.turns:
+            self.turns[-1]["actions"] = [{"tool": a["tool"], "args": _bounded(a.get("args", {}))} for a in actions]
+
+    def note(self, text: str) -> None:
+        if text and text not in self.notes:
+            self.notes.append(text[:300])
+            self.notes = self.notes[-MAX_NOTES:]
+
+    def to_item(self) -> dict[str, Any]:
+        return {
+            **keys.task(self.agent, self.task),
+            "first_url": self.first_url[:500],
+            "started_at": self.started_at,
+            "last_turn": self.last_turn,
+            "turns": self.turns,
+            "failures": self.failures,
+            "notes": self.notes,
+        }
+
+
+def _target(args: dict[str, Any]) -> str:
+    return str(args.get("element") or args.get("url") or args.get("form") or "").lower()
+
+
+def _bounded(args: dict[str, Any]) -> dict[str, Any]:
+    return {k: (v[:300] if isinstance(v, str) else v) for k, v in args.items() if isinstance(k, str)}
+
+
+class MemoryStore:
+    """Load and save :class:`TaskMemory` (one ``get_item`` and one ``put_item`` per turn)."""
+
+    def __init__(self, store: Store | None = None, clock: Any = time.time):
+        self.store = store or FastStore()
+        self.clock = clock
+
+    def load(self, agent: str, task_prompt: str, turn: int, url: str) -> TaskMemory:
+        th = task_hash(task_prompt)
+        item = self.store.get(**keys.task(agent, th))
+        fresh = TaskMemory(agent=agent, task=th, first_url=url, started_at=self.clock())
+        if item is None or turn <= 1 or turn <= int(item.get("last_turn", 0)):
+            fresh.version = int(item.get("version", 0)) if item else 0
+            return fresh
+        return TaskMemory(
+            agent=agent, task=th,
+            first_url=str(item.get("first_url", "")),
+            started_at=float(item.get("started_at", 0) or 0),
+            last_turn=int(item.get("last_turn", 0)),
+            turns=list(item.get("turns") or []),
+            failures=list(item.get("failures") or []),
+            notes=list(item.get("notes") or []),
+            version=int(item.get("version", 0)),
+            fresh=False,
+        )
+
+    def save(self, memory: TaskMemory) -> None:
+        item = memory.to_item()
+        item["version"] = memory.version + 1
+        self.store.put(item, ttl_s=TTL_S)

@@ -1,0 +1,77 @@
+"""``python -m infra.arena`` (``make arena``): play the task suite against an AI Olympics webhook.
+
+Without ``--url`` a local stack is started on free ports and its ``/olympics/turn`` is played with the
+local secret. Against a deployed stack: ``--url https://.../olympics/turn --secret whs_...`` (or the
+``AGENTHOST_OLYMPICS_SECRET`` environment variable) and ``--agent-id`` if several agents are configured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from dataclasses import asdict
+
+from infra.arena import runner as platform
+from infra.arena import suite
+from infra.arena.site import Site
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m infra.arena", description=__doc__.splitlines()[0])
+    p.add_argument("--url", help="webhook URL (default: start a local stack)")
+    p.add_argument("--secret", default=os.environ.get("AGENTHOST_OLYMPICS_SECRET", ""), help="webhook secret")
+    p.add_argument("--agent-id", default="arena-agent")
+    p.add_argument("--tasks", default="", help="comma-separated task ids (default: all)")
+    p.add_argument("--suite", default=str(suite.DEFAULT_SUITE))
+    p.add_argument("--max-turns", type=int, default=20)
+    p.add_argument("--pace", type=float, default=1 / 3, help="seconds per action (platform: ~3 actions/s)")
+    p.add_argument("--action-timeout", type=float, default=30.0, help="seconds a missing element blocks (platform: 30)")
+    p.add_argument("--site-host", default="127.0.0.1",
+                   help="host the task pages are served on (the browser runs here, so loopback works)")
+    p.add_argument("--headed", action="store_true")
+    p.add_argument("--json", help="write the results to this file")
+    a = p.parse_args(argv)
+
+    folder, tasks = suite.load(suite.Path(a.suite), [t for t in a.tasks.split(",") if t] or None)
+    stack = None
+    url, secret = a.url, a.secret
+    if not url:
+        from infra.local.defaults import LOCAL_SECRETS
+        from tests.support.stack import start_stack
+
+        print("starting a local stack ...", flush=True)
+        stack = start_stack()
+        url = stack.http_url + "/olympics/turn"
+        secret = stack.env.get("AGENTHOST_OLYMPICS_SECRET") or LOCAL_SECRETS["AGENTHOST_OLYMPICS_SECRET"]
+    if not secret:
+        p.error("--secret (or AGENTHOST_OLYMPICS_SECRET) is required with --url")
+    print(f"arena: {len(tasks)} task(s) against {url}", flush=True)
+    results = []
+    t0 = time.monotonic()
+    try:
+        with Site(folder, host=a.site_host) as site, platform.Runner(
+                platform.http_transport(url), secret, agent_id=a.agent_id, max_turns=a.max_turns,
+                pace_s=a.pace, action_timeout_s=a.action_timeout, headed=a.headed) as runner:
+            for t in tasks:
+                results.append(runner.play(t.id, site.url + t.start, t.prompt, t.marker))
+    finally:
+        if stack is not None:
+            stack.stop()
+    print()
+    print(f"{'task':<14} {'result':<8} {'turns':>5} {'seconds':>8}  end")
+    for r in results:
+        print(f"{r.id:<14} {'SOLVED' if r.success else 'failed':<8} {r.turns:>5} {r.seconds:>8.1f}  {r.end}")
+    solved = sum(r.success for r in results)
+    violations = sum(len(r.violations) for r in results)
+    print(f"\nsolved {solved}/{len(results)} in {time.monotonic() - t0:.1f} s; contract violations: {violations}")
+    if a.json:
+        with open(a.json, "w", encoding="utf-8") as fh:
+            json.dump([asdict(r) for r in results], fh, indent=2, default=str)
+    return 0 if violations == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

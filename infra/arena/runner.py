@@ -1,0 +1,366 @@
+"""The platform's side of a webhook task, as the AI Olympics runner behaves (spec + field notes):
+
+* each turn: ARIA snapshot of ``body``; a JSON body with ``version``, ``timestamp`` (ms), ``agentId``,
+  ``agentName``, ``task{systemPrompt, taskPrompt}``, ``pageState{url, title, accessibilityTree}`` (no
+  ``competitionId``, no ``error``), cumulative ``previousActions`` as ``{name, arguments}`` (dropped ones
+  included), ``turnNumber`` and the 9 tool definitions; signed ``sha256=HMAC(secret, exact body)`` with
+  ``X-AI-Olympics-Signature``/``-Timestamp``/``-Agent-Id``;
+* a reply slower than 30 s fails the task; a non-2xx reply or invalid JSON ends it (recorded finished);
+* only the first 10 actions run, at most ~3 per second; script-like actions are blocked;
+* element resolution: click = button by name, link by name, then text; type = textbox by name, label,
+  placeholder; select = combobox by name, label, option by label; case-insensitive substring; a name that
+  is not on the page blocks until the action timeout (30 s on the platform);
+* ``submit`` without ``form`` calls ``form.submit()`` (page handlers skipped); scroll left/right does nothing;
+* success is read from the page's own ``*_COMPLETE`` console marker, ``done`` only ends the task.
+
+Every turn is also audited against the webhook contract (``violations``) from the live page, independently
+of the webhook's own guard.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+SYSTEM_PROMPT = ("You are an AI agent competing in AI Olympics. You control a web browser through tools. "
+                 "Complete the task as quickly and accurately as possible, then report done.")
+MAX_ACTIONS = 10
+
+TOOLS: list[dict[str, Any]] = [
+    {"name": "navigate", "description": "Navigate the browser to a URL.",
+     "parameters": {"type": "object", "properties": {"url": {"type": "string"}}, "required": ["url"]}},
+    {"name": "click", "description": "Click an element by its accessible name, role, or text content.",
+     "parameters": {"type": "object", "properties": {"element": {"type": "string"}}, "required": ["element"]}},
+    {"name": "type", "description": "Type text into an input field.",
+     "parameters": {"type": "object", "properties": {"element": {"type": "string"}, "text": {"type": "string"},
+                                                     "clear": {"type": "boolean"}}, "required": ["element", "text"]}},
+    {"name": "select", "description": "Select an option from a dropdown.",
+     "parameters": {"type": "object", "properties": {"element": {"type": "string"}, "option": {"type": "string"}},
+                    "required": ["element", "option"]}},
+    {"name": "scroll", "description": "Scroll the page.",
+     "parameters": {"type": "object", "properties": {
+         "direction": {"type": "string", "enum": ["up", "down", "left", "right"]}, "amount": {"type": "number"}},
+         "required": ["direction"]}},
+    {"name": "wait", "description": "Wait for a condition: load, network, or a CSS selector.",
+     "parameters": {"type": "object", "properties": {"condition": {"type": "string"}, "timeout": {"type": "number"}}}},
+    {"name": "submit", "description": "Submit a form.",
+     "parameters": {"type": "object", "properties": {"form": {"type": "string"}}}},
+    {"name": "api_call", "description": "Make an HTTP request (GET or POST only).",
+     "parameters": {"type": "object", "properties": {"method": {"type": "string", "enum": ["GET", "POST"]},
+                                                     "url": {"type": "string"}, "body": {"type": "string"}},
+                    "required": ["method", "url"]}},
+    {"name": "done", "description": "Signal task completion.",
+     "parameters": {"type": "object", "properties": {"success": {"type": "boolean"}, "result": {}}}},
+]
+TOOL_NAMES = tuple(t["name"] for t in TOOLS)
+
+_SCRIPTY = re.compile(r"eval\(|<script|onerror=|process\.env|[A-Za-z0-9+/]{120,}={0,2}", re.I)
+
+
+def sign(secret: str, body: bytes) -> str:
+    return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+
+
+def blocked(action: dict[str, Any]) -> bool:
+    """The runner's scan for script-like content in an action."""
+    return bool(_SCRIPTY.search(json.dumps(action.get("args", {}), ensure_ascii=False)))
+
+
+@dataclass
+class TurnLog:
+    n: int
+    url: str
+    latency_s: float
+    status: int
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    outcomes: list[str] = field(default_factory=list)
+    thinking: str = ""
+    done: bool = False
+    violations: list[str] = field(default_factory=list)
+
+
+@dataclass
+class TaskResult:
+    id: str
+    success: bool = False
+    done: bool = False
+    result: Any = None
+    turns: int = 0
+    seconds: float = 0.0
+    end: str = ""
+    log: list[TurnLog] = field(default_factory=list)
+
+    @property
+    def violations(self) -> list[str]:
+        return [f"turn {t.n}: {v}" for t in self.log for v in t.violations]
+
+
+#: (headers, body bytes, timeout) -> (status, response bytes); the default POSTs to a URL
+Transport = Callable[[dict[str, str], bytes, float], tuple[int, bytes]]
+
+
+def http_transport(url: str) -> Transport:
+    client = httpx.Client()
+
+    def send(headers: dict[str, str], body: bytes, timeout: float) -> tuple[int, bytes]:
+        r = client.post(url, content=body, headers=headers, timeout=timeout)
+        return r.status_code, r.content
+
+    return send
+
+
+class Runner:
+    """Plays tasks on one Chromium instance (a fresh context per task)."""
+
+    def __init__(self, transport: Transport, secret: str, *, agent_id: str = "arena-agent",
+                 agent_name: str = "Arena Agent", max_turns: int = 20, pace_s: float = 1 / 3,
+                 action_timeout_s: float = 30.0, reply_timeout_s: float = 30.0, headed: bool = False,
+                 printer: Callable[[str], None] | None = print):
+        self.transport = transport
+        self.secret = secret
+        self.agent_id = agent_id
+        self.agent_name = agent_name
+        self.max_turns = max_turns
+        self.pace_s = pace_s
+        self.action_timeout_ms = action_timeout_s * 1000
+        self.reply_timeout_s = reply_timeout_s
+        self.headed = headed
+        self.print = printer or (lambda _s: None)
+        self._pw: Any = None
+        self._browser: Any = None
+
+    # -- browser ----------------------------------------------------------------------------------
+    def __enter__(self) -> Runner:
+        from playwright.sync_api import sync_playwright
+
+        self._pw = sync_playwright().start()
+        self._browser = self._pw.chromium.launch(
+            executable_path="/usr/bin/chromium", headless=not self.headed,
+            args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run"])
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._browser is not None:
+            self._browser.close()
+        if self._pw is not None:
+            self._pw.stop()
+
+    # -- the platform's element resolution ---------------------------------------------------------
+    @staticmethod
+    def candidates(page: Any, tool: str, element: str) -> list[Any]:
+        if tool == "click":
+            return [page.get_by_role("button", name=element), page.get_by_role("link", name=element),
+                    page.get_by_text(element)]
+        if tool == "type":
+            return [page.get_by_role("textbox", name=element), page.get_by_label(element),
+                    page.get_by_placeholder(element)]
+        if tool == "select":
+            return [page.get_by_role("combobox", name=element), page.get_by_label(element)]
+        return []
+
+    def locate(self, page: Any, tool: str, element: str) -> Any:
+        cands = self.candidates(page, tool, element)
+        for loc in cands:
+            if loc.count() > 0:
+                return loc.first
+        return cands[-1].first  # what the runner ends up waiting on
+
+    def present(self, page: Any, tool: str, element: str) -> bool:
+        return any(loc.count() > 0 for loc in self.candidates(page, tool, element))
+
+    def execute(self, page: Any, action: dict[str, Any]) -> str:
+        tool, args = action.get("tool"), action.get("args") or {}
+        if not isinstance(args, dict):
+            return "skipped: args is not an object"
+        if tool not in TOOL_NAMES:
+            return "skipped: invalid action schema"
+        if blocked(action):
+            return "blocked: script-like content"
+        t = self.action_timeout_ms
+        try:
+            if tool == "navigate":
+                page.goto(str(args.get("url", "")), timeout=t)
+            elif tool == "click":
+                self.locate(page, "click", str(args.get("element", ""))).click(timeout=t)
+            elif tool == "type":
+                loc = self.locate(page, "type", str(args.get("element", "")))
+                if args.get("clear", True) is False:
+                    loc.press_sequentially(str(args.get("text", "")), timeout=t)
+                else:
+                    loc.fill(str(args.get("text", "")), timeout=t)
+            elif tool == "select":
+                self.locate(page, "select", str(args.get("element", ""))).select_option(
+                    label=str(args.get("option", "")), timeout=t)
+            elif tool == "scroll":
+                d = str(args.get("direction", "down"))
+                amount = float(args.get("amount", 500) or 500)
+                if d in ("up", "down"):
+                    page.mouse.wheel(0, amount if d == "down" else -amount)
+            elif tool == "wait":
+                cond = str(args.get("condition", "load"))
+                timeout = min(float(args.get("timeout", 5000) or 5000), t)
+                if cond == "load":
+                    page.wait_for_load_state("load", timeout=timeout)
+                elif cond == "network":
+                    page.wait_for_load_state("networkidle", timeout=timeout)
+                else:
+                    page.wait_for_selector(cond, timeout=timeout)
+            elif tool == "submit":
+                form = str(args.get("form", "") or "")
+                if form:
+                    page.evaluate("""(f) => { const el = [...document.forms].find(x => x.name === f || x.id === f ||
+                        x.getAttribute('aria-label') === f) || document.querySelector('form');
+                        if (el) el.requestSubmit(); }""", form)
+                else:
+                    page.evaluate("() => { const f = document.querySelector('form'); if (f) f.submit(); }")
+            elif tool == "api_call":
+                method = str(args.get("method", "GET")).upper()
+                if method not in ("GET", "POST"):
+                    return "skipped: method"
+                httpx.request(method, str(args.get("url", "")), content=str(args.get("body", "") or ""),
+                              timeout=10)
+            elif tool == "done":
+                return "ok"
+        except Exception as exc:  # noqa: BLE001 - the runner logs and moves on
+            return f"failed: {type(exc).__name__}: {str(exc).splitlines()[0][:120]}"
+        return "ok"
+
+    # -- auditing the webhook's answer ---------------------------------------------------------------
+    def audit(self, page: Any, reply: dict[str, Any], offered: tuple[str, ...]) -> list[str]:
+        out: list[str] = []
+        actions = reply.get("actions")
+        if not isinstance(actions, list):
+            return ["actions is not a list"]
+        if len(actions) > MAX_ACTIONS:
+            out.append(f"{len(actions)} actions (max {MAX_ACTIONS})")
+        for a in actions:
+            if not isinstance(a, dict) or not isinstance(a.get("args"), dict):
+                out.append(f"malformed action {a!r:.80}")
+                continue
+            tool, args = a.get("tool"), a["args"]
+            if tool not in offered:
+                out.append(f"tool {tool!r} not offered")
+            if blocked(a):
+                out.append(f"script-like {tool}")
+            if tool in ("click", "type", "select") and not self.present(page, tool, str(args.get("element", ""))):
+                out.append(f"{tool} {args.get('element')!r} not on the page")
+            if tool == "submit" and not args.get("form"):
+                out.append("submit without form")
+            if tool == "scroll" and args.get("direction") in ("left", "right"):
+                out.append("scroll left/right")
+        if reply.get("done") and reply.get("result") is None:
+            out.append("done without result")
+        return out
+
+    # -- one task ---------------------------------------------------------------------------------
+    def play(self, task_id: str, start_url: str, prompt: str, marker: str) -> TaskResult:
+        res = TaskResult(id=task_id)
+        ctx = self._browser.new_context()
+        page = ctx.new_page()
+        seen: list[str] = []
+        page.on("console", lambda m: seen.append(m.text))
+        started = time.monotonic()
+        previous: list[dict[str, Any]] = []
+        try:
+            page.goto(start_url)
+            for n in range(1, self.max_turns + 1):
+                if marker in seen:
+                    break
+                page.wait_for_load_state("load")
+                tree = page.locator("body").aria_snapshot()
+                body = {
+                    "version": "1.0", "timestamp": int(time.time() * 1000), "agentId": self.agent_id,
+                    "agentName": self.agent_name,
+                    "task": {"systemPrompt": SYSTEM_PROMPT, "taskPrompt": prompt},
+                    "pageState": {"url": page.url, "title": page.title(), "accessibilityTree": tree},
+                    "previousActions": list(previous), "turnNumber": n, "availableTools": TOOLS,
+                }
+                raw = json.dumps(body, ensure_ascii=False).encode()
+                headers = {"Content-Type": "application/json", "X-AI-Olympics-Signature": sign(self.secret, raw),
+                           "X-AI-Olympics-Timestamp": str(body["timestamp"]), "X-AI-Olympics-Agent-Id": self.agent_id}
+                t0 = time.monotonic()
+                try:
+                    status, out = self.transport(headers, raw, self.reply_timeout_s)
+                except httpx.TimeoutException:
+                    res.end = f"turn {n}: no reply within {self.reply_timeout_s:.0f} s (task failed)"
+                    break
+                latency = time.monotonic() - t0
+                res.turns = n
+                log = TurnLog(n=n, url=page.url, latency_s=latency, status=status)
+                res.log.append(log)
+                if latency > self.reply_timeout_s:
+                    res.end = f"turn {n}: reply after {latency:.1f} s (task failed)"
+                    break
+                if not 200 <= status < 300:
+                    res.end = f"turn {n}: HTTP {status} (task ended)"
+                    log.violations.append(f"HTTP {status}")
+                    self._print_turn(task_id, log, seen, marker, started)
+                    break
+                try:
+                    reply = json.loads(out)
+                    assert isinstance(reply, dict)
+                except (ValueError, AssertionError):
+                    res.end = f"turn {n}: invalid JSON (task ended)"
+                    log.violations.append("invalid JSON")
+                    break
+                log.thinking = str(reply.get("thinking", ""))[:200]
+                log.violations = self.audit(page, reply, TOOL_NAMES)
+                actions = reply.get("actions") if isinstance(reply.get("actions"), list) else []
+                for a in actions:  # the runner reports everything it was sent, dropped actions included
+                    if isinstance(a, dict):
+                        previous.append({"name": a.get("tool"), "arguments": a.get("args")})
+                for a in actions[:MAX_ACTIONS]:
+                    if not isinstance(a, dict):
+                        continue
+                    t_act = time.monotonic()
+                    log.actions.append(a)
+                    log.outcomes.append(self.execute(page, a))
+                    rest = self.pace_s - (time.monotonic() - t_act)
+                    if rest > 0:
+                        time.sleep(rest)
+                try:
+                    page.wait_for_load_state("load", timeout=5000)
+                except Exception:  # noqa: BLE001, S110 - a page still loading is snapshotted as it is
+                    pass
+                log.done = bool(reply.get("done"))
+                self._print_turn(task_id, log, seen, marker, started)
+                if log.done:
+                    res.done, res.result = True, reply.get("result")
+                    res.end = res.end or f"turn {n}: done"
+                    break
+            else:
+                res.end = res.end or f"turn limit ({self.max_turns})"
+        finally:
+            res.success = marker in seen
+            if res.success and not res.end:
+                res.end = "completed"
+            res.seconds = time.monotonic() - started
+            ctx.close()
+        return res
+
+    def _print_turn(self, task_id: str, log: TurnLog, seen: list[str], marker: str, started: float) -> None:
+        acts = ", ".join(_describe(a, o) for a, o in zip(log.actions, log.outcomes, strict=False)) or "no actions"
+        state = "SOLVED" if marker in seen else "open"
+        elapsed = time.monotonic() - started
+        line = (f"[{task_id}] turn {log.n:>2} t+{elapsed:5.1f}s webhook {log.latency_s * 1000:6.0f}ms"
+                f" | {acts}{' | done' if log.done else ''} | {state}")
+        self.print(line)
+        for v in log.violations:
+            self.print(f"[{task_id}]   VIOLATION {v}")
+
+
+def _describe(a: dict[str, Any], outcome: str) -> str:
+    args = a.get("args") or {}
+    target = args.get("element") or args.get("url") or args.get("direction") or args.get("form") or ""
+    extra = args.get("text") or args.get("option") or ""
+    s = f"{a.get('tool')} {str(target)[:30]!r}" + (f"={str(extra)[:20]!r}" if extra else "")
+    return s + ("" if outcome == "ok" else f" [{outcome[:60]}]")
