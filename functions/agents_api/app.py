@@ -1,0 +1,57 @@
+"""The agents.json reference store: the site SDK over the DynamoDB catalog (seeded by ``make seed`` and
+automatically in the local stack).
+
+Handler: ``agents_api.app.handler``. Routes in ``template.yaml``: ``/.well-known/agents.json``,
+``/.well-known/agents.txt``, ``/llms.txt``, ``/.well-known/agents/api/{proxy+}`` and
+``/.well-known/agents/checkout/{proxy+}``.
+
+Settings (environment): ``AGENTHOST_AGENTS_SITE_NAME``, ``AGENTHOST_AGENTS_SITE_URL`` (public base URL;
+default: from each request), ``AGENTHOST_AGENTS_CATALOG`` (catalog name, default ``default``),
+``AGENTHOST_AGENTS_RATE_LIMIT`` (requests per window per client, default 120),
+``AGENTHOST_AGENTS_RATE_WINDOW_S`` (default 60), ``AGENTHOST_AGENTS_SESSION_TTL_S`` (default 1800),
+``AGENTHOST_AGENTS_CHECKOUT_TTL_S`` (default 900), ``AGENTHOST_AGENTS_CHECKOUT_SECRET`` (or ``_PARAM``).
+"""
+
+from __future__ import annotations
+
+import os
+
+from agenthost.http import create_app, make_handler
+from agenthost.store import Store
+from agents_api.catalog import DynamoCatalog
+from agents_api.checkout import SignedCheckout
+from agents_api.sdk import BASE_PATH, AgentsSite, Limits, SiteInfo, error_body
+
+
+def _int_env(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    return int(raw) if raw else default
+
+
+def build_site() -> AgentsSite:
+    catalog_name = os.environ.get("AGENTHOST_AGENTS_CATALOG", "").strip() or "default"
+    return AgentsSite(
+        SiteInfo(
+            name=os.environ.get("AGENTHOST_AGENTS_SITE_NAME", "").strip() or "Acme Ceramics",
+            description="Hand-made mugs, bowls, plates, vases and teapots. Agents may search, browse, fill a "
+                        "cart and hand checkout to their human.",
+            contact=os.environ.get("AGENTHOST_AGENTS_SITE_CONTACT", "").strip() or None,
+            url=os.environ.get("AGENTHOST_AGENTS_SITE_URL", "").strip() or None,
+        ),
+        catalog=lambda store: DynamoCatalog(store, catalog_name),
+        checkout=SignedCheckout(ttl_s=_int_env("AGENTHOST_AGENTS_CHECKOUT_TTL_S", 900)),
+        limits=Limits(
+            session_ttl_s=_int_env("AGENTHOST_AGENTS_SESSION_TTL_S", 1800),
+            rate_limit=_int_env("AGENTHOST_AGENTS_RATE_LIMIT", 120),
+            rate_window_s=_int_env("AGENTHOST_AGENTS_RATE_WINDOW_S", 60),
+        ),
+        store=Store,
+    )
+
+
+app = create_app("agents_api", error_body=error_body, openapi_url=f"{BASE_PATH}/openapi.json",
+                 title="Acme Ceramics agents.json Interaction API")
+site = build_site()
+site.install(app)
+
+handler = make_handler(app)
