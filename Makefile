@@ -9,7 +9,7 @@ export SAM_CLI_TELEMETRY := 0
 export AWS_DEFAULT_REGION ?= us-east-1
 PYTEST_ARGS ?=
 
-.PHONY: dev test lint build deploy bench clean help
+.PHONY: dev test lint build deploy bench clean help seed
 
 help:
 	@echo "make dev     run the whole stack locally (HTTP :3000, WebSocket :3001, Lambda :3002, DynamoDB :3003)"
@@ -18,6 +18,7 @@ help:
 	@echo "make build   sam build of the zip functions and the layer"
 	@echo "make deploy  sam deploy (--guided the first time)"
 	@echo "make bench   benchmarks in tests/perf (numbers printed, nothing asserted)"
+	@echo "make seed    load seed data (agents.json catalog) into the running local stack's table"
 	@echo "make clean   remove build outputs and virtualenvs"
 
 $(STAMP): requirements-dev.txt layers/core/requirements.txt infra/bootstrap.sh
@@ -28,6 +29,9 @@ $(SAM): | $(STAMP)
 
 dev: $(STAMP)
 	$(PY) -m infra.local
+
+seed: $(STAMP)
+	$(PY) -m infra.seed
 
 test: $(STAMP)
 	$(PY) -m pytest -n 2 --dist loadfile $(PYTEST_ARGS)

@@ -95,6 +95,7 @@ class LocalStack:
         sys.path[:0] = [p for p in (str(ROOT / "functions"), str(ROOT / "layers" / "core"))
                         if p not in sys.path]
         self._create_table(table_name)
+        self._seed()
         self.runtime = Runtime(self.template, log=_log)
         self.dotenv = dotenv
 
@@ -114,6 +115,15 @@ class LocalStack:
                 if attempt == 49:
                     raise
                 time.sleep(0.1)
+
+    def _seed(self) -> None:
+        """Load every seeder in ``infra/seed`` (skip with AGENTHOST_SEED=false)."""
+        if os.environ.get("AGENTHOST_SEED", "").strip().lower() in ("0", "false", "no", "off"):
+            return
+        from agenthost.store import Store
+        from infra.seed import run_all
+
+        run_all(Store(), log=_log)
 
     def banner(self) -> str:
         lines = [
