@@ -1,0 +1,48 @@
+"""The web-agent brain shared by the AI Olympics webhook, the Proxy API and the evaluation client.
+
+Interface (everything a protocol needs)::
+
+    from agenthost.agent import page as pages, make_policy, deadline_in
+
+    page = pages.from_aria(tree, url=url, title=title)        # AI Olympics accessibilityTree
+    page = pages.from_snapshot(snapshot_dict)                  # Proxy API PageSnapshot
+    page = pages.from_observation(browser_result["observation"])  # browser function
+    policy = make_policy()          # LLM policy with deterministic fallback, or deterministic (AGENTHOST_LLM=none)
+    decision = policy.decide(task, page, history, memory, tools, deadline_in(18.0), careful=False)
+
+* ``task``: the task text. ``history``: previous :class:`Action` s (``Action(tool, args)``; the Olympics
+  ``previousActions`` map with ``Action(a["name"], a["arguments"])``). ``memory``: the dict the caller
+  stored after the last turn (pass ``{}`` at first; store ``decision.memory`` afterwards; JSON-safe).
+  ``tools``: the protocol's tool list (names or JSON-schema tool dicts; empty = all).
+  ``deadline``: a ``time.monotonic()`` instant (use :func:`deadline_in`); ``careful``: careful mode.
+* :class:`Decision`: ``actions`` (guarded: every target resolved against the page, capped at 10, scripts
+  stripped; each has ``resolved`` element and ``risk``), ``done``, ``result``, ``thinking``, ``source``
+  (``deterministic`` | ``llm`` | ``llm+fallback``), ``usage`` (tokens), ``memory``, ``stop`` (loops
+  persisted: end the run), ``needs_approval`` (careful mode: the question to ask before the first risky
+  action), ``prompt_chars``.
+* Wire forms: ``decision.olympics()`` gives the AI Olympics response body; ``action.to_proxy()`` gives
+  ``{"name", "parameters": {"id": ...}}``; ``action.to_browser()`` gives a browser-function action.
+* Guards (:mod:`agenthost.agent.guards`): ``resolve``, ``check_actions``, ``LoopGuard``, ``classify_risk``,
+  ``strip_script``; usable on their own for actions a protocol receives from elsewhere.
+"""
+
+from __future__ import annotations
+
+from agenthost.agent.actions import Action, Decision
+from agenthost.agent.page import Element, Page
+from agenthost.agent.policy import DeterministicPolicy, Policy, deadline_in, tool_names
+
+__all__ = ["Action", "Decision", "DeterministicPolicy", "Element", "Page", "Policy", "deadline_in", "make_policy",
+           "tool_names"]
+
+
+def make_policy() -> Policy:
+    """The policy ``AGENTHOST_LLM`` selects: the LLM policy (with deterministic fallback) or deterministic."""
+    from agenthost.config import settings
+
+    if settings().llm_provider == "none":
+        return DeterministicPolicy()
+    from agenthost.agent.llm_policy import LlmPolicy
+    from agenthost.llm import provider_from_settings
+
+    return LlmPolicy(provider_from_settings())

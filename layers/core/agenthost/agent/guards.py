@@ -1,0 +1,354 @@
+"""Guards every protocol applies to every action, whichever policy proposed it.
+
+* :func:`resolve` finds an action's target the way the AI Olympics runner does (case-insensitive
+  substring): click = button by name, then link by name, then text; type = textbox by name, then
+  label, then placeholder; select = combobox by name/label, option by label. Proxy snapshots also
+  resolve by element id.
+* :func:`check_actions` resolves, repairs (nearest element of a compatible role) or drops each action,
+  type-checks and caps arguments, strips script-like text, and caps the batch.
+* :class:`LoopGuard` counts repeats of (tool, target, url, page fingerprint) across turns in the
+  caller's memory: it nudges first (the action is withheld and the policy told), and asks to stop
+  only when repeats persist.
+* :func:`classify_risk` labels payment, deletion, sending/publishing and credential entry from the
+  resolved element, the URL and the form context (for careful mode).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from agenthost.agent.actions import TARGETED, TOOLS, Action
+from agenthost.agent.page import TEXT_ROLES, Element, Page
+
+MAX_TEXT = 2000
+MAX_URL = 2048
+
+_SCRIPTY = re.compile(
+    r"(<\s*script\b[^>]*>.*?(<\s*/\s*script\s*>|$)|<\s*/?\s*script\b[^>]*>|\b(?:eval|new\s+Function)\s*\((?:[^()]|\([^()]*\))*\)?|\bon[a-z]+\s*=|process\.env"
+    r"|javascript\s*:|document\.cookie|[A-Za-z0-9+/]{120,}={0,2})",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def is_scripty(text: str) -> bool:
+    return bool(_SCRIPTY.search(text or ""))
+
+
+def strip_script(text: str) -> str:
+    """Remove script-like fragments (the AI Olympics runner blocks actions containing them)."""
+    prev = None
+    while prev != text:
+        prev = text
+        text = _SCRIPTY.sub("", text)
+    return text.strip() if prev != text else text
+
+
+def _norm(s: str) -> str:
+    return re.sub(r"\s+", " ", (s or "").strip().lower())
+
+
+def _tokens(s: str) -> set[str]:
+    return {t for t in re.findall(r"[a-z0-9]+", (s or "").lower()) if len(t) > 1 or t.isdigit()}
+
+
+def _contains(hay: str, needle: str) -> bool:
+    return bool(needle) and needle in _norm(hay)
+
+
+def resolve(page: Page, tool: str, target: str, option: str | None = None) -> Element | None:
+    """The page element ``target`` names for ``tool``, matched like the AI Olympics runner (or by id)."""
+    if not target:
+        return None
+    by_id = page.by_ref(target.strip())
+    if by_id is not None and page.source != "aria":
+        return by_id
+    t = _norm(target)
+    els = [e for e in page.elements if not e.disabled or tool == "click"]
+    if tool == "click":
+        for roles in (("button",), ("link",)):
+            found = _first(els, roles, t)
+            if found:
+                return found
+        for e in els:  # text: any element whose name or text contains it
+            if e.role not in ("option",) and (_contains(e.name, t) or (e.role != "textbox" and _contains(e.value, t))):
+                return e
+        return None
+    if tool == "type":
+        for attr in ("name", "placeholder"):
+            for e in els:
+                if e.role in TEXT_ROLES and _contains(getattr(e, attr), t):
+                    return e
+        return None
+    if tool == "select":
+        for e in els:
+            if e.role in ("combobox", "listbox") and _contains(e.name, t):
+                if option is None or not e.options or _option(e, option):
+                    return e
+        return None
+    if tool == "check":
+        for e in els:
+            if e.role in ("checkbox", "radio", "switch", "menuitemcheckbox") and _contains(e.name, t):
+                return e
+        return None
+    return None
+
+
+def _first(els: Iterable[Element], roles: tuple[str, ...], t: str) -> Element | None:
+    exact = None
+    for e in els:
+        if e.role in roles and _contains(e.name, t):
+            if _norm(e.name) == t:
+                return e
+            exact = exact or e
+    return exact
+
+
+def _option(el: Element, option: str) -> str | None:
+    o = _norm(option)
+    for opt in el.options:
+        if _norm(opt) == o:
+            return opt
+    for opt in el.options:
+        if o and o in _norm(opt):
+            return opt
+    return None
+
+
+_COMPATIBLE = {
+    "click": ("button", "link", "checkbox", "radio", "tab", "menuitem", "switch", "option"),
+    "type": tuple(TEXT_ROLES),
+    "select": ("combobox", "listbox"),
+    "check": ("checkbox", "radio", "switch", "menuitemcheckbox"),
+}
+
+
+def repair(page: Page, tool: str, target: str) -> Element | None:
+    """The element of a compatible role whose name best overlaps ``target`` (None when nothing is close)."""
+    want = _tokens(target)
+    if not want:
+        return None
+    best, best_score = None, 0.0
+    for e in page.elements:
+        if e.role not in _COMPATIBLE.get(tool, ()) or e.disabled:
+            continue
+        have = _tokens(e.name) | _tokens(e.placeholder)
+        if not have:
+            continue
+        score = len(want & have) / len(want | have)
+        if score > best_score:
+            best, best_score = e, score
+    return best if best_score >= 0.5 else None
+
+
+@dataclass
+class Checked:
+    """What :func:`check_actions` kept and why others were dropped or changed."""
+
+    actions: list[Action] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+    repaired: list[str] = field(default_factory=list)
+
+
+def _str_arg(args: dict[str, Any], key: str, limit: int) -> str | None:
+    v = args.get(key)
+    if v is None:
+        return None
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        v = str(v)
+    if not isinstance(v, str):
+        raise ValueError(f"{key} must be a string")
+    return v[:limit]
+
+
+def check_actions(actions: Iterable[Action], page: Page, *, tools: Iterable[str] | None = None,
+                  max_actions: int = 10) -> Checked:
+    """Resolve, repair, type-check, sanitise and cap ``actions`` against ``page``."""
+    allowed = set(tools) if tools is not None else set(TOOLS)
+    out = Checked()
+    for a in actions:
+        if len(out.actions) >= max_actions:
+            out.dropped.append(f"{a.tool}: more than {max_actions} actions")
+            continue
+        if a.tool not in allowed and not (a.tool == "check" and "click" in allowed):
+            out.dropped.append(f"{a.tool}: not an available tool")
+            continue
+        try:
+            args = dict(a.args or {})
+            if a.tool == "navigate":
+                url = _str_arg(args, "url", MAX_URL) or ""
+                if not re.match(r"^https?://", url, re.I):
+                    raise ValueError("url must be http(s)")
+                args["url"] = url
+            if a.tool == "type":
+                text = _str_arg(args, "text", MAX_TEXT)
+                if text is None:
+                    raise ValueError("text is required")
+                clean = strip_script(text)
+                if clean != text:
+                    if not clean:
+                        raise ValueError("text was script-like")
+                    out.repaired.append("type: script-like text removed")
+                args["text"] = clean
+                if "clear" in args:
+                    args["clear"] = bool(args["clear"])
+            if a.tool == "select":
+                args["option"] = _str_arg(args, "option", 300) or ""
+            if a.tool == "scroll":
+                d = str(args.get("direction", "down")).lower()
+                args["direction"] = d if d in ("up", "down", "left", "right") else "down"
+                amt = args.get("amount", 500)
+                args["amount"] = max(1, min(int(amt), 5000)) if isinstance(amt, (int, float, str)) and \
+                    str(amt).lstrip("-").isdigit() else 500
+            if a.tool == "press":
+                key = _str_arg(args, "key", 40) or ""
+                if not re.fullmatch(r"[A-Za-z0-9+ ]{1,40}", key):
+                    raise ValueError("key is not a key name")
+            for k in ("result", "question", "thinking"):
+                if isinstance(args.get(k), str):
+                    args[k] = strip_script(args[k])[:MAX_TEXT]
+        except (ValueError, TypeError) as exc:
+            out.dropped.append(f"{a.tool}: {exc}")
+            continue
+        if a.tool in TARGETED:
+            target = _str_arg(args, "element", 300) if isinstance(args.get("element"), (str, int)) else \
+                _str_arg(args, "id", 300)
+            if not target:
+                out.dropped.append(f"{a.tool}: no element named")
+                continue
+            el = resolve(page, a.tool, target, args.get("option"))
+            if el is None:
+                el = repair(page, a.tool, target)
+                if el is None:
+                    out.dropped.append(f"{a.tool}: no element {target!r} on the page")
+                    continue
+                out.repaired.append(f"{a.tool}: {target!r} -> {el.name!r}")
+            if is_scripty(target):
+                out.dropped.append(f"{a.tool}: script-like element name")
+                continue
+            args["element"] = el.name if page.source == "aria" else el.ref
+            args.pop("id", None)
+            if a.tool == "select" and el.options:
+                opt = _option(el, args.get("option", ""))
+                if opt is None:
+                    out.dropped.append(f"select: no option {args.get('option')!r} in {el.name!r}")
+                    continue
+                args["option"] = opt
+            a = Action(a.tool, args, resolved=el, risk=a.risk, why=a.why)
+        else:
+            a = Action(a.tool, args, resolved=a.resolved, risk=a.risk, why=a.why)
+        out.actions.append(a)
+    return out
+
+
+# --------------------------------------------------------------------------- loops
+
+class LoopGuard:
+    """Counts repeats of (tool, target, url, page fingerprint) in ``memory['loops']``.
+
+    ``nudge_at`` repeats withhold the action (the policy is told and picks something else);
+    ``stop_at`` repeats on the same page ask the caller to stop.
+    """
+
+    def __init__(self, memory: dict[str, Any], *, nudge_at: int = 2, stop_at: int = 4):
+        self.counts: dict[str, int] = memory.setdefault("loops", {})
+        self.nudge_at = nudge_at
+        self.stop_at = stop_at
+
+    @staticmethod
+    def key(action: Action, page: Page) -> str:
+        target = action.target or action.args.get("url", "") or action.args.get("direction", "")
+        extra = action.args.get("text") or action.args.get("option") or ""
+        return f"{action.tool}|{str(target).lower()}|{str(extra)[:40]}|{page.url.split('#')[0]}|{page.fingerprint}"
+
+    def count(self, action: Action, page: Page) -> int:
+        return self.counts.get(self.key(action, page), 0)
+
+    def is_looping(self, action: Action, page: Page) -> bool:
+        return self.count(action, page) >= self.nudge_at
+
+    def record(self, actions: Iterable[Action], page: Page) -> None:
+        for a in actions:
+            k = self.key(a, page)
+            self.counts[k] = self.counts.get(k, 0) + 1
+        if len(self.counts) > 200:  # keep memory small
+            for k in list(self.counts)[:-200]:
+                del self.counts[k]
+
+    def filter(self, actions: list[Action], page: Page) -> tuple[list[Action], list[str], bool]:
+        """(kept actions, nudges, stop?)."""
+        kept, nudges, stop = [], [], False
+        for a in actions:
+            c = self.count(a, page)
+            if c >= self.stop_at:
+                stop = True
+                nudges.append(f"{a.tool} {a.target or a.args} repeated {c} times on an unchanged page")
+            elif c >= self.nudge_at:
+                nudges.append(f"{a.tool} {a.target or a.args} already tried {c} times on this unchanged page")
+            else:
+                kept.append(a)
+        return kept, nudges, stop
+
+
+# --------------------------------------------------------------------------- risk
+
+_PAY = re.compile(r"\b(pay|payment|purchase|buy|checkout|check out|place (?:my |the )?order|order now|"
+                  r"complete (?:order|purchase)|confirm (?:order|purchase|payment)|subscribe|donate|"
+                  r"add funds|transfer|place bet|bet now|book now)\b", re.I)
+_DELETE = re.compile(r"\b(delete|remove|erase|destroy|discard|cancel (?:subscription|account|order)|"
+                     r"close account|deactivate|unsubscribe|empty trash|wipe)\b", re.I)
+_SEND = re.compile(r"\b(send|post|publish|tweet|share|reply|comment|submit review|email|broadcast|invite|"
+                   r"message)\b", re.I)
+_CRED_FIELD = re.compile(r"\b(password|passcode|passphrase|pin|otp|one[- ]time|2fa|secret|api key|token|ssn|"
+                         r"social security)\b", re.I)
+_CARD_FIELD = re.compile(r"\b(card number|credit card|cvv|cvc|security code|expiry|expiration|iban|"
+                         r"account number|routing)\b", re.I)
+_PAY_URL = re.compile(r"/(checkout|payment|pay|billing|purchase|order/confirm)\b", re.I)
+
+
+def _form_has(page: Page, pattern: re.Pattern[str]) -> bool:
+    return any(e.role in TEXT_ROLES and (pattern.search(e.name) or pattern.search(e.placeholder))
+               for e in page.elements)
+
+
+def classify_risk(action: Action, page: Page) -> str | None:
+    """``payment`` | ``deletion`` | ``send`` | ``credential`` | None, from what the action really touches."""
+    el = action.resolved
+    name = (el.name if el else action.target) or ""
+    if action.tool == "type":
+        field_text = f"{name} {el.placeholder if el else ''} {el.input_type if el else ''}"
+        if _CARD_FIELD.search(field_text):
+            return "payment"
+        if (el and el.input_type == "password") or _CRED_FIELD.search(field_text):
+            return "credential"
+        return None
+    if action.tool == "navigate":
+        return "payment" if _PAY_URL.search(str(action.args.get("url", ""))) else None
+    commits = action.tool in ("click", "submit") or (action.tool == "press" and
+                                                     str(action.args.get("key", "")).lower() == "enter")
+    if not commits:
+        return None
+    if action.tool == "click" and el is not None and el.role == "link" and not _PAY.search(name) \
+            and not _DELETE.search(name):
+        return None
+    if _DELETE.search(name):
+        return "deletion"
+    if _PAY.search(name) or (_form_has(page, _CARD_FIELD) and (action.tool != "click" or _submit_like(el))):
+        return "payment"
+    if _PAY_URL.search(page.url) and _submit_like(el):
+        return "payment"
+    if _SEND.search(name):
+        return "send"
+    if _form_has(page, _CRED_FIELD) and (action.tool != "click" or _submit_like(el)):
+        return "credential"
+    return None
+
+
+_SUBMIT_WORDS = re.compile(r"\b(submit|continue|confirm|next|ok|done|finish|proceed|go|save|complete|sign in|"
+                           r"log ?in|register|sign up|apply)\b", re.I)
+
+
+def _submit_like(el: Element | None) -> bool:
+    return el is not None and el.role == "button" and bool(_SUBMIT_WORDS.search(el.name) or el.input_type == "submit")

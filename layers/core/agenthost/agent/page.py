@@ -1,0 +1,345 @@
+"""The page model: one shape for every source of page state.
+
+Three sources produce a :class:`Page`:
+
+* :func:`from_aria` - the AI Olympics ``accessibilityTree`` text (Playwright's ``aria_snapshot`` of
+  ``body``: ``- role "name" [attrs]: value`` lines, nested by two-space indents, ``/url:`` and
+  ``/placeholder:`` property lines, ``- text: ...`` nodes). Elements get refs ``e1``, ``e2``... in
+  document order; the AI Olympics runner itself addresses elements by name, never by ref.
+* :func:`from_snapshot` - the Proxy Server API ``PageSnapshot`` (``elements`` with ``data-agent-id``).
+* :func:`from_playwright` - a live Playwright page (ARIA snapshot plus the element snapshot, merged).
+
+Example::
+
+    >>> page = from_aria('- textbox "Email"\\n- button "Send"', url="https://x.test/")
+    >>> [(e.role, e.name) for e in page.interactive()]
+    [('textbox', 'Email'), ('button', 'Send')]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+#: roles a user can act on
+INTERACTIVE_ROLES = frozenset({
+    "button", "link", "textbox", "searchbox", "combobox", "listbox", "checkbox", "radio", "switch",
+    "slider", "spinbutton", "menuitem", "menuitemcheckbox", "menuitemradio", "option", "tab", "treeitem",
+})
+#: roles that take typed text
+TEXT_ROLES = frozenset({"textbox", "searchbox", "spinbutton"})
+#: roles whose whole content is text for reading
+TEXT_NODE_ROLES = frozenset({"text", "paragraph", "heading", "cell", "columnheader", "rowheader", "listitem",
+                             "status", "alert", "generic", "strong", "emphasis", "code", "blockquote",
+                             "caption", "term", "definition", "note", "log", "marquee", "figure"})
+
+_TAG_ROLE = {
+    "a": "link", "button": "button", "select": "combobox", "textarea": "textbox", "option": "option",
+    "summary": "button", "h1": "heading", "h2": "heading", "h3": "heading", "h4": "heading",
+    "h5": "heading", "h6": "heading", "img": "img", "li": "listitem", "p": "paragraph",
+}
+_INPUT_ROLE = {
+    "checkbox": "checkbox", "radio": "radio", "submit": "button", "button": "button", "reset": "button",
+    "image": "button", "range": "slider", "number": "spinbutton", "search": "searchbox",
+}
+
+
+@dataclass
+class Element:
+    """One node of the page, interactive or text."""
+
+    ref: str
+    role: str
+    name: str = ""
+    value: str = ""
+    tag: str = ""
+    placeholder: str = ""
+    href: str = ""
+    input_type: str = ""
+    field_name: str = ""
+    checked: bool | None = None
+    selected: bool = False
+    disabled: bool = False
+    level: int | None = None
+    depth: int = 0
+    options: list[str] = field(default_factory=list)
+    selected_option: str = ""
+    #: the nearest form's submit-like button (by ref), when known
+    form: str = ""
+    in_viewport: bool = True
+    parent: str = ""
+
+    @property
+    def interactive(self) -> bool:
+        return self.role in INTERACTIVE_ROLES
+
+    @property
+    def label(self) -> str:
+        """What a person would call it: the accessible name, else the placeholder, else the value."""
+        return self.name or self.placeholder or (self.value if self.role in ("button", "link") else "")
+
+    def describe(self) -> str:
+        """A compact one-line description for prompts and logs."""
+        bits = [self.role, json.dumps(self.name, ensure_ascii=False) if self.name else ""]
+        if self.placeholder and self.placeholder != self.name:
+            bits.append(f"placeholder={json.dumps(self.placeholder, ensure_ascii=False)}")
+        if self.value and self.role not in TEXT_NODE_ROLES:
+            bits.append(f"value={json.dumps(self.value[:80], ensure_ascii=False)}")
+        if self.options:
+            shown = [o + (" (selected)" if o == self.selected_option else "") for o in self.options[:25]]
+            bits.append("options=" + json.dumps(shown, ensure_ascii=False))
+        if self.checked is not None:
+            bits.append("[checked]" if self.checked else "[unchecked]")
+        if self.disabled:
+            bits.append("[disabled]")
+        if self.href:
+            bits.append(f"href={self.href[:120]}")
+        if self.input_type and self.input_type not in ("text",):
+            bits.append(f"type={self.input_type}")
+        return " ".join(b for b in bits if b)
+
+
+@dataclass
+class Page:
+    """A page as the policies see it."""
+
+    url: str = ""
+    title: str = ""
+    elements: list[Element] = field(default_factory=list)
+    #: visible text (for reading answers; at most a few thousand characters)
+    text: str = ""
+    #: ``aria`` | ``snapshot`` | ``live`` | ``empty``
+    source: str = "empty"
+    #: table rows as lists of cell texts (from the ARIA tree or the live page)
+    tables: list[list[list[str]]] = field(default_factory=list)
+
+    def interactive(self) -> list[Element]:
+        return [e for e in self.elements if e.interactive and e.role != "option"]
+
+    def by_ref(self, ref: str) -> Element | None:
+        for e in self.elements:
+            if e.ref == ref:
+                return e
+        return None
+
+    @property
+    def fingerprint(self) -> str:
+        """A short hash of what can change on the page: interactive elements, their state, and the text."""
+        h = hashlib.sha1(usedforsecurity=False)
+        h.update(self.url.split("#", 1)[0].encode())
+        for e in self.interactive():
+            h.update(f"|{e.role}|{e.name}|{e.value}|{e.checked}|{e.selected_option}|{e.disabled}".encode())
+        h.update(self.text[:4000].encode())
+        return h.hexdigest()[:16]
+
+    def is_empty(self) -> bool:
+        return not self.elements and not self.text.strip()
+
+
+# --------------------------------------------------------------------------- ARIA text
+
+_LINE = re.compile(r"^(?P<indent> *)- (?P<body>.*)$")
+_HEAD = re.compile(r'^(?P<role>[a-zA-Z]+)(?: "(?P<name>(?:[^"\\]|\\.)*)")?(?P<attrs>(?: \[[^\]]*\])*)(?P<rest>.*)$')
+_ATTR = re.compile(r"\[([a-z-]+)(?:=([^\]]*))?\]")
+
+
+def _unquote_yaml(s: str) -> str:
+    s = s.strip()
+    if len(s) >= 2 and s[0] == s[-1] == '"':
+        try:
+            return str(json.loads(s))
+        except ValueError:
+            return s[1:-1]
+    if len(s) >= 2 and s[0] == s[-1] == "'":
+        return s[1:-1].replace("''", "'")
+    return s
+
+
+def _json_str(s: str) -> str:
+    try:
+        return str(json.loads(f'"{s}"'))
+    except ValueError:
+        return s
+
+
+def from_aria(tree: str, *, url: str = "", title: str = "") -> Page:
+    """Parse Playwright's ``aria_snapshot`` text (the AI Olympics ``accessibilityTree``)."""
+    elements: list[Element] = []
+    texts: list[str] = []
+    stack: list[tuple[int, Element]] = []  # (indent, element) ancestors
+    tables: list[list[list[str]]] = []
+    row: list[str] | None = None
+    row_indent = -1
+    n = 0
+    for raw in (tree or "").splitlines():
+        m = _LINE.match(raw.rstrip())
+        if not m:
+            continue
+        indent = len(m.group("indent"))
+        body = m.group("body").strip()
+        if body[:1] in ("'", '"') and not body.startswith('"/'):
+            body = _unquote_yaml(body)
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        parent = stack[-1][1] if stack else None
+        if row is not None and indent <= row_indent:
+            if row:
+                _add_row(tables, row)
+            row = None
+        if body.startswith("/"):
+            key, _, val = body[1:].partition(":")
+            val = _unquote_yaml(val)
+            if parent is not None:
+                if key == "url":
+                    parent.href = val
+                elif key == "placeholder":
+                    parent.placeholder = val
+            continue
+        hm = _HEAD.match(body)
+        if not hm:
+            texts.append(_unquote_yaml(body))
+            continue
+        role = hm.group("role")
+        name = _json_str(hm.group("name") or "")
+        rest = hm.group("rest").strip()
+        value = ""
+        if rest.startswith(":"):
+            value = _unquote_yaml(rest[1:])
+        attrs = dict((a, v if v is not None else "") for a, v in _ATTR.findall(hm.group("attrs") or ""))
+        if role == "text":
+            texts.append(value or name)
+            if row is not None and (value or name):
+                row.append(value or name)
+            continue
+        n += 1
+        el = Element(ref=f"e{n}", role=role, name=name, value=value, depth=indent // 2,
+                     parent=parent.ref if parent else "")
+        if "checked" in attrs:
+            el.checked = attrs["checked"] != "false"
+        elif role in ("checkbox", "radio", "switch", "menuitemcheckbox"):
+            el.checked = False
+        if "selected" in attrs:
+            el.selected = True
+        if "disabled" in attrs:
+            el.disabled = True
+        if "level" in attrs and attrs["level"].isdigit():
+            el.level = int(attrs["level"])
+        if role == "option" and parent is not None and parent.role in ("combobox", "listbox"):
+            parent.options.append(name or value)
+            if el.selected:
+                parent.selected_option = name or value
+        if role in TEXT_NODE_ROLES or role in ("row", "img", "option"):
+            t = value or name
+            if t and role not in ("row", "option"):
+                texts.append(t)
+        elif role in ("button", "link") and name:
+            texts.append(name)
+        if role == "row":
+            if row:
+                _add_row(tables, row)
+            row, row_indent = [], indent
+        elif row is not None and role in ("cell", "columnheader", "rowheader") and indent > row_indent:
+            row.append(value or name)
+        elements.append(el)
+        stack.append((indent, el))
+    if row:
+        _add_row(tables, row)
+    for el in elements:
+        if el.role == "combobox" and el.options and not el.selected_option and el.value in el.options:
+            el.selected_option = el.value
+    return Page(url=url, title=title, elements=elements, text="\n".join(t for t in texts if t),
+                source="aria", tables=tables)
+
+
+def _add_row(tables: list[list[list[str]]], row: list[str]) -> None:
+    if not tables:
+        tables.append([])
+    tables[-1].append(list(row))
+
+
+# --------------------------------------------------------------------------- Proxy API snapshot
+
+def _role_for(tag: str, input_type: str, role: str) -> str:
+    if role:
+        return role.lower()
+    tag = tag.lower()
+    if tag == "input":
+        return _INPUT_ROLE.get(input_type.lower(), "textbox")
+    return _TAG_ROLE.get(tag, "generic")
+
+
+def from_snapshot(snapshot: dict[str, Any] | None) -> Page:
+    """Build a page from a Proxy Server API ``PageSnapshot`` (unknown fields ignored)."""
+    if not snapshot:
+        return Page()
+    elements: list[Element] = []
+    for i, raw in enumerate(snapshot.get("elements") or []):
+        if not isinstance(raw, dict):
+            continue
+        tag = str(raw.get("tag") or "")
+        itype = str(raw.get("type") or "")
+        role = _role_for(tag, itype, str(raw.get("role") or ""))
+        text = str(raw.get("text") or "")
+        name = str(raw.get("ariaLabel") or raw.get("label") or "") or text
+        value = str(raw.get("value") or "")
+        el = Element(
+            ref=str(raw.get("id") or f"agent-{i}"), role=role, name=name.strip(), value=value, tag=tag,
+            placeholder=str(raw.get("placeholder") or ""), href=str(raw.get("href") or ""), input_type=itype,
+            field_name=str(raw.get("name") or ""), disabled=bool(raw.get("disabled")),
+        )
+        if role in ("textbox", "searchbox") and not el.name:
+            el.name = el.placeholder or el.field_name
+        if role in ("checkbox", "radio", "switch"):
+            el.checked = bool(raw.get("checked"))
+        opts = raw.get("options")
+        if isinstance(opts, list):
+            el.options = [str(o.get("text") or o.get("label") or o.get("value") if isinstance(o, dict) else o)
+                          for o in opts]
+            el.selected_option = next((o for o in el.options if o == value), "")
+        if raw.get("inViewport") is False:
+            el.in_viewport = False
+        elements.append(el)
+    return Page(url=str(snapshot.get("url") or ""), title=str(snapshot.get("title") or ""), elements=elements,
+                text=str(snapshot.get("visibleText") or ""), source="snapshot")
+
+
+def from_observation(observation: dict[str, Any]) -> Page:
+    """Build a page from the browser function's ``observation`` (ARIA text and/or element snapshot).
+
+    The element snapshot (with ids) is the primary source when present; the ARIA tree fills in tables,
+    options and text structure.
+    """
+    aria = observation.get("aria") or ""
+    snap = observation.get("elements")
+    url = str(observation.get("url") or "")
+    title = str(observation.get("title") or "")
+    if snap:
+        page = from_snapshot({"url": url, "title": title, "elements": snap,
+                              "visibleText": observation.get("text") or ""})
+        if aria:
+            tree = from_aria(aria, url=url, title=title)
+            page.tables = tree.tables
+            if not page.text:
+                page.text = tree.text
+        page.source = "live"
+        return page
+    page = from_aria(aria, url=url, title=title)
+    if observation.get("text"):
+        page.text = str(observation["text"])
+    return page
+
+
+def from_playwright(pw_page: Any, *, max_elements: int = 100, max_text: int = 6000) -> Page:
+    """Observe a live (sync) Playwright page: ARIA snapshot plus element snapshot."""
+    from agenthost.agent.dom import observe
+
+    return from_observation(observe(pw_page, aria=True, elements=True, text=True,
+                                    max_elements=max_elements, max_text=max_text))
+
+
+def names(elements: Iterable[Element]) -> list[str]:
+    return [e.name for e in elements if e.name]
