@@ -277,23 +277,25 @@ class Store:
         ttl_s: int | None = None,
         condition: str | None = None,
         values: Mapping[str, Any] | None = None,
+        names: Mapping[str, str] | None = None,
     ) -> Item:
         """Atomic update: ``set_`` assigns attributes, ``add`` increments numbers (atomic counters),
-        ``condition`` is a raw ConditionExpression over ``values`` (``:name`` placeholders). Returns the
+        ``condition`` is a raw ConditionExpression over ``values`` (``:name`` placeholders) and ``names``
+        (``#name`` placeholders, e.g. for reserved words such as ``status``). Returns the
         item as stored after the update. Raises :class:`ConditionFailed` when the condition is false."""
-        names: dict[str, str] = {}
+        attr_names: dict[str, str] = dict(names or {})
         vals: dict[str, Any] = dict(values or {})
         sets, adds = [], []
         for i, (k, v) in enumerate((set_ or {}).items()):
-            names[f"#s{i}"] = k
+            attr_names[f"#s{i}"] = k
             vals[f":s{i}"] = v
             sets.append(f"#s{i} = :s{i}")
         if ttl_s is not None:
-            names["#exp"] = "expires_at"
+            attr_names["#exp"] = "expires_at"
             vals[":exp"] = self.now() + int(ttl_s)
             sets.append("#exp = :exp")
         for i, (k, v) in enumerate((add or {}).items()):
-            names[f"#a{i}"] = k
+            attr_names[f"#a{i}"] = k
             vals[f":a{i}"] = v
             adds.append(f"#a{i} :a{i}")
         parts = []
@@ -306,7 +308,7 @@ class Store:
         kwargs: dict[str, Any] = {
             "Key": marshal({"pk": pk, "sk": sk}),
             "UpdateExpression": " ".join(parts),
-            "ExpressionAttributeNames": names,
+            "ExpressionAttributeNames": attr_names,
             "ReturnValues": "ALL_NEW",
         }
         if vals:
