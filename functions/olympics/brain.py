@@ -1,34 +1,60 @@
-"""Adapter from the shared web-agent brain (:mod:`agenthost.agent`, :mod:`agenthost.llm`) to an AI Olympics
-turn. Kept thin on purpose: the page model, the policies and their memory belong to the brain."""
+"""Adapter from the shared web-agent brain (:mod:`agenthost.agent`) to an AI Olympics turn.
+
+Kept thin on purpose: the page model, the policies, loop detection and their memory belong to the brain.
+This module only maps the Olympics request to the brain's ``decide(task, page, history, memory, tools,
+deadline)`` and its :class:`~agenthost.agent.Decision` back to a :class:`~olympics.turn.Decision`.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from agenthost.agent import Action, DeterministicPolicy
 from olympics.turn import Decision, Policy, TurnInput
 
+_deterministic = DeterministicPolicy()
 
-def _to_decision(d: Any, source: str) -> Decision:
-    actions = [a.to_olympics() if hasattr(a, "to_olympics") else a for a in (getattr(d, "actions", None) or [])]
-    return Decision(thinking=str(getattr(d, "thinking", "") or ""), actions=actions,
-                    done=bool(getattr(d, "done", False)), result=getattr(d, "result", None),
-                    source=str(getattr(d, "source", source) or source))
+
+def _history(inp: TurnInput) -> list[Action]:
+    return [Action(a.tool, dict(a.args)) for a in inp.request.previousActions if a.tool]
+
+
+def _convert(d: Any, inp: TurnInput) -> Decision:
+    """The brain's decision as an Olympics decision; its memory goes back into the task memory."""
+    if isinstance(getattr(d, "memory", None), dict):
+        inp.memory.brain = d.memory
+    actions = [a.to_olympics() if hasattr(a, "to_olympics") else a for a in (d.actions or [])]
+    result: Any = d.result
+    done = bool(d.done)
+    if getattr(d, "stop", False):
+        done = True
+        result = {"success": False, "reason": str(d.result or "no progress: the same actions kept repeating")}
+    return Decision(thinking=str(d.thinking or ""), actions=actions, done=done, result=result,
+                    source=str(getattr(d, "source", "") or "deterministic"))
+
+
+def _decide(policy: Any, inp: TurnInput) -> Decision:
+    d = policy.decide(inp.request.task.taskPrompt, inp.page, _history(inp), dict(inp.memory.brain),
+                      list(inp.offered), inp.deadline)
+    return _convert(d, inp)
 
 
 def deterministic(inp: TurnInput) -> Decision:
     """The brain's deterministic policy for this turn."""
-    try:
-        from agenthost.agent import policy  # type: ignore[attr-defined]
-    except ImportError:
-        return Decision(thinking="waiting: no deterministic policy is installed", source="none")
-    decision = policy.decide(inp)  # pragma: no cover - replaced when the brain's policy lands
-    return _to_decision(decision, "deterministic")
+    return _decide(_deterministic, inp)
 
 
 def llm_policy() -> Policy | None:
-    """The LLM policy when one is configured (``AGENTHOST_LLM``), else None."""
+    """The brain's LLM policy when ``AGENTHOST_LLM`` names one, else None (the deterministic policy plays)."""
     from agenthost.config import settings
 
     if settings().llm_provider == "none":
         return None
-    return None
+    from agenthost.agent import make_policy
+
+    policy = make_policy()
+
+    def decide(inp: TurnInput) -> Decision:
+        return _decide(policy, inp)
+
+    return decide

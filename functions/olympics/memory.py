@@ -47,6 +47,8 @@ class TaskMemory:
     turns: list[dict[str, Any]] = field(default_factory=list)   # {n, url, fp, actions:[{tool,args}]}
     failures: list[dict[str, Any]] = field(default_factory=list)  # {n, tool, args, why}
     notes: list[str] = field(default_factory=list)
+    #: the brain's own memory (``Decision.memory``), handed back to it next turn
+    brain: dict[str, Any] = field(default_factory=dict)
     version: int = 0
     fresh: bool = True
 
@@ -103,6 +105,7 @@ class TaskMemory:
             "turns": self.turns,
             "failures": self.failures,
             "notes": self.notes,
+            "brain": self.brain,
         }
 
 
@@ -136,6 +139,7 @@ class MemoryStore:
             turns=list(item.get("turns") or []),
             failures=list(item.get("failures") or []),
             notes=list(item.get("notes") or []),
+            brain=dict(item.get("brain") or {}),
             version=int(item.get("version", 0)),
             fresh=False,
         )

@@ -1,0 +1,127 @@
+"""Signature and replay checks of POST /olympics/turn, through the real handler."""
+
+import json
+import time
+
+import pytest
+from olympics.app import handler
+
+from tests.support.apigw import call
+from tests.support.olympics import SECRET, signed, turn_body
+
+
+@pytest.fixture(autouse=True)
+def _secret(monkeypatch, aws):
+    monkeypatch.setenv("AGENTHOST_OLYMPICS_SECRET", SECRET)
+
+
+def post(raw: bytes, headers: dict[str, str]):
+    return call(handler, "POST", "/olympics/turn", body=raw, headers=headers)
+
+
+def assert_valid_turn(resp):
+    assert resp.status == 200
+    body = resp.json()
+    assert isinstance(body["actions"], list) and isinstance(body["done"], bool)
+    return body
+
+
+def test_valid_signature_answers_a_turn():
+    assert_valid_turn(post(*signed(turn_body())))
+
+
+def test_tampered_body_is_401_with_json_error():
+    raw, headers = signed(turn_body())
+    resp = post(raw.replace(b"Maria", b"Mario"), headers)
+    assert resp.status == 401
+    assert resp.json() == {"error": "invalid signature"}
+
+
+def test_wrong_secret_is_401():
+    resp = post(*signed(turn_body(), secret="whs_" + "00" * 32))
+    assert resp.status == 401 and resp.json()["error"] == "invalid signature"
+
+
+def test_missing_signature_is_401():
+    raw, headers = signed(turn_body())
+    del headers["X-AI-Olympics-Signature"]
+    resp = post(raw, headers)
+    assert resp.status == 401 and "signature" in resp.json()["error"].lower()
+
+
+def test_stale_timestamp_header_is_401():
+    old = int((time.time() - 6 * 60) * 1000)
+    resp = post(*signed(turn_body(ts_ms=old), ts_ms=old))
+    assert resp.status == 401 and resp.json()["error"] == "timestamp outside the replay window"
+
+
+def test_fresh_header_wins_over_body_timestamp_and_stale_header_is_not_rescued_by_body():
+    old = int((time.time() - 10 * 60) * 1000)
+    assert post(*signed(turn_body(ts_ms=old))).status == 200  # header fresh, body old: header decides
+    resp = post(*signed(turn_body(), ts_ms=old))  # header stale, body fresh: rejected
+    assert resp.status == 401
+
+
+def test_missing_timestamp_header_falls_back_to_signed_body_timestamp():
+    assert_valid_turn(post(*signed(turn_body(), timestamp_header=False, agent_id=None)))
+    old = int((time.time() - 6 * 60) * 1000)
+    resp = post(*signed(turn_body(ts_ms=old), timestamp_header=False, agent_id=None))
+    assert resp.status == 401
+
+
+def test_dashboard_test_ping_gets_a_normal_answer():
+    # Test pings: only the signature and X-AI-Olympics-Test; availableTools is [].
+    ping = turn_body(tools=[], tree='- heading "Example Domain" [level=1]\n- link "More information..."',
+                     prompt="Test task", url="https://example.com/")
+    raw, headers = signed(ping, timestamp_header=False, agent_id=None, test=True)
+    body = assert_valid_turn(post(raw, headers))
+    assert body["done"] in (True, False) and len(body["actions"]) <= 10
+
+
+def test_several_agents_each_with_its_own_secret(monkeypatch):
+    other = "whs_" + "77" * 32
+    monkeypatch.setenv("AGENTHOST_OLYMPICS_AGENTS", "agent-2=OLYMPICS_SECRET_AGENT2")
+    monkeypatch.setenv("OLYMPICS_SECRET_AGENT2", other)
+    # chosen by header
+    assert post(*signed(turn_body(agent_id="agent-2"), other, agent_id="agent-2")).status == 200
+    # chosen by body agentId when the header is missing
+    assert post(*signed(turn_body(agent_id="agent-2"), other, agent_id=None)).status == 200
+    # agent-2 with the default secret is refused; agent-1 still uses the default secret
+    assert post(*signed(turn_body(agent_id="agent-2"), SECRET, agent_id="agent-2")).status == 401
+    assert post(*signed(turn_body(agent_id="agent-1"), SECRET, agent_id="agent-1")).status == 200
+
+
+def test_no_secret_configured_is_401(monkeypatch):
+    monkeypatch.delenv("AGENTHOST_OLYMPICS_SECRET")
+    resp = post(*signed(turn_body()))
+    assert resp.status == 401 and "no webhook secret" in resp.json()["error"]
+
+
+def test_base64_encoded_body_is_verified_over_decoded_bytes():
+    from infra.local.events import LambdaContext, http_event, http_response
+
+    raw, headers = signed(turn_body())
+    headers["content-type"] = "application/octet-stream"  # makes the event builder base64-encode the body
+    event = http_event("POST", "/olympics/turn", body=raw, headers=headers)
+    assert event["isBase64Encoded"]
+    status, _, out = http_response(handler(event, LambdaContext("olympics")))
+    assert status == 200 and "actions" in json.loads(out)
+
+
+def test_signature_and_secret_never_appear_in_the_answer_or_logs(capsys):
+    raw, headers = signed(turn_body())
+    resp = post(raw.replace(b"Maria", b"Mario"), headers)
+    out = capsys.readouterr()
+    sig = headers["X-AI-Olympics-Signature"]
+    for text in (resp.text, out.out, out.err):
+        assert SECRET not in text and sig[7:] not in text
+
+
+def test_valid_signature_but_not_json_still_answers_200():
+    raw, headers = signed(b"this is not json")
+    body = assert_valid_turn(post(raw, headers))
+    assert body["actions"] == [] and body["done"] is False
+
+
+def test_get_is_405():
+    assert call(handler, "GET", "/olympics/turn").status == 405
