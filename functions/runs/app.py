@@ -1,17 +1,61 @@
 """Proxy Server API (``specs/agent-proxy-server-api.md``): runs for a browser extension.
 
-Handler: ``runs.app.handler``. Routes are declared in ``template.yaml`` (HttpApi events) and here.
+Handler: ``runs.app.handler``. Routes are declared in ``template.yaml`` (HttpApi events, ``ANY`` so the
+app answers 405 and CORS preflights itself) and here. ``/agent/*`` needs the API key when deployed
+(:mod:`runs.security`); ``/health`` stays open.
 """
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime
+from typing import Any
+
+from fastapi import Body, Depends
+from fastapi.responses import JSONResponse
 
 from agenthost.config import settings
 from agenthost.http import create_app, make_handler
-from runs.models import Health
+from agenthost.store import Store
+from runs import security
+from runs.brain import default_brain
+from runs.engine import RunEngine
+from runs.models import (
+    AnswerRequest,
+    CancelResponse,
+    Health,
+    RunStateResponse,
+    StartRequest,
+    StartResponse,
+    StepRequest,
+    StepResponse,
+)
+from runs.repo import RunRepo
 
-app = create_app("runs")
+app = create_app("runs", max_body_bytes=security.max_body_bytes())
+app.add_middleware(security.CorsMiddleware)
+
+_brain: Any = None
+
+
+def _shared_brain() -> Any:
+    global _brain
+    if _brain is None:
+        _brain = default_brain()
+    return _brain
+
+
+def make_engine() -> RunEngine:
+    """The engine for one request (cheap: the boto3 client and the brain are shared per container)."""
+    return RunEngine(
+        RunRepo(Store()), _shared_brain,
+        ttl_s=int(os.environ.get("AGENTHOST_RUNS_TTL_S", "") or 86_400),
+        default_max_steps=int(os.environ.get("AGENTHOST_RUNS_MAX_STEPS", "") or 150),
+    )
+
+
+def engine() -> RunEngine:
+    return make_engine()
 
 
 def _iso_now() -> str:
@@ -24,6 +68,54 @@ def health() -> Health:
     """Whether the server runs, and which model and base URL it is configured with."""
     cfg = settings()
     return Health(status="ok", model=cfg.llm_model, baseUrl=cfg.llm_endpoint, timestamp=_iso_now())
+
+
+_auth = [Depends(security.require_api_key)]
+_out = {"response_model_exclude_none": True}
+
+
+@app.post("/agent/run/start", response_model=StartResponse, dependencies=_auth, **_out)
+def start(req: StartRequest, eng: RunEngine = Depends(engine)) -> Any:
+    """Start a run (``task``, ``mode``; beyond the spec ``maxSteps``, ``browser``, ``startUrl``)."""
+    if req.browser == "hosted":
+        from runs import hosted
+
+        hosted.check_available()
+    result = eng.start(req)
+    if req.browser == "hosted":
+        hosted.launch(result["runId"], req)
+    return result
+
+
+@app.post("/agent/run/{run_id}/step", response_model=StepResponse, dependencies=_auth, **_out)
+def step(run_id: str, req: StepRequest | None = Body(default=None), eng: RunEngine = Depends(engine)) -> Any:
+    """The next decision for the extension's current page (``snapshot`` may be null at first)."""
+    return eng.step(run_id, req or StepRequest())
+
+
+@app.post("/agent/run/{run_id}/answer", response_model=StepResponse, dependencies=_auth, **_out)
+def answer(run_id: str, req: AnswerRequest, eng: RunEngine = Depends(engine)) -> Any:
+    """The user's answer to an ``ask_user``; ``approved: false`` cancels the run."""
+    result = eng.answer(run_id, req)
+    if eng.last_meta is not None and eng.last_meta.get("browser") == "hosted" \
+            and result["state"]["status"] == "running":
+        from runs import hosted
+
+        hosted.resume_if_hosted(run_id, eng)
+    return result
+
+
+@app.post("/agent/run/{run_id}/cancel", response_model=CancelResponse, dependencies=_auth, **_out)
+def cancel(run_id: str, eng: RunEngine = Depends(engine)) -> Any:
+    return eng.cancel(run_id)
+
+
+@app.get("/agent/run/{run_id}", response_model=RunStateResponse, dependencies=_auth)
+def get_run(run_id: str, eng: RunEngine = Depends(engine)) -> Any:
+    """The run's full state; ``currentSnapshot`` is null until the extension sent one."""
+    out = RunStateResponse.model_validate(eng.get(run_id)).model_dump(mode="json", exclude_none=True)
+    out["state"].setdefault("currentSnapshot", None)
+    return JSONResponse(out)
 
 
 handler = make_handler(app)

@@ -1,8 +1,25 @@
-"""Wire shapes of the Proxy Server API, named after the spec."""
+"""Wire shapes of the Proxy Server API (``specs/agent-proxy-server-api.md``), named after the spec.
+
+Inputs are lenient (unknown fields ignored, oversized snapshots trimmed to the extension's own limits);
+outputs are strict models serialized without ``None`` fields.
+"""
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+RunStatus = Literal["created", "running", "waiting_user", "completed", "error", "cancelled"]
+RunMode = Literal["autonomous", "careful"]
+ToolName = Literal["observe", "navigate", "click", "type", "scroll", "press", "ask_user", "finish"]
+END_STATES = frozenset({"completed", "error", "cancelled"})
+
+#: the extension's own limits (FIELD_NOTES): at most 100 elements, ~6000 chars of visible text
+MAX_ELEMENTS = 100
+MAX_VISIBLE_TEXT = 6000
+MAX_ELEMENT_TEXT = 200
+MAX_FIELD = 500
 
 
 class Health(BaseModel):
@@ -10,3 +27,187 @@ class Health(BaseModel):
     model: str
     baseUrl: str  # noqa: N815 - the spec's field name
     timestamp: str
+
+
+class _In(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+def _cut(value: Any, limit: int) -> Any:
+    if isinstance(value, str) and len(value) > limit:
+        return value[:limit]
+    return value
+
+
+class BBox(_In):
+    x: float = 0
+    y: float = 0
+    width: float = 0
+    height: float = 0
+
+
+class ElementInfo(_In):
+    id: str
+    tag: str = ""
+    role: str | None = None
+    text: str | None = None
+    ariaLabel: str | None = None  # noqa: N815
+    placeholder: str | None = None
+    type: str | None = None
+    value: str | None = None
+    href: str | None = None
+    disabled: bool | None = None
+    name: str | None = None
+    bbox: BBox | None = None
+
+    @field_validator("id", mode="before")
+    @classmethod
+    def _id_str(cls, v: Any) -> Any:
+        return str(v) if isinstance(v, int) else v
+
+    @field_validator("text", mode="before")
+    @classmethod
+    def _text(cls, v: Any) -> Any:
+        return _cut(v, MAX_ELEMENT_TEXT)
+
+    @field_validator("tag", "role", "ariaLabel", "placeholder", "type", "value", "href", "name", mode="before")
+    @classmethod
+    def _fields(cls, v: Any) -> Any:
+        return _cut(v, MAX_FIELD)
+
+
+class PageSnapshot(_In):
+    url: str = ""
+    title: str = ""
+    visibleText: str = ""  # noqa: N815
+    elements: list[ElementInfo] = Field(default_factory=list)
+    timestamp: int | float | None = None
+
+    @field_validator("visibleText", mode="before")
+    @classmethod
+    def _text(cls, v: Any) -> Any:
+        return _cut(v, MAX_VISIBLE_TEXT) if v is not None else ""
+
+    @field_validator("title", "url", mode="before")
+    @classmethod
+    def _short(cls, v: Any) -> Any:
+        return _cut(v, 2048) if v is not None else ""
+
+    @field_validator("elements", mode="before")
+    @classmethod
+    def _elements(cls, v: Any) -> Any:
+        return v[:MAX_ELEMENTS] if isinstance(v, list) else ([] if v is None else v)
+
+
+class ToolResult(_In):
+    success: bool = True
+    data: Any = None
+    error: str | None = None
+    message: str | None = None
+
+    def describe(self) -> str:
+        text = self.message or self.error or ("Success" if self.success else "Failed")
+        return text[:300]
+
+
+class StartRequest(_In):
+    task: str = Field(min_length=1, max_length=4000)
+    mode: RunMode = "autonomous"
+    maxSteps: int | None = Field(default=None, ge=1, le=1000)  # noqa: N815
+    #: beyond the spec: "extension" (the spec's flow) or "hosted" (the server drives its own browser)
+    browser: Literal["extension", "hosted"] = "extension"
+    startUrl: str | None = Field(default=None, max_length=2048)  # noqa: N815
+
+    @field_validator("task")
+    @classmethod
+    def _task(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("task must not be empty")
+        return v.strip()
+
+
+class StepRequest(_In):
+    snapshot: PageSnapshot | None = None
+    lastActionResult: ToolResult | None = None  # noqa: N815
+
+
+class AnswerRequest(_In):
+    approved: bool
+    answer: str | None = Field(default=None, max_length=4000)
+
+
+# --- outputs ----------------------------------------------------------------------------------
+
+class _Out(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class StepState(_Out):
+    status: RunStatus
+    currentStep: int  # noqa: N815
+    maxSteps: int  # noqa: N815
+
+
+class Tool(_Out):
+    name: ToolName
+    parameters: dict[str, Any] = Field(default_factory=dict)
+
+
+class StartResponse(_Out):
+    success: bool = True
+    runId: str  # noqa: N815
+    state: StepState
+
+
+class StepResponse(_Out):
+    action: Literal["execute_tool", "ask_user", "finish", "error"]
+    tool: Tool | None = None
+    question: str | None = None
+    result: str | None = None
+    error: str | None = None
+    state: StepState
+
+
+class HistoryEntry(_Out):
+    stepNumber: int  # noqa: N815
+    action: str
+    observation: str
+    timestamp: int
+
+
+class Reflection(_Out):
+    stepNumber: int  # noqa: N815
+    stepsAnalyzed: int  # noqa: N815
+    efficiency: Literal["high", "medium", "low"]
+    issues: list[str]
+    suggestions: list[str]
+    shouldAdjust: bool  # noqa: N815
+    timestamp: int
+
+
+class RunState(_Out):
+    runId: str  # noqa: N815
+    task: str
+    mode: RunMode
+    status: RunStatus
+    currentStep: int  # noqa: N815
+    maxSteps: int  # noqa: N815
+    history: list[HistoryEntry]
+    reflections: list[Reflection]
+    currentSnapshot: dict[str, Any] | None = None  # noqa: N815
+    createdAt: int  # noqa: N815
+    updatedAt: int  # noqa: N815
+    # beyond the spec, present only when set
+    browser: str | None = None
+    result: str | None = None
+    error: str | None = None
+    question: str | None = None
+
+
+class RunStateResponse(_Out):
+    success: bool = True
+    state: RunState
+
+
+class CancelResponse(_Out):
+    success: bool = True

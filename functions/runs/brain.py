@@ -1,0 +1,77 @@
+"""What the run engine needs from the web-agent brain, as a narrow interface.
+
+The engine never decides by itself: a :class:`Brain` chooses one tool per step (``decide``) and judges
+whether a chosen action is risky (``assess``, careful mode). :func:`default_brain` adapts the shared
+brain in ``agenthost.agent`` (page model from the element snapshot, policy, guards, risk classifier);
+tests pass their own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from runs.models import PageSnapshot
+
+
+@dataclass
+class Decision:
+    """One Proxy API tool call: ``tool`` is a spec ToolName, ``parameters`` its wire parameters."""
+
+    tool: str
+    parameters: dict[str, Any] = field(default_factory=dict)
+    thinking: str = ""
+    #: ask_user: the question; finish: the result
+    text: str = ""
+
+    @property
+    def target(self) -> str:
+        p = self.parameters
+        return str(p.get("id") or p.get("url") or p.get("key") or p.get("direction") or "")
+
+
+@dataclass
+class Risk:
+    """A risky action found by the brain's classifier (careful mode)."""
+
+    #: payment | deletion | send | account | credential
+    category: str
+    #: what will happen, in words a user understands ("click 'Pay now' to pay $49.99 on shop.test")
+    summary: str
+    #: the site the transaction happens on
+    domain: str = ""
+    #: the amount the page shows for this transaction, when it shows one
+    amount: float | None = None
+    amount_text: str = ""
+
+
+@dataclass
+class StepContext:
+    task: str
+    mode: str
+    snapshot: PageSnapshot
+    #: recent steps, oldest first: ``{step, tool, target, url, result, ok}``
+    history: list[dict[str, Any]]
+    step: int
+    max_steps: int
+    #: loop nudges and reflection advice for this decision, in words
+    hints: list[str] = field(default_factory=list)
+    #: (tool, target) pairs the policy should not repeat on this page
+    avoid: list[tuple[str, str]] = field(default_factory=list)
+    #: the user's answers to earlier questions
+    answers: list[str] = field(default_factory=list)
+    #: the latest reflection (``efficiency``, ``issues``, ``suggestions``, ``shouldAdjust``)
+    reflection: dict[str, Any] | None = None
+
+
+class Brain(Protocol):
+    def decide(self, ctx: StepContext) -> Decision: ...
+
+    def assess(self, decision: Decision, ctx: StepContext) -> Risk | None: ...
+
+
+def default_brain() -> Brain:
+    """The shared brain (``agenthost.agent``) behind the :class:`Brain` interface."""
+    from runs.agent_adapter import AgentBrain
+
+    return AgentBrain()

@@ -1,0 +1,394 @@
+"""The run engine: the status machine, one decision per ``/step``, careful-mode approvals, loop nudges,
+reflections and ``maxSteps``, over state in DynamoDB (:mod:`runs.repo`).
+
+Status machine::
+
+    created --step--> running | waiting_user | completed | error
+    running --step--> running | waiting_user | completed | error
+    waiting_user --answer(approved)--> running      --answer(declined)--> cancelled
+    created | running | waiting_user --cancel--> cancelled
+    completed | error | cancelled: end states; nothing but GET (and a repeated cancel) is accepted.
+
+Anything else is a 409 that says what the run is waiting for. A retried identical request (same
+operation and same body as the last one) returns the stored answer instead of advancing again; when two
+different requests race, the optimistic ``version`` lets one win and the other gets a 409.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlsplit
+
+from agenthost.http import ApiError
+from agenthost.store import VersionConflict
+from runs import reflect
+from runs.brain import Brain, Decision, Risk, StepContext
+from runs.models import END_STATES, AnswerRequest, PageSnapshot, StartRequest, StepRequest, ToolResult
+from runs.repo import RunRepo
+
+#: recent steps kept on the run item (policy context, loop detection, stale-retry detection)
+RECENT = 20
+#: a (tool, target, url, page) repeated this many times before gets a nudge into the next decision
+LOOP_NUDGE = 2
+#: ... and ends the run when it is still chosen after this many repeats despite nudges
+LOOP_STOP = 4
+LOOP_WINDOW = 10
+MAX_REFLECTIONS = 40
+RISKY_TOOLS = frozenset({"click", "type", "press", "navigate"})
+MAX_STEPS_REACHED = "Maximum steps reached"
+
+
+def request_hash(op: str, body: Any) -> str:
+    """Identity of a request for retry detection: the operation and its canonical JSON body."""
+    raw = json.dumps(body, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(f"{op}\n{raw}".encode()).hexdigest()[:32]
+
+
+def page_fingerprint(snap: PageSnapshot) -> str:
+    """A short hash of what the page shows: URL, title, text and the elements with their values."""
+    h = hashlib.sha256()
+    h.update(f"{snap.url}\n{snap.title}\n{snap.visibleText[:3000]}\n".encode())
+    for el in snap.elements:
+        h.update(f"{el.id}|{el.tag}|{el.text or ''}|{el.value or ''}|{el.disabled}\n".encode())
+    return h.hexdigest()[:16]
+
+
+def _domain(url: str) -> str:
+    try:
+        return (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return ""
+
+
+class RunEngine:
+    def __init__(self, repo: RunRepo, brain: Brain | Callable[[], Brain], *, ttl_s: int = 86_400,
+                 default_max_steps: int = 150, clock_ms: Callable[[], int] | None = None):
+        self.repo = repo
+        self._brain = brain
+        self.ttl_s = ttl_s
+        self.default_max_steps = default_max_steps
+        self.clock_ms = clock_ms or (lambda: int(time.time() * 1000))
+        #: the run item as last loaded or written by this engine
+        self.last_meta: dict[str, Any] | None = None
+
+    @property
+    def brain(self) -> Brain:
+        if callable(self._brain) and not hasattr(self._brain, "decide"):
+            self._brain = self._brain()
+        return self._brain  # type: ignore[return-value]
+
+    # ------------------------------------------------------------------ operations
+
+    def start(self, req: StartRequest) -> dict[str, Any]:
+        now = self.clock_ms()
+        run_id = str(uuid.uuid4())
+        meta = {
+            "runId": run_id, "task": req.task, "mode": req.mode, "status": "created",
+            "current_step": 0, "max_steps": req.maxSteps or self.default_max_steps,
+            "created_at": now, "updated_at": now, "expires_at": self.repo.now() + self.ttl_s,
+            "browser": req.browser, "recent": [], "reflections": [], "approvals": [], "answers": [],
+            "pending": None, "loop": {"nudges": 0}, "last": None,
+        }
+        if req.startUrl:
+            meta["start_url"] = req.startUrl
+        self.repo.create(meta)
+        return {"success": True, "runId": run_id, "state": _state(meta)}
+
+    def step(self, run_id: str, req: StepRequest, *, driver: str = "extension") -> dict[str, Any]:
+        body = req.model_dump(mode="json", exclude_none=True)
+        rhash = request_hash("step", body)
+        meta = self._load(run_id)
+        replay = self._replay(meta, rhash)
+        if replay is not None:
+            return replay
+        if meta["status"] in END_STATES:
+            raise ApiError(409, f"run {run_id} is {meta['status']}; it takes no more steps")
+        if meta["status"] == "waiting_user":
+            raise ApiError(409, f"run {run_id} is waiting for the user's answer: "
+                                f"POST /agent/run/{run_id}/answer before the next step")
+        if meta.get("browser") == "hosted" and driver != "hosted":
+            raise ApiError(409, f"run {run_id} drives its own hosted browser; follow it with GET /agent/run/{run_id}")
+        for entry in meta["recent"]:
+            if entry.get("hash") == rhash:
+                raise ApiError(409, f"this /step was already processed as step {entry['step']}; "
+                                    f"the run is now at step {meta['current_step']}")
+        before = copy.deepcopy(meta)
+        response, step_item = self._advance(meta, req, rhash)
+        return self._commit(before, meta, response, step_item, rhash)
+
+    def answer(self, run_id: str, req: AnswerRequest) -> dict[str, Any]:
+        rhash = request_hash("answer", req.model_dump(mode="json"))
+        meta = self._load(run_id)
+        replay = self._replay(meta, rhash)
+        if replay is not None:
+            return replay
+        if meta["status"] != "waiting_user":
+            raise ApiError(409, f"run {run_id} is {meta['status']}, not waiting for an answer")
+        before = copy.deepcopy(meta)
+        now = self.clock_ms()
+        pending = meta.get("pending") or {}
+        meta["pending"] = None
+        meta["updated_at"] = now
+        step_item = None
+        if not req.approved:
+            meta["status"] = "cancelled"
+            meta["declined"] = True
+            meta["error"] = "Cancelled: the user declined" + (f" ({pending['summary']})" if pending.get("summary")
+                                                                else "")
+            response = self._response(meta, "error", error=meta["error"])
+        else:
+            if req.answer:
+                meta["answers"] = (meta["answers"] + [req.answer[:500]])[-5:]
+            if pending.get("kind") == "risk":
+                meta["approvals"] = (meta["approvals"] + [pending["risk"]])[-20:]
+            if meta["current_step"] >= meta["max_steps"]:
+                self._end(meta, "error", error=MAX_STEPS_REACHED)
+                response = self._response(meta, "error", error=MAX_STEPS_REACHED)
+            else:
+                meta["status"] = "running"
+                n = meta["current_step"] = meta["current_step"] + 1
+                message = "User approved" + (f": {req.answer[:200]}" if req.answer else "")
+                meta["recent"] = (meta["recent"] + [{"step": n, "tool": "observe", "target": "", "fp": None,
+                                                    "url": "", "result": None, "ok": None}])[-RECENT:]
+                step_item = {"stepNumber": n, "action": "observe", "parameters": {}, "timestamp": now,
+                             "lastActionResult": {"success": True, "message": message},
+                             "thinking": "the user answered; observe the page before continuing"}
+                response = self._response(meta, "execute_tool", tool={"name": "observe", "parameters": {}})
+        return self._commit(before, meta, response, step_item, rhash)
+
+    def cancel(self, run_id: str) -> dict[str, Any]:
+        meta = self._load(run_id)
+        if meta["status"] == "cancelled":
+            return {"success": True}
+        if meta["status"] in END_STATES:
+            raise ApiError(409, f"run {run_id} is already {meta['status']}; it cannot be cancelled")
+        meta["status"] = "cancelled"
+        meta["pending"] = None
+        meta["updated_at"] = self.clock_ms()
+        try:
+            self.repo.save(meta)
+        except VersionConflict:
+            return self.cancel(run_id)
+        return {"success": True}
+
+    def get(self, run_id: str) -> dict[str, Any]:
+        meta, steps = self.repo.load_all(run_id)
+        if meta is None:
+            raise ApiError(404, f"run {run_id} not found (unknown or expired)")
+        steps.sort(key=lambda s: int(s["stepNumber"]))
+        history = []
+        for i, s in enumerate(steps):
+            history.append({"stepNumber": int(s["stepNumber"]), "action": s["action"],
+                            "observation": self._observation(s, steps[i + 1] if i + 1 < len(steps) else None, meta),
+                            "timestamp": int(s["timestamp"])})
+        snapshot = next((s["snapshot"] for s in reversed(steps) if s.get("snapshot")), None)
+        state: dict[str, Any] = {
+            "runId": meta["runId"], "task": meta["task"], "mode": meta["mode"], "status": meta["status"],
+            "currentStep": meta["current_step"], "maxSteps": meta["max_steps"], "history": history,
+            "reflections": meta.get("reflections", []), "currentSnapshot": snapshot,
+            "createdAt": meta["created_at"], "updatedAt": meta["updated_at"],
+        }
+        for key in ("browser", "result", "error"):
+            if meta.get(key):
+                state[key] = meta[key]
+        if meta["status"] == "waiting_user" and meta.get("pending"):
+            state["question"] = meta["pending"].get("question")
+        return {"success": True, "state": state}
+
+    # ------------------------------------------------------------------ the step
+
+    def _advance(self, meta: dict[str, Any], req: StepRequest, rhash: str) -> tuple[dict[str, Any], dict[str, Any]]:
+        now = self.clock_ms()
+        recent: list[dict[str, Any]] = meta["recent"]
+        result = req.lastActionResult
+        if result is not None and recent and recent[-1].get("result") is None:
+            recent[-1]["result"] = result.describe()
+            recent[-1]["ok"] = bool(result.success)
+        meta["updated_at"] = now
+        if meta["status"] == "created":
+            meta["status"] = "running"
+        if meta["current_step"] >= meta["max_steps"]:
+            self._end(meta, "error", error=MAX_STEPS_REACHED)
+            return self._response(meta, "error", error=MAX_STEPS_REACHED), {}
+
+        n = meta["current_step"] + 1
+        snap = req.snapshot
+        fp = page_fingerprint(snap) if snap is not None else None
+        if snap is None:
+            decision = Decision("observe", {}, thinking="no page snapshot yet: observe the page first")
+            stop = None
+        else:
+            decision, stop = self._decide(meta, snap, fp, n)
+        meta["current_step"] = n
+        step_item: dict[str, Any] = {
+            "stepNumber": n, "timestamp": now, "hash": rhash, "thinking": decision.thinking[:500],
+            "snapshot": snap.model_dump(mode="json", exclude_none=True) if snap is not None else None,
+            "url": snap.url if snap is not None else "",
+            "lastActionResult": result.model_dump(mode="json", exclude_none=True) if result is not None else None,
+        }
+        entry = {"step": n, "tool": decision.tool, "target": decision.target, "url": snap.url if snap else "",
+                 "fp": fp, "result": None, "ok": None, "hash": rhash}
+
+        if stop is not None:
+            self._end(meta, "error", error=stop)
+            step_item.update(action="error", parameters={}, error=stop)
+            response = self._response(meta, "error", error=stop)
+        elif decision.tool == "finish":
+            text = decision.text or str(decision.parameters.get("result", "")) or "Task finished"
+            self._end(meta, "completed", result=text)
+            step_item.update(action="finish", parameters={}, result=text)
+            response = self._response(meta, "finish", result=text)
+        elif decision.tool == "ask_user":
+            question = decision.text or str(decision.parameters.get("question", "")) or "How should I continue?"
+            meta["status"] = "waiting_user"
+            meta["pending"] = {"kind": "question", "question": question}
+            step_item.update(action="ask_user", parameters={}, question=question)
+            response = self._response(meta, "ask_user", question=question)
+        else:
+            risk = None
+            if meta["mode"] == "careful" and decision.tool in RISKY_TOOLS and snap is not None:
+                ctx = self._context(meta, snap, n)
+                risk = self.brain.assess(decision, ctx)
+                if risk is not None and _approved(meta["approvals"], risk, snap.url):
+                    risk = None
+            if risk is not None:
+                question = _question(risk, decision)
+                meta["status"] = "waiting_user"
+                meta["pending"] = {"kind": "risk", "question": question, "summary": risk.summary,
+                                   "risk": {"category": risk.category, "domain": risk.domain or _domain(snap.url),
+                                            "amount": risk.amount}}
+                step_item.update(action="ask_user", parameters={"tool": decision.tool, **decision.parameters},
+                                 question=question)
+                response = self._response(meta, "ask_user", question=question)
+                entry["tool"] = "ask_user"
+            else:
+                meta["status"] = "running"
+                step_item.update(action=decision.tool, parameters=decision.parameters)
+                response = self._response(meta, "execute_tool",
+                                          tool={"name": decision.tool, "parameters": decision.parameters})
+        meta["recent"] = (recent + [entry])[-RECENT:]
+        if n % reflect.EVERY == 0:
+            window = [e for e in meta["recent"] if e["step"] > n - reflect.EVERY]
+            meta["reflections"] = (meta["reflections"] + [reflect.reflect(window, n, now)])[-MAX_REFLECTIONS:]
+        return response, step_item
+
+    def _decide(self, meta: dict[str, Any], snap: PageSnapshot, fp: str | None,
+                n: int) -> tuple[Decision, str | None]:
+        """The brain's decision, with loop nudges; returns (decision, error that ends the run or None)."""
+        ctx = self._context(meta, snap, n)
+        decision = self.brain.decide(ctx)
+        window = meta["recent"][-LOOP_WINDOW:]
+
+        def repeats(d: Decision) -> int:
+            return sum(1 for e in window if (e.get("tool"), e.get("target"), e.get("url"), e.get("fp"))
+                       == (d.tool, d.target, snap.url, fp))
+
+        count = repeats(decision)
+        if decision.tool in ("finish", "ask_user") or count < LOOP_NUDGE:
+            return decision, None
+        what = f"{decision.tool} {decision.target}".strip()
+        ctx.hints.append(f"Loop: you already chose '{what}' {count} times on this unchanged page and it did not "
+                         "help. Choose a different action (another element, scroll, navigate, or finish).")
+        ctx.avoid.append((decision.tool, decision.target))
+        meta["loop"]["nudges"] = int(meta["loop"].get("nudges", 0)) + 1
+        retry = self.brain.decide(ctx)
+        if (retry.tool, retry.target) != (decision.tool, decision.target):
+            retry.thinking = (retry.thinking + " (changed course after a loop nudge)").strip()
+            return retry, None
+        if count >= LOOP_STOP:
+            return decision, (f"Stuck in a loop: '{what}' was chosen {count + 1} times on an unchanged page "
+                              f"({snap.url}) despite nudges to change course")
+        return decision, None
+
+    def _context(self, meta: dict[str, Any], snap: PageSnapshot, n: int) -> StepContext:
+        latest = meta["reflections"][-1] if meta.get("reflections") else None
+        history = [{k: e.get(k) for k in ("step", "tool", "target", "url", "result", "ok")} for e in meta["recent"]]
+        return StepContext(task=meta["task"], mode=meta["mode"], snapshot=snap, history=history, step=n,
+                           max_steps=meta["max_steps"], hints=reflect.hints(latest), avoid=[],
+                           answers=list(meta.get("answers", [])), reflection=latest)
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _load(self, run_id: str) -> dict[str, Any]:
+        meta = self.repo.load(run_id)
+        if meta is None:
+            raise ApiError(404, f"run {run_id} not found (unknown or expired)")
+        self.last_meta = meta
+        return meta
+
+    @staticmethod
+    def _replay(meta: dict[str, Any], rhash: str) -> dict[str, Any] | None:
+        last = meta.get("last")
+        if last and last.get("hash") == rhash:
+            return copy.deepcopy(last["response"])
+        return None
+
+    def _commit(self, before: dict[str, Any], meta: dict[str, Any], response: dict[str, Any],
+                step_item: dict[str, Any] | None, rhash: str) -> dict[str, Any]:
+        meta["last"] = {"hash": rhash, "response": response}
+        meta["version"] = before["version"]
+        try:
+            self.repo.save(meta, step_item or None)
+        except VersionConflict:
+            fresh = self.repo.load(meta["runId"])
+            if fresh is not None:
+                replay = self._replay(fresh, rhash)
+                if replay is not None:
+                    return replay
+            raise ApiError(409, f"run {meta['runId']} was advanced by another request at the same time; "
+                                "send the next step with a fresh snapshot") from None
+        return response
+
+    def _end(self, meta: dict[str, Any], status: str, *, result: str | None = None, error: str | None = None) -> None:
+        meta["status"] = status
+        meta["pending"] = None
+        if result is not None:
+            meta["result"] = result[:4000]
+        if error is not None:
+            meta["error"] = error
+
+    @staticmethod
+    def _response(meta: dict[str, Any], action: str, **fields: Any) -> dict[str, Any]:
+        return {"action": action, **fields, "state": _state(meta)}
+
+    @staticmethod
+    def _observation(step: dict[str, Any], following: dict[str, Any] | None, meta: dict[str, Any]) -> str:
+        if step["action"] == "finish":
+            return str(step.get("result", ""))
+        if step["action"] == "error":
+            return str(step.get("error", ""))
+        if following is not None and following.get("lastActionResult"):
+            return ToolResult.model_validate(following["lastActionResult"]).describe()
+        if step["action"] == "ask_user":
+            if meta.get("declined") and following is None:
+                return "User declined"
+            return "Waiting for the user" if meta["status"] == "waiting_user" else ""
+        return "Pending" if meta["status"] in ("running", "created") else ""
+
+
+def _state(meta: dict[str, Any]) -> dict[str, Any]:
+    return {"status": meta["status"], "currentStep": meta["current_step"], "maxSteps": meta["max_steps"]}
+
+
+def _approved(approvals: list[dict[str, Any]], risk: Risk, url: str) -> bool:
+    """One approval covers one transaction: same kind of action on the same site, for at most the
+    approved amount. A grown amount (or an amount where none was shown before) asks again."""
+    domain = risk.domain or _domain(url)
+    for a in approvals:
+        if a.get("category") != risk.category or a.get("domain") != domain:
+            continue
+        approved = a.get("amount")
+        if risk.amount is None or (approved is not None and risk.amount <= float(approved) + 0.005):
+            return True
+    return False
+
+
+def _question(risk: Risk, decision: Decision) -> str:
+    amount = f" Amount: {risk.amount_text or risk.amount}." if risk.amount is not None or risk.amount_text else ""
+    return f"⚠️ Careful mode: {risk.summary}.{amount} Proceed?"
