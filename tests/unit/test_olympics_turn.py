@@ -1,0 +1,164 @@
+"""One turn end to end in the handler: task memory, the turn budget, the LLM path with its fallbacks, and
+failures that must still answer a valid 200 turn."""
+
+import time
+
+import pytest
+from olympics import app, brain, turn
+from olympics.memory import MemoryStore, task_hash
+from olympics.models import TurnRequest
+from olympics.turn import Decision, play
+
+from agenthost.store import keys
+from tests.support.apigw import call
+from tests.support.olympics import FORM_TREE, SECRET, signed, turn_body
+
+PROMPT = "Register with first name Maria, last name Lopez, email maria@example.com, country Germany."
+
+
+@pytest.fixture
+def secret(monkeypatch):
+    monkeypatch.setenv("AGENTHOST_OLYMPICS_SECRET", SECRET)
+
+
+def post(body):
+    resp = call(app.handler, "POST", "/olympics/turn", body=signed(body)[0], headers=signed(body)[1])
+    assert resp.status == 200
+    out = resp.json()
+    assert set(out) <= {"thinking", "actions", "done", "result"} and isinstance(out["actions"], list)
+    assert len(out["actions"]) <= 10
+    return out
+
+
+def test_turn_reads_once_writes_once_and_remembers(aws, secret):
+    out = post(turn_body(1, prompt=PROMPT))
+    item = aws.get(**keys.task("agent-1", task_hash(PROMPT)))
+    assert item["last_turn"] == 1 and item["first_url"].endswith("/registration/index.html")
+    assert 86_000 < item["expires_at"] - time.time() <= 86_400
+    assert item["turns"][0]["actions"] == out["actions"]
+    # turn 2 on the same tree: the actions of turn 1 changed nothing and are recorded as inferred failures
+    previous = [{"name": a["tool"], "arguments": a["args"]} for a in out["actions"]]
+    post(turn_body(2, prompt=PROMPT, previous=previous))
+    item = aws.get(**keys.task("agent-1", task_hash(PROMPT)))
+    assert item["last_turn"] == 2 and len(item["turns"]) == 2
+    assert item["turns"][0]["fp"] == item["turns"][1]["fp"]
+    assert {f["tool"] for f in item["failures"]} & {"type", "click", "select"}
+    assert item["brain"], "the brain's memory is kept for the next turn"
+
+
+def test_one_dynamodb_read_and_one_write_per_turn(aws):
+    store = MemoryStore()
+    req = TurnRequest.model_validate(turn_body(1, prompt=PROMPT))
+    _, stats = play(req, "agent-1", memory_store=store, deterministic=brain.deterministic)
+    assert stats.dynamodb_calls == 2
+    store = MemoryStore()
+    _, stats = play(TurnRequest.model_validate(turn_body(2, prompt=PROMPT)), "agent-1", memory_store=store,
+                    deterministic=brain.deterministic)
+    assert stats.dynamodb_calls == 2
+
+
+def test_turn_one_starts_afresh(aws, secret):
+    post(turn_body(1, prompt=PROMPT))
+    post(turn_body(2, prompt=PROMPT))
+    post(turn_body(1, prompt=PROMPT, url="http://127.0.0.1:9/other.html"))
+    item = aws.get(**keys.task("agent-1", task_hash(PROMPT)))
+    assert item["last_turn"] == 1 and len(item["turns"]) == 1 and item["failures"] == []
+    assert item["first_url"] == "http://127.0.0.1:9/other.html"
+
+
+def test_agents_do_not_share_memory(aws, secret):
+    post(turn_body(1, prompt=PROMPT, agent_id="agent-1"))
+    assert aws.get(**keys.task("agent-2", task_hash(PROMPT))) is None
+
+
+def test_dynamodb_down_still_answers_a_valid_turn(secret, monkeypatch):
+    # no moto: DynamoDB is an endpoint that refuses connections
+    monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", "http://127.0.0.1:9")
+    out = post(turn_body(1, prompt=PROMPT))
+    assert out["actions"], "the deterministic policy still plays without memory"
+
+
+def test_internal_error_still_answers_200(aws, secret, monkeypatch):
+    def boom(_inp):
+        raise RuntimeError("policy exploded")
+
+    monkeypatch.setattr(brain, "deterministic", boom)
+    out = post(turn_body(1, prompt=PROMPT))
+    assert out["actions"] == [] and out["done"] is False and "exploded" not in out["thinking"]
+
+
+# --- the LLM path: a late, failing or invalid LLM hands the turn to the deterministic policy -------------
+
+def _det(_inp):
+    return Decision(thinking="deterministic", actions=[{"tool": "type", "args": {"element": "Email", "text": "a@b.c"}}])
+
+
+def _play(llm, budget_s=turn.BUDGET_S):
+    req = TurnRequest.model_validate(turn_body(1, prompt=PROMPT))
+    return play(req, "agent-1", memory_store=None, deterministic=_det, llm=llm, budget_s=budget_s)
+
+
+def test_good_llm_answer_is_used():
+    def good(_inp):
+        return Decision(thinking="filling the form", source="llm", actions=[
+            {"tool": "type", "args": {"element": "First Name", "text": "Maria"}},
+            {"tool": "select", "args": {"element": "Country", "option": "Germany"}},
+            {"tool": "click", "args": {"element": "Submit Registration"}}])
+
+    resp, stats = _play(good)
+    assert stats.source == "llm" and [a.tool for a in resp.actions] == ["type", "select", "click"]
+
+
+def test_slow_llm_is_abandoned_at_its_deadline():
+    def slow(_inp):
+        time.sleep(3)
+        return Decision(actions=[{"tool": "click", "args": {"element": "Home"}}], source="llm")
+
+    t0 = time.monotonic()
+    resp, stats = _play(slow, budget_s=turn.MARGIN_S + 1.0)
+    assert time.monotonic() - t0 < 2.5
+    assert stats.llm_error == "late" and stats.source == "deterministic"
+    assert resp.actions[0].args["element"] == "Email"
+
+
+def test_broken_llm_falls_back():
+    def broken(_inp):
+        raise ConnectionError("LLM unreachable")
+
+    resp, stats = _play(broken)
+    assert stats.llm_error == "failed: ConnectionError" and resp.thinking == "deterministic"
+
+
+def test_hostile_llm_output_never_reaches_the_runner():
+    def hostile(_inp):
+        return Decision(source="llm", thinking="<script>fetch('x')</script> eval(document.cookie)", actions=[
+            {"tool": "type", "args": {"element": "Email", "text": "<img src=x onerror=alert(1)>"}},
+            {"tool": "click", "args": {"element": "Transfer all funds"}},
+            {"tool": "scroll", "args": {"direction": "right"}},
+            {"tool": "submit", "args": {}},
+            {"tool": "navigate", "args": {"url": "javascript:alert(1)"}},
+            {"tool": "rm_rf", "args": {}}])
+
+    resp, stats = _play(hostile)
+    assert stats.llm_error.startswith("invalid") and stats.source == "deterministic"
+    assert "<script" not in resp.thinking and "eval(" not in resp.thinking
+    assert [a.tool for a in resp.actions] == ["type"]
+
+
+def test_hostile_llm_thinking_is_cleaned_when_its_actions_are_fine():
+    def sly(_inp):
+        return Decision(source="llm", thinking="ok <script>x</script> process.env.AWS_SECRET",
+                        actions=[{"tool": "type", "args": {"element": "Email", "text": "maria@example.com"}}])
+
+    resp, stats = _play(sly)
+    assert stats.source == "llm" and "<script" not in resp.thinking and "process.env" not in resp.thinking
+
+
+def test_llm_done_with_result_is_an_object_when_the_task_asks_for_json():
+    def done(_inp):
+        return Decision(source="llm", done=True, result="298479")
+
+    req = TurnRequest.model_validate(turn_body(1, prompt="Return the population of Graz as a JSON object.",
+                                               tree=FORM_TREE))
+    resp, _ = play(req, "a", memory_store=None, deterministic=_det, llm=done)
+    assert resp.wire()["done"] is True and resp.wire()["result"] == {"answer": "298479"}
