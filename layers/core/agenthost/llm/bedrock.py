@@ -1,0 +1,151 @@
+"""Amazon Bedrock through boto3 ``bedrock-runtime`` Converse, forcing a tool call for a structured answer."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from agenthost.llm.base import (
+    MIN_CALL_S,
+    LlmError,
+    LlmInvalid,
+    LlmTimeout,
+    Usage,
+    check_required,
+    parse_json,
+    record,
+    remaining,
+    run_before,
+    split_system,
+)
+
+TOOL = "respond"
+_RETRYABLE = {"ThrottlingException", "ServiceUnavailableException", "InternalServerException",
+              "ModelNotReadyException", "ServiceQuotaExceededException"}
+
+
+class BedrockProvider:
+    """Converse with ``toolChoice`` forcing the ``respond`` tool whose input schema is the answer schema."""
+
+    name = "bedrock"
+
+    def __init__(self, model: str, *, client: Any = None, endpoint_url: str | None = None, region: str | None = None,
+                 max_tokens: int = 1200):
+        self.model = model
+        self._client = client
+        self._endpoint = endpoint_url
+        self._region = region
+        self.max_tokens = max_tokens
+        self._clients: dict[int, Any] = {}
+        self._lock = threading.Lock()
+
+    @property
+    def base_url(self) -> str:
+        from agenthost.config import settings
+
+        return self._endpoint or f"https://bedrock-runtime.{self._region or settings().region}.amazonaws.com"
+
+    def client(self, read_timeout: float) -> Any:
+        """A client whose timeouts fit the time left (cached per whole second; botocore retries off)."""
+        if self._client is not None:
+            return self._client
+        bucket = max(1, int(read_timeout))
+        with self._lock:
+            found = self._clients.get(bucket)
+            if found is None:
+                import boto3
+                from botocore.config import Config
+
+                from agenthost.config import settings
+
+                found = boto3.session.Session().client(
+                    "bedrock-runtime", region_name=self._region or settings().region, endpoint_url=self._endpoint,
+                    config=Config(connect_timeout=min(2, bucket), read_timeout=bucket,
+                                  retries={"max_attempts": 1, "mode": "standard"}))
+                self._clients[bucket] = found
+        return found
+
+    def request(self, messages: list[dict[str, Any]], schema: dict[str, Any]) -> dict[str, Any]:
+        system, rest = split_system(messages)
+        convo: list[dict[str, Any]] = []
+        for m in rest:
+            role = "assistant" if m.get("role") == "assistant" else "user"
+            text = str(m.get("content", ""))
+            if convo and convo[-1]["role"] == role:
+                convo[-1]["content"][0]["text"] += "\n\n" + text
+            else:
+                convo.append({"role": role, "content": [{"text": text}]})
+        req: dict[str, Any] = {
+            "modelId": self.model,
+            "messages": convo,
+            "inferenceConfig": {"maxTokens": self.max_tokens, "temperature": 0},
+            "toolConfig": {
+                "tools": [{"toolSpec": {"name": TOOL, "description": "Give your answer as this tool's input.",
+                                        "inputSchema": {"json": schema}}}],
+                "toolChoice": {"tool": {"name": TOOL}},
+            },
+        }
+        if system:
+            req["system"] = [{"text": system}]
+        return req
+
+    def complete_json(self, messages: list[dict[str, Any]], schema: dict[str, Any],
+                      deadline: float) -> tuple[dict[str, Any], Usage]:
+        req = self.request(messages, schema)
+        usage = Usage()
+        last: Exception | None = None
+        for attempt in range(2):
+            if attempt and remaining(deadline) < max(MIN_CALL_S, 1.0):
+                break
+            try:
+                obj, u = run_before(deadline, lambda: self._once(req, schema, deadline))
+                usage.add(u)
+                record(u)
+                return obj, usage
+            except LlmTimeout:
+                raise
+            except (_Retryable, LlmInvalid) as exc:
+                last = exc
+        if isinstance(last, LlmInvalid):
+            raise last
+        raise LlmError(str(last) if last else "the model gave no answer")
+
+    def _once(self, req: dict[str, Any], schema: dict[str, Any], deadline: float) -> tuple[dict[str, Any], Usage]:
+        from botocore.exceptions import (
+            BotoCoreError,
+            ClientError,
+            ConnectTimeoutError,
+            ReadTimeoutError,
+        )
+
+        started = time.monotonic()
+        try:
+            resp = self.client(max(remaining(deadline), 0.1)).converse(**req)
+        except (ReadTimeoutError, ConnectTimeoutError):
+            raise LlmTimeout("the model did not answer before the deadline") from None
+        except ClientError as exc:
+            code = exc.response.get("Error", {}).get("Code", "")
+            if code in _RETRYABLE:
+                raise _Retryable(f"Bedrock answered {code}") from None
+            raise LlmError(f"Bedrock answered {code or 'an error'}") from None
+        except BotoCoreError as exc:
+            raise _Retryable(f"cannot reach Bedrock ({exc.__class__.__name__})") from None
+        u = resp.get("usage") or {}
+        usage = Usage(input_tokens=int(u.get("inputTokens") or 0), output_tokens=int(u.get("outputTokens") or 0),
+                      calls=1, latency_ms=int((time.monotonic() - started) * 1000))
+        content = ((resp.get("output") or {}).get("message") or {}).get("content") or []
+        for block in content:
+            tool_use = block.get("toolUse")
+            if tool_use and isinstance(tool_use.get("input"), dict):
+                return check_required(tool_use["input"], schema), usage
+        text = "\n".join(b.get("text", "") for b in content if "text" in b)
+        if not text:
+            raise LlmInvalid("Bedrock returned neither a tool call nor text")
+        obj = parse_json(text)
+        return check_required(obj, schema), usage
+
+
+class _Retryable(LlmError):
+    pass
+

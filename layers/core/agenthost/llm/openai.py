@@ -1,0 +1,134 @@
+"""OpenAI-compatible chat completions through httpx (OpenRouter, OpenAI, vLLM, Ollama...)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+from agenthost.llm.base import (
+    MIN_CALL_S,
+    LlmError,
+    LlmInvalid,
+    LlmTimeout,
+    Usage,
+    check_required,
+    parse_json,
+    record,
+    remaining,
+    run_before,
+)
+
+_RETRYABLE = {408, 409, 425, 429, 500, 502, 503, 504}
+
+
+class OpenAIProvider:
+    """``POST {base_url}/chat/completions`` asking for a JSON-schema answer (JSON-object mode as fallback)."""
+
+    name = "openai"
+
+    def __init__(self, model: str, *, base_url: str = "https://api.openai.com/v1",
+                 api_key: str | Callable[[], str] = "", max_tokens: int = 1200,
+                 transport: httpx.BaseTransport | None = None):
+        self.model = model
+        self.base_url = base_url.rstrip("/")
+        self._api_key = api_key
+        self.max_tokens = max_tokens
+        self._transport = transport
+        #: False once the server rejected ``json_schema`` (remembered for the warm container)
+        self.schema_mode = True
+
+    def _key(self) -> str:
+        return self._api_key() if callable(self._api_key) else self._api_key
+
+    def complete_json(self, messages: list[dict[str, Any]], schema: dict[str, Any],
+                      deadline: float) -> tuple[dict[str, Any], Usage]:
+        usage = Usage()
+        attempts = 0
+        last: Exception | None = None
+        while attempts < 2:
+            if attempts and remaining(deadline) < max(MIN_CALL_S, 1.0):
+                break
+            attempts += 1
+            try:
+                obj, u = run_before(deadline, lambda: self._once(messages, schema, deadline))
+                usage.add(u)
+                record(u)
+                return obj, usage
+            except LlmTimeout:
+                raise
+            except _Retryable as exc:
+                last = exc
+                continue
+            except LlmInvalid as exc:
+                last = exc
+                continue
+        if isinstance(last, LlmInvalid):
+            raise last
+        raise LlmError(str(last) if last else "the model gave no answer")
+
+    def _once(self, messages: list[dict[str, Any]], schema: dict[str, Any],
+              deadline: float) -> tuple[dict[str, Any], Usage]:
+        left = max(remaining(deadline), 0.1)
+        timeout = httpx.Timeout(left, connect=min(2.0, left))
+        headers = {"Content-Type": "application/json"}
+        key = self._key()
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        started = time.monotonic()
+        with httpx.Client(timeout=timeout, transport=self._transport) as http:
+            if self.schema_mode:
+                body = self._body(messages, {"type": "json_schema", "json_schema": {
+                    "name": "response", "schema": schema, "strict": False}})
+                resp = self._post(http, body, headers)
+                if resp.status_code in (400, 404, 415, 422) and _rejects_schema(resp):
+                    self.schema_mode = False
+                else:
+                    return self._read(resp, schema, started)
+            hint = {"role": "system", "content": "Answer with one JSON object only, following this JSON schema: "
+                    + json.dumps(schema, separators=(",", ":"))}
+            body = self._body([*messages, hint], {"type": "json_object"})
+            return self._read(self._post(http, body, headers), schema, started)
+
+    def _body(self, messages: list[dict[str, Any]], fmt: dict[str, Any]) -> dict[str, Any]:
+        return {"model": self.model, "messages": messages, "temperature": 0, "max_tokens": self.max_tokens,
+                "response_format": fmt}
+
+    def _post(self, http: httpx.Client, body: dict[str, Any], headers: dict[str, str]) -> httpx.Response:
+        try:
+            return http.post(f"{self.base_url}/chat/completions", json=body, headers=headers)
+        except httpx.TimeoutException:
+            raise LlmTimeout("the model did not answer before the deadline") from None
+        except httpx.HTTPError as exc:
+            raise _Retryable(f"cannot reach the model endpoint ({exc.__class__.__name__})") from None
+
+    def _read(self, resp: httpx.Response, schema: dict[str, Any], started: float) -> tuple[dict[str, Any], Usage]:
+        if resp.status_code in _RETRYABLE:
+            raise _Retryable(f"the model endpoint answered {resp.status_code}")
+        if resp.status_code >= 400:
+            raise LlmError(f"the model endpoint answered {resp.status_code}")
+        try:
+            data = resp.json()
+            choice = data["choices"][0]["message"]
+            content = choice.get("content")
+            if not content and choice.get("tool_calls"):
+                content = choice["tool_calls"][0]["function"]["arguments"]
+        except (ValueError, KeyError, IndexError, TypeError):
+            raise LlmInvalid("the model endpoint returned an unexpected body") from None
+        u = data.get("usage") or {}
+        usage = Usage(input_tokens=int(u.get("prompt_tokens") or 0), output_tokens=int(u.get("completion_tokens") or 0),
+                      calls=1, latency_ms=int((time.monotonic() - started) * 1000))
+        obj = content if isinstance(content, dict) else parse_json(str(content or ""))
+        return check_required(obj, schema), usage
+
+
+class _Retryable(LlmError):
+    pass
+
+
+def _rejects_schema(resp: httpx.Response) -> bool:
+    text = resp.text.lower()
+    return any(w in text for w in ("response_format", "json_schema", "schema", "not supported", "unsupported"))

@@ -1,0 +1,180 @@
+"""LLM providers: OpenAI-compatible over real loopback HTTP (tests/support/fake_llm.py), Bedrock via Stubber."""
+
+from __future__ import annotations
+
+import time
+
+import boto3
+import pytest
+from botocore.stub import Stubber
+
+from agenthost import config, llm
+from agenthost.llm import LlmError, LlmInvalid, LlmTimeout, parse_json
+from agenthost.llm.bedrock import BedrockProvider
+from agenthost.llm.openai import OpenAIProvider
+from tests.support.fake_llm import FakeLLM
+
+SCHEMA = {"type": "object", "properties": {"actions": {"type": "array"}, "done": {"type": "boolean"}},
+          "required": ["actions", "done"]}
+MSGS = [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "Go."}]
+ANSWER = {"actions": [{"tool": "click", "args": {"element": "OK"}}], "done": False}
+
+
+@pytest.fixture
+def fake():
+    with FakeLLM() as f:
+        yield f
+
+
+def deadline(s=5.0):
+    return time.monotonic() + s
+
+
+def test_openai_json_schema_answer_usage_and_key(fake):
+    fake.reply(ANSWER, usage=(321, 45))
+    p = OpenAIProvider("m-1", base_url=fake.base_url, api_key="sk-test-123")
+    before = llm.totals().input_tokens
+    obj, usage = p.complete_json(MSGS, SCHEMA, deadline())
+    assert obj == ANSWER
+    assert (usage.input_tokens, usage.output_tokens, usage.calls) == (321, 45, 1)
+    assert llm.totals().input_tokens - before == 321
+    req = fake.requests[0]
+    assert req["model"] == "m-1" and req["response_format"]["type"] == "json_schema"
+    assert req["response_format"]["json_schema"]["schema"] == SCHEMA
+    assert fake.headers[0]["authorization"] == "Bearer sk-test-123"
+
+
+def test_openai_falls_back_to_json_object_mode_and_parses_chatty_fenced_text(fake):
+    fake.reject_json_schema = True
+    fake.reply('Sure! Here it is:\n```json\n{"actions": [], "done": true,}\n```\nHope that helps.')
+    p = OpenAIProvider("m", base_url=fake.base_url)
+    obj, _ = p.complete_json(MSGS, SCHEMA, deadline())
+    assert obj == {"actions": [], "done": True}
+    assert [r["response_format"]["type"] for r in fake.requests] == ["json_schema", "json_object"]
+    assert "JSON schema" in fake.requests[1]["messages"][-1]["content"]
+    fake.reply(ANSWER)
+    p.complete_json(MSGS, SCHEMA, deadline())  # remembered: goes straight to json_object
+    assert fake.requests[-1]["response_format"]["type"] == "json_object"
+
+
+def test_openai_slow_server_times_out_at_the_deadline(fake):
+    fake.reply(ANSWER, delay=3.0)
+    p = OpenAIProvider("m", base_url=fake.base_url)
+    t = time.monotonic()
+    with pytest.raises(LlmTimeout):
+        p.complete_json(MSGS, SCHEMA, time.monotonic() + 1.0)
+    assert time.monotonic() - t < 1.3
+
+
+def test_openai_retries_once_after_a_server_error(fake):
+    fake.reply(status=503).reply(ANSWER)
+    obj, usage = OpenAIProvider("m", base_url=fake.base_url).complete_json(MSGS, SCHEMA, deadline())
+    assert obj == ANSWER and usage.calls == 1 and len(fake.requests) == 2
+    fake.reply(status=500).reply(status=500).reply(ANSWER)
+    with pytest.raises(LlmError) as err:
+        OpenAIProvider("m", base_url=fake.base_url, api_key="sk-secret-xyz").complete_json(MSGS, SCHEMA, deadline())
+    assert "500" in str(err.value) and "sk-secret" not in str(err.value)
+
+
+def test_openai_garbage_or_wrong_shape_is_invalid(fake):
+    fake.reply("I cannot help with that.").reply("still no json")
+    with pytest.raises(LlmInvalid):
+        OpenAIProvider("m", base_url=fake.base_url).complete_json(MSGS, SCHEMA, deadline())
+    fake.reply({"done": "yes"}).reply({"done": "yes"})
+    with pytest.raises(LlmInvalid):
+        OpenAIProvider("m", base_url=fake.base_url).complete_json(MSGS, SCHEMA, deadline())
+    fake.reply(raw_body=b"<html>oops</html>").reply(raw_body=b"<html>oops</html>")
+    with pytest.raises(LlmInvalid):
+        OpenAIProvider("m", base_url=fake.base_url).complete_json(MSGS, SCHEMA, deadline())
+
+
+def test_openai_unreachable_endpoint_is_an_error_not_a_hang():
+    p = OpenAIProvider("m", base_url="http://127.0.0.1:9/v1")
+    t = time.monotonic()
+    with pytest.raises(LlmError):
+        p.complete_json(MSGS, SCHEMA, deadline(3))
+    assert time.monotonic() - t < 3.2
+
+
+def test_parse_json_tolerance():
+    assert parse_json('{"a": 1}') == {"a": 1}
+    assert parse_json('Answer: {"a": {"b": "}"}} thanks') == {"a": {"b": "}"}}
+    with pytest.raises(LlmInvalid):
+        parse_json("[1, 2]")
+
+
+def _bedrock():
+    client = boto3.client("bedrock-runtime", region_name="us-east-1", aws_access_key_id="x",
+                          aws_secret_access_key="y")  # noqa: S106
+    return client, Stubber(client)
+
+
+def _converse_response(content, usage=(50, 7)):
+    return {"output": {"message": {"role": "assistant", "content": content}}, "stopReason": "tool_use",
+            "usage": {"inputTokens": usage[0], "outputTokens": usage[1], "totalTokens": sum(usage)},
+            "metrics": {"latencyMs": 10}}
+
+
+def test_bedrock_forces_the_tool_and_reads_its_input():
+    client, stub = _bedrock()
+    p = BedrockProvider("anthropic.claude-3-haiku", client=client)
+    expected = p.request(MSGS, SCHEMA)
+    assert expected["toolConfig"]["toolChoice"] == {"tool": {"name": "respond"}}
+    assert expected["system"] == [{"text": "You are terse."}]
+    assert expected["toolConfig"]["tools"][0]["toolSpec"]["inputSchema"]["json"] == SCHEMA
+    stub.add_response("converse", _converse_response(
+        [{"toolUse": {"toolUseId": "t1", "name": "respond", "input": ANSWER}}]), expected)
+    with stub:
+        obj, usage = p.complete_json(MSGS, SCHEMA, deadline())
+    assert obj == ANSWER and (usage.input_tokens, usage.output_tokens) == (50, 7)
+    stub.assert_no_pending_responses()
+
+
+def test_bedrock_retries_throttling_once_and_parses_text_answers():
+    client, stub = _bedrock()
+    p = BedrockProvider("m", client=client)
+    stub.add_client_error("converse", service_error_code="ThrottlingException", http_status_code=429)
+    stub.add_response("converse", _converse_response([{"text": 'Here: ```json\n{"actions": [], "done": true}\n```'}]))
+    with stub:
+        obj, _ = p.complete_json(MSGS, SCHEMA, deadline())
+    assert obj == {"actions": [], "done": True}
+    stub.add_client_error("converse", service_error_code="AccessDeniedException", http_status_code=403)
+    with stub, pytest.raises(LlmError) as err:
+        p.complete_json(MSGS, SCHEMA, deadline())
+    assert "AccessDenied" in str(err.value)
+
+
+def test_bedrock_never_waits_past_the_deadline():
+    class Slow:
+        def converse(self, **kw):
+            time.sleep(2)
+            return _converse_response([])
+
+    t = time.monotonic()
+    with pytest.raises(LlmTimeout):
+        BedrockProvider("m", client=Slow()).complete_json(MSGS, SCHEMA, time.monotonic() + 0.8)
+    assert time.monotonic() - t < 1.1
+
+
+def test_provider_selection_from_settings(monkeypatch, fake):
+    llm.reset()
+    assert llm.provider_from_settings() is None
+    with pytest.raises(LlmError):
+        llm.complete_json(MSGS, SCHEMA, deadline())
+    monkeypatch.setenv("AGENTHOST_LLM", "openai:gpt-test")
+    monkeypatch.setenv("AGENTHOST_LLM_BASE_URL", fake.base_url)
+    monkeypatch.setenv("AGENTHOST_LLM_API_KEY", "sk-from-env")
+    config.reset()
+    llm.reset()
+    p = llm.provider_from_settings()
+    assert (p.name, p.model, p.base_url) == ("openai", "gpt-test", fake.base_url)
+    assert (config.settings().llm_model, config.settings().llm_endpoint) == ("gpt-test", fake.base_url)
+    fake.reply(ANSWER)
+    assert llm.complete_json(MSGS, SCHEMA, deadline())[0] == ANSWER
+    assert fake.headers[-1]["authorization"] == "Bearer sk-from-env"
+    monkeypatch.setenv("AGENTHOST_LLM", "bedrock:anthropic.claude-x")
+    config.reset()
+    llm.reset()
+    p = llm.provider_from_settings()
+    assert p.name == "bedrock" and p.model == "anthropic.claude-x"
+    llm.reset()
