@@ -1,0 +1,1 @@
+"""Werewolf Arena webhook player (``specs/werewolf-arena-webhook.md``)."""

@@ -1,0 +1,299 @@
+"""What we know this turn: the roster resolved against memory, facts parsed from ``known_info`` and
+``chat_history`` merged into memory, and suspicion scores computed from them.
+
+Everything here is deterministic: two of our agents holding the same public information compute the
+same public ranking, which is how our villagers consolidate votes without talking to each other.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+from werewolf.memory import GameMemory
+from werewolf.models import WOLF_ROLES, WerewolfTurn
+from werewolf.sanitize import MARKERS, addressable
+
+_CHECK_RE = re.compile(r"Round\s*(\d+)\s*:\s*You checked\s+(.+?)\s*(?:→|->|=>)\s*(werewolf|villager|wolf|good)",
+                       re.IGNORECASE)
+_VOTES_RE = re.compile(r"Round\s*(\d+)\s*votes?\s*:\s*(.*)", re.IGNORECASE)
+_CLAUSE_RE = re.compile(r"[，。；！？,;!?\n]+|\.\s")
+_ROLE_WORDS = {
+    "预言家": "seer", "女巫": "witch", "守卫": "guard", "猎人": "hunter", "骑士": "knight", "长老": "elder",
+    "丘比特": "cupid", "摄梦人": "dreamweaver", "村民": "villager", "平民": "villager",
+    "seer": "seer", "witch": "witch", "guard": "guard", "hunter": "hunter", "knight": "knight",
+    "elder": "elder", "cupid": "cupid", "dreamweaver": "dreamweaver", "villager": "villager",
+}
+_CLAIM_RE = re.compile(r"(?:我是|我就是|本人是|身份是|I am the|I'm the|I am a|I'm a)\s*(" +
+                       "|".join(_ROLE_WORDS) + ")", re.IGNORECASE)
+_WOLF_WORDS = ("查杀", "是狼", "狼人", "狼", "werewolf", "wolf")
+_GOOD_WORDS = ("金水", "好人", "villager", "good", "清白", "innocent")
+_ACCUSE_WORDS = ("怀疑", "可疑", "狼", "投", "出局", "放逐", "查杀", "suspect", "wolf", "vote", "eliminate")
+_DEFEND_WORDS = ("不是狼", "好人", "金水", "相信", "信任", "not a wolf", "trust", "innocent", "good")
+_VOTE_PATTERNS = ("投给{}", "投{}", "票投{}", "出{}", "vote for {}", "vote {}", "voting {}")
+_KILL_PATTERNS = ("刀{}", "杀{}", "击杀{}", "kill {}")
+DAYBREAK = ("天亮", "daybreak", "day breaks", "morning")
+
+
+def stable_rank(*parts: object) -> int:
+    """A deterministic pseudo-random number from ``parts`` (tie-breaks every agent computes alike)."""
+    digest = hashlib.blake2b("|".join(map(str, parts)).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big")
+
+
+def is_system(speaker: str) -> bool:
+    s = speaker.strip()
+    return not s or any(m.lower() in s.lower() for m in MARKERS) or s.lower() in ("system", "系统", "法官", "judge")
+
+
+def _clauses(text: str) -> list[str]:
+    return [c.strip() for c in _CLAUSE_RE.split(text) if c.strip()]
+
+
+def _names_in(clause: str, names: list[str]) -> list[str]:
+    """Roster names in ``clause``, longest first, without counting a name inside a longer one."""
+    found: list[str] = []
+    rest = clause
+    for name in names:  # names are sorted longest first
+        if name and name in rest:
+            found.append(name)
+            rest = rest.replace(name, "\x00")
+    return found
+
+
+@dataclass
+class View:
+    turn: WerewolfTurn
+    memory: GameMemory
+    me: str
+    role: str
+    alive: list[str]                       # alive names, seat order, stale entries removed
+    targets: list[str]                     # alive, addressable, not me
+    seats: dict[str, int]
+    teammates: list[str]
+    known_wolves: set[str] = field(default_factory=set)
+    known_good: set[str] = field(default_factory=set)
+    trusted_seer: str | None = None
+    trusted_checks: dict[str, str] = field(default_factory=dict)
+    declared_votes: dict[str, str] = field(default_factory=dict)  # today: speaker -> target
+    wolf_chat_kill: str | None = None
+    public_score: dict[str, float] = field(default_factory=dict)
+    score: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def wolf_team(self) -> bool:
+        return self.role in WOLF_ROLES
+
+    def rank(self, name: str, salt: str = "") -> int:
+        return stable_rank(self.turn.game_id, self.turn.round, salt, name)
+
+    def best(self, candidates: list[str], scores: dict[str, float], salt: str = "") -> str | None:
+        """Highest score; ties broken by a stable hash every agent computes the same way."""
+        if not candidates:
+            return None
+        return max(candidates, key=lambda n: (round(scores.get(n, 0.0), 6), self.rank(n, salt)))
+
+
+def build_view(turn: WerewolfTurn, memory: GameMemory) -> View:
+    """Resolve the roster, merge this turn's facts into ``memory`` and score every player."""
+    mem = memory
+    mem.turns += 1
+    if turn.your_role:
+        mem.role = turn.your_role.lower()
+    role = mem.role
+    seats: dict[str, int] = {}
+    for p in turn.alive_players + turn.dead_players:
+        if p.seat is not None:
+            seats.setdefault(p.name, p.seat)
+    me = ""
+    if turn.your_seat is not None:
+        for p in turn.alive_players + turn.dead_players:
+            if p.seat == turn.your_seat:
+                me = p.name
+                break
+    me = me or mem.my_name
+    mem.my_name = me or mem.my_name
+
+    dead = set(mem.dead) | {p.name for p in turn.dead_players}
+    mem.dead = sorted(dead)
+    alive_names = [p.name for p in sorted(turn.alive_players, key=lambda p: (p.seat is None, p.seat or 0, p.name))]
+    alive = []
+    for n in alive_names:
+        if n not in dead and n not in alive:
+            alive.append(n)
+    all_names = sorted({*alive, *dead, *seats}, key=len, reverse=True)
+
+    # teammates (wolves only; the madman gets none)
+    tm = turn.extra_context.get("teammates")
+    if isinstance(tm, list):
+        names = [str(t.get("name", "")) for t in tm if isinstance(t, dict) and t.get("name")]
+        mem.teammates = sorted({*mem.teammates, *[n for n in names if n != me]})
+    teammates = [t for t in mem.teammates if t != me] if role in WOLF_ROLES else []
+
+    # known_info: our seer results and past votes
+    vote_set = set(mem.votes)
+    for line in turn.known_info:
+        m = _CHECK_RE.search(line)
+        if m:
+            name = _match_name(m.group(2), all_names)
+            if name:
+                res = m.group(3).lower()
+                mem.seer_results[name] = "werewolf" if res in ("werewolf", "wolf") else "villager"
+            continue
+        m = _VOTES_RE.search(line)
+        if m:
+            rnd = int(m.group(1))
+            for pair in re.split(r",\s*|，\s*", m.group(2)):
+                if "→" in pair or "->" in pair:
+                    voter, _, target = pair.replace("->", "→").partition("→")
+                    voter_n, target_n = _match_name(voter, all_names), _match_name(target, all_names)
+                    if voter_n and target_n:
+                        vote_set.add(f"{rnd}|{voter_n}|{target_n}")
+    mem.votes = sorted(vote_set)
+
+    # chat: claims, claimed checks, accusations; today's vote declarations; wolf chat kill calls
+    night_wolf_chat = turn.phase.startswith("night") and turn.action_type == "choose_kill_target"
+    declared: dict[str, str] = {}
+    wolf_kill = None
+    accus = {k: set(v) for k, v in mem.accusations.items()}
+    for line in turn.chat_history:
+        if is_system(line.speaker):
+            if any(w in line.content.lower() for w in DAYBREAK):
+                declared = {}
+            continue
+        speaker = _match_name(line.speaker, all_names) or line.speaker.strip()
+        text = line.content
+        if night_wolf_chat:
+            for c in _clauses(text):
+                for n in _names_in(c, all_names):
+                    if any(p.format(n) in c for p in _KILL_PATTERNS):
+                        wolf_kill = n
+            continue
+        _parse_speech(mem, speaker, text, all_names, accus, declared)
+    mem.accusations = {k: sorted(v) for k, v in sorted(accus.items())}
+
+    view = View(turn=turn, memory=mem, me=me, role=role, alive=alive,
+                targets=[n for n in alive if n != me and addressable(n)], seats=seats, teammates=teammates,
+                declared_votes=declared, wolf_chat_kill=wolf_kill)
+    _judge(view)
+    return view
+
+
+def _match_name(raw: str, names: list[str]) -> str | None:
+    raw = raw.strip()
+    if raw in names:
+        return raw
+    for n in names:
+        if n and (raw.endswith(n) or raw.startswith(n)):
+            return n
+    return None
+
+
+def _parse_speech(mem: GameMemory, speaker: str, text: str, names: list[str],
+                  accus: dict[str, set[str]], declared: dict[str, str]) -> None:
+    m = _CLAIM_RE.search(text)
+    if m:
+        claimed = _ROLE_WORDS.get(m.group(1).lower(), _ROLE_WORDS.get(m.group(1), "villager"))
+        mem.claims.setdefault(speaker, claimed)
+        if claimed == "seer" and speaker not in mem.seer_claim_order:
+            mem.seer_claim_order.append(speaker)
+    is_seer_claimant = mem.claims.get(speaker) == "seer"
+    for clause in _clauses(text):
+        found = [n for n in _names_in(clause, names) if n != speaker]
+        if not found:
+            continue
+        low = clause.lower()
+        if is_seer_claimant and len(found) == 1 and ("验" in clause or "check" in low):
+            if any(w in low for w in _WOLF_WORDS) and "不是狼" not in clause and "not a wolf" not in low:
+                mem.claimed_checks.setdefault(speaker, {})[found[0]] = "werewolf"
+            elif any(w in low for w in _GOOD_WORDS):
+                mem.claimed_checks.setdefault(speaker, {})[found[0]] = "villager"
+        for n in found:
+            if any(p.format(n) in clause for p in _VOTE_PATTERNS):
+                declared[speaker] = n
+        if len(found) == 1 and any(w in low for w in _ACCUSE_WORDS) and not any(w in low for w in _DEFEND_WORDS):
+            accus.setdefault(found[0], set()).add(speaker)
+
+
+def _judge(view: View) -> None:
+    """Known wolves/good from our own role, the trusted seer, and votes; then suspicion scores."""
+    mem, me = view.memory, view.me
+    everyone = set(view.alive) | set(mem.dead)
+    good: set[str] = set()
+    wolves: set[str] = set()
+    if me and view.role not in WOLF_ROLES and view.role != "madman":
+        good.add(me)
+    if view.wolf_team:
+        wolves |= set(view.teammates) | ({me} if me else set())
+    for name, res in mem.seer_results.items():
+        (wolves if res == "werewolf" else good).add(name)
+    if mem.lovers and view.role not in WOLF_ROLES:
+        pass  # cupid does not learn the lovers' sides
+
+    # The trusted seer: the first claimant whose claims do not contradict what we know for sure.
+    trusted = None
+    for claimant in mem.seer_claim_order:
+        if claimant == me:
+            if view.role == "seer":
+                trusted = me
+                break
+            continue
+        checks = mem.claimed_checks.get(claimant, {})
+        lies = any((t in good and r == "werewolf") or (t in wolves and r == "villager" and not view.wolf_team)
+                   for t, r in checks.items())
+        if view.role == "seer" or claimant in wolves or lies:
+            if not view.wolf_team:
+                wolves.add(claimant)  # a false seer is on the wolf side
+            continue
+        trusted = claimant
+        break
+    view.trusted_seer = trusted
+    if trusted and trusted != me:
+        view.trusted_checks = dict(mem.claimed_checks.get(trusted, {}))
+        if not view.wolf_team:
+            for t, r in view.trusted_checks.items():
+                if t != me:
+                    (wolves if r == "werewolf" else good).add(t)
+            good.add(trusted)
+    elif trusted == me:
+        view.trusted_checks = dict(mem.seer_results)
+
+    # public scores: what every player can compute from the chat and the vote record
+    pub: dict[str, float] = {n: 0.0 for n in everyone}
+    for t, accusers in mem.accusations.items():
+        if t in pub:
+            pub[t] += 0.5 * len([a for a in accusers if a != t])
+    public_wolves = {t for t, r in view.trusted_checks.items() if r == "werewolf"} if trusted else set()
+    public_good = {t for t, r in view.trusted_checks.items() if r == "villager"} if trusted else set()
+    for entry in mem.votes:
+        rnd, voter, target = entry.split("|", 2)
+        if target in public_wolves or (target in wolves and view.role == "seer"):
+            pub[voter] = pub.get(voter, 0.0) - 0.5
+        if target == trusted or target in public_good:
+            pub[voter] = pub.get(voter, 0.0) + 2.0
+        # refusing to vote a publicly exposed wolf on the day it was exposed is suspicious
+        for w in public_wolves:
+            if w != voter and w != target and _voted_in(mem.votes, rnd, w):
+                pub[voter] = pub.get(voter, 0.0) + 1.5
+    if trusted:
+        pub[trusted] = pub.get(trusted, 0.0) - 6.0
+    for w in public_wolves:
+        pub[w] = pub.get(w, 0.0) + 20.0
+    for g in public_good:
+        pub[g] = pub.get(g, 0.0) - 8.0
+    view.public_score = pub
+
+    score = dict(pub)
+    for n in wolves:
+        score[n] = score.get(n, 0.0) + 50.0
+    for n in good:
+        score[n] = score.get(n, 0.0) - 50.0
+    view.known_wolves = wolves - {me}
+    view.known_good = good - {me}
+    view.score = score
+    mem.suspicion = {k: round(v, 2) for k, v in sorted(score.items()) if v}
+
+
+def _voted_in(votes: list[str], rnd: str, name: str) -> bool:
+    return any(v.startswith(f"{rnd}|") and v.split("|", 2)[2] == name for v in votes)

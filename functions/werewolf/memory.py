@@ -1,0 +1,103 @@
+"""Per-game memory of one seat: one DynamoDB item ``GAME#<game_id>#<seat>`` / ``META``, TTL two days.
+
+A turn reads it once (``load``) and writes it once (``save``, skipped when nothing changed). Everything
+in it is a set-like fact that re-reading the same payload cannot double-count, so a retried turn is
+harmless.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, Protocol
+
+from agenthost.store import keys
+
+TTL_S = 2 * 24 * 3600
+
+
+@dataclass
+class GameMemory:
+    game_id: str = ""
+    seat: str = ""
+    my_name: str = ""
+    role: str = ""
+    teammates: list[str] = field(default_factory=list)
+    #: our own seer checks: name -> "werewolf" | "villager"
+    seer_results: dict[str, str] = field(default_factory=dict)
+    #: public role claims: name -> role (first claim wins)
+    claims: dict[str, str] = field(default_factory=dict)
+    #: order in which players claimed seer
+    seer_claim_order: list[str] = field(default_factory=list)
+    #: checks announced by claimed seers: claimant -> {target: "werewolf"|"villager"}
+    claimed_checks: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: accusations heard: target -> sorted list of accusers
+    accusations: dict[str, list[str]] = field(default_factory=dict)
+    #: past votes from known_info: "round|voter|target"
+    votes: list[str] = field(default_factory=list)
+    #: names known dead (dead players never come back, whatever a stale roster says)
+    dead: list[str] = field(default_factory=list)
+    #: our night history
+    guard_history: list[list[Any]] = field(default_factory=list)  # [round, target]
+    witch_saved: list[str] = field(default_factory=list)
+    witch_poisoned: list[str] = field(default_factory=list)
+    lovers: list[str] = field(default_factory=list)
+    dream_pairs: list[list[str]] = field(default_factory=list)
+    knight_flipped: bool = False
+    kills_announced: dict[str, str] = field(default_factory=dict)  # round -> target we announced
+    suspicion: dict[str, float] = field(default_factory=dict)
+    turns: int = 0
+
+    def fingerprint(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True, ensure_ascii=False)
+
+    def to_item(self) -> dict[str, Any]:
+        return {**keys.game(self.game_id, self.seat), "data": json.dumps(asdict(self), ensure_ascii=False)}
+
+    @classmethod
+    def from_item(cls, item: dict[str, Any] | None, game_id: str, seat: str) -> GameMemory:
+        if item and isinstance(item.get("data"), str):
+            try:
+                raw = json.loads(item["data"])
+                known = {k: v for k, v in raw.items() if k in cls.__dataclass_fields__}
+                return cls(**known)
+            except (ValueError, TypeError):
+                pass
+        return cls(game_id=game_id, seat=seat)
+
+
+class StoreLike(Protocol):
+    def get(self, pk: str, sk: str, *, consistent: bool = True) -> dict[str, Any] | None: ...
+    def put(self, item: dict[str, Any], *, ttl_s: int | None = None) -> Any: ...
+
+
+def load(store: StoreLike | None, game_id: str, seat: str) -> GameMemory:
+    """One read. No store, no game id, or a failing store: a fresh memory (the turn still answers)."""
+    if store is None or not game_id:
+        return GameMemory(game_id=game_id, seat=seat)
+    k = keys.game(game_id, seat)
+    return GameMemory.from_item(store.get(k["pk"], k["sk"]), game_id, seat)
+
+
+def save(store: StoreLike | None, memory: GameMemory) -> None:
+    """One write, with the two-day TTL."""
+    if store is None or not memory.game_id:
+        return
+    store.put(memory.to_item(), ttl_s=TTL_S)
+
+
+class InMemoryStore:
+    """A dict-backed stand-in for :class:`agenthost.store.Store` (simulations and benchmarks)."""
+
+    def __init__(self) -> None:
+        self.items: dict[tuple[str, str], dict[str, Any]] = {}
+        self.calls = 0
+
+    def get(self, pk: str, sk: str, *, consistent: bool = True) -> dict[str, Any] | None:
+        self.calls += 1
+        return self.items.get((pk, sk))
+
+    def put(self, item: dict[str, Any], *, ttl_s: int | None = None) -> dict[str, Any]:
+        self.calls += 1
+        self.items[(item["pk"], item["sk"])] = dict(item)
+        return item

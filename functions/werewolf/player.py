@@ -1,0 +1,127 @@
+"""One turn of the player, independent of HTTP: parse leniently, load memory (one read), decide,
+check the answer against the contract, save memory (one write), answer.
+
+Never raises: whatever goes wrong, the answer is the safest valid object we can build.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from werewolf import memory as memory_mod
+from werewolf.contract import problems
+from werewolf.knowledge import View, build_view
+from werewolf.memory import GameMemory, StoreLike
+from werewolf.models import WerewolfAnswer, WerewolfTurn
+from werewolf.sanitize import clean_message
+from werewolf.speech import Say
+from werewolf.strategy import decide, safest
+
+GENERIC = {"message": "我先听听大家的发言，再决定投票。"}
+
+
+@dataclass
+class Outcome:
+    answer: dict[str, Any]
+    source: str  # "deterministic" | "llm" | "fallback"
+    problems: list[str]
+    view: View | None = None
+
+
+class Policy:
+    """A decision source; ``decide`` may return None to defer to the deterministic strategy."""
+
+    name = "deterministic"
+
+    def decide(self, view: View, say: Say, deadline: float) -> WerewolfAnswer | None:
+        return None
+
+
+def play(raw: Any, store: StoreLike | None, *, say: Say | None = None, policy: Policy | None = None,
+         deadline: float | None = None, logger: Any = None) -> Outcome:
+    say = say or Say()
+    deadline = deadline or (time.monotonic() + 20.0)
+    try:
+        turn = WerewolfTurn.lenient(raw)
+    except Exception:  # noqa: BLE001 - lenient parsing should not fail; answer anyway
+        return Outcome(dict(GENERIC), "fallback", ["unparseable turn"])
+    seat = str(turn.your_seat) if turn.your_seat is not None else "unknown"
+    mem: GameMemory
+    try:
+        mem = memory_mod.load(store, turn.game_id, seat)
+    except Exception:  # noqa: BLE001 - a store outage must not lose the turn
+        if logger:
+            logger.warning("werewolf memory read failed; playing without memory")
+        mem = GameMemory(game_id=turn.game_id, seat=seat)
+        store = None
+    before = mem.fingerprint()
+    try:
+        view = build_view(turn, mem)
+    except Exception:  # noqa: BLE001
+        if logger:
+            logger.exception("werewolf view failed")
+        return Outcome(_bare_safest(turn, say), "fallback", ["view failed"])
+
+    last_guard = mem.guard_history[-1][1] if mem.guard_history else None
+    ctx = turn.extra_context if turn.action_type == "witch_decide" else None
+
+    def check(ans: WerewolfAnswer) -> tuple[dict[str, Any], list[str]]:
+        wire = _finish(ans, say).wire()
+        return wire, problems(turn.action_type, wire, view.targets, teammates=view.teammates,
+                              last_guarded=last_guard, witch_ctx=ctx)
+
+    source, issues = "deterministic", []
+    answer: dict[str, Any] | None = None
+    if policy is not None and policy.name != "deterministic":
+        snapshot = mem.fingerprint()
+        try:
+            proposed = policy.decide(view, say, deadline)
+        except Exception:  # noqa: BLE001 - an LLM failure falls back to the deterministic answer
+            proposed = None
+        if proposed is not None:
+            wire, issues = check(proposed)
+            if not issues:
+                answer, source = wire, "llm"
+        if answer is None and mem.fingerprint() != snapshot:
+            mem = GameMemory.from_item({"data": snapshot}, turn.game_id, seat)
+            view = build_view(turn, mem)
+            mem.turns -= 1
+    if answer is None:
+        try:
+            wire, issues = check(decide(view, say).answer)
+            if not issues:
+                answer = wire
+        except Exception:  # noqa: BLE001
+            if logger:
+                logger.exception("werewolf strategy failed")
+            issues = ["strategy failed"]
+        if answer is None:
+            source = "fallback"
+            answer = _finish(safest(view, say), say).wire()
+    if mem.fingerprint() != before:
+        try:
+            memory_mod.save(store, mem)
+        except Exception:  # noqa: BLE001
+            if logger:
+                logger.warning("werewolf memory write failed")
+    return Outcome(answer, source, issues, view)
+
+
+def _finish(ans: WerewolfAnswer, say: Say) -> WerewolfAnswer:
+    if ans.message is not None:
+        ans.message = clean_message(ans.message, say.listen())
+    if ans.target is not None:
+        ans.target = ans.target.strip()
+    if ans.second_target is not None:
+        ans.second_target = ans.second_target.strip()
+    return ans
+
+
+def _bare_safest(turn: WerewolfTurn, say: Say) -> dict[str, Any]:
+    try:
+        view = build_view(turn, GameMemory(game_id=turn.game_id))
+        return _finish(safest(view, say), say).wire()
+    except Exception:  # noqa: BLE001 - the last resort is a plain message
+        return dict(GENERIC)

@@ -1,0 +1,86 @@
+"""Actors that play our agent: in-process (the player function, for fast strength runs), through the
+Lambda handler (a full API Gateway event), or over real signed HTTP (local stack or a deployed URL)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agenthost import signing
+
+
+def encode(payload: dict[str, Any]) -> bytes:
+    """The platform's body: UTF-8 JSON with Chinese characters unescaped."""
+    return json.dumps(payload, ensure_ascii=False).encode("utf-8")
+
+
+class InProcessPlayer:
+    """Calls :func:`werewolf.player.play` directly with a dict-backed memory store."""
+
+    def __init__(self, store: Any = None, say: Any = None):
+        from werewolf.memory import InMemoryStore
+
+        self.store = store if store is not None else InMemoryStore()
+        self.say = say
+
+    def __call__(self, payload: dict[str, Any]) -> tuple[Any, str | None]:
+        from werewolf.player import play
+
+        # round-trip through JSON bytes like the wire does
+        outcome = play(json.loads(encode(payload)), self.store, say=self.say)
+        return outcome.answer, None
+
+
+class HandlerPlayer:
+    """Calls the Lambda handler with a signed API Gateway v2 event (memory in whatever table is mocked)."""
+
+    def __init__(self, api_key: str | None):
+        from werewolf.app import handler
+
+        self.handler = handler
+        self.key = api_key
+
+    def __call__(self, payload: dict[str, Any]) -> tuple[Any, str | None]:
+        from infra.local.events import LambdaContext, http_event, http_response
+
+        body = encode(payload)
+        headers = {"content-type": "application/json"}
+        if self.key:
+            headers["x-werewolf-signature"] = signing.sign(self.key, body)
+        status, _h, out = http_response(self.handler(http_event("POST", "/werewolf/turn", body=body,
+                                                                headers=headers), LambdaContext("werewolf")))
+        if status != 200:
+            return None, f"HTTP {status}"
+        try:
+            return json.loads(out), None
+        except ValueError:
+            return None, "response is not JSON"
+
+
+class HttpPlayer:
+    """Real signed HTTP to ``url`` (``.../werewolf/turn``), 30 s timeout like the platform."""
+
+    def __init__(self, url: str, api_key: str | None, client: Any = None):
+        import httpx
+
+        self.url = url
+        self.key = api_key
+        self.client = client or httpx.Client(timeout=30.0)
+
+    def __call__(self, payload: dict[str, Any]) -> tuple[Any, str | None]:
+        import httpx
+
+        body = encode(payload)
+        headers = {"content-type": "application/json"}
+        if self.key:
+            headers["X-Werewolf-Signature"] = signing.sign(self.key, body)
+        try:
+            r = self.client.post(self.url, content=body, headers=headers)
+        except httpx.HTTPError as exc:
+            return None, f"request failed: {type(exc).__name__}"
+        if r.status_code != 200:
+            return None, f"HTTP {r.status_code}"
+        try:
+            return r.json(), None
+        except ValueError:
+            return None, "response is not JSON"
