@@ -45,4 +45,5 @@ def make_policy() -> Policy:
     from agenthost.agent.llm_policy import LlmPolicy
     from agenthost.llm import provider_from_settings
 
-    return LlmPolicy(provider_from_settings())
+    provider = provider_from_settings()
+    return DeterministicPolicy() if provider is None else LlmPolicy(provider)

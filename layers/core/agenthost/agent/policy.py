@@ -335,9 +335,9 @@ def answer_from(facts: TaskFacts, page: Page) -> str | None:
         lw = words(ln)
         if not lw or len(ln) > 400:
             continue
-        score = len(lw & goal) / (len(goal) ** 0.5 or 1)
-        if score > best_score and not (lw <= goal):  # the line must add something the task does not say
-            best_line, best_score = ln, score
+        line_score = len(lw & goal) / (len(goal) ** 0.5 or 1)
+        if line_score > best_score and not (lw <= goal):  # the line must add something the task does not say
+            best_line, best_score = ln, line_score
     if best_line is not None and best_score >= 0.6:
         return best_line[:300]
     return None

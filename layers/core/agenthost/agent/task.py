@@ -35,6 +35,8 @@ _PHRASES = [
     # Y is/should be "X"  /  Y of "X"
     re.compile(r"\b(?:the\s+|your\s+|my\s+)?(?P<key>[A-Za-z][\w -]{0,30}?)\s+(?:is|should be|must be|of)\s+"
                r"(?P<val>\"[^\"]+\"|'[^']+'|“[^”]+”|[\w.+-]+@[\w.-]+|\d[\d.,/-]*)", re.I),
+    # the message "X"  (one or two words right before a quoted value)
+    re.compile(r"\b(?P<key>[A-Za-z]+(?: [A-Za-z]+)?)\s+(?P<val>\"[^\"]+\"|“[^”]+”)"),
     # search for "X"
     re.compile(r"\b(?P<key>search)(?:\s+for)?\s+(?P<val>\"[^\"]+\"|'[^']+'|“[^”]+”)", re.I),
 ]
@@ -169,9 +171,9 @@ def read_task(text: str) -> TaskFacts:
                 seen.add(key.lower())
     facts.question = bool(_QUESTION.search(text))
     rules: dict[str, int] = {}
-    m = re.search(r"(?:at least|minimum(?: of)?|min\.?)\s+(\d{1,2})\s+char", text, re.I)
-    if m and "password" in text.lower():
-        rules["min_length"] = int(m.group(1))
+    rm = re.search(r"(?:at least|minimum(?: of)?|min\.?)\s+(\d{1,2})\s+char", text, re.I)
+    if rm and "password" in text.lower():
+        rules["min_length"] = int(rm.group(1))
     facts.password_rules = rules
     facts.words = words(text)
     return facts
