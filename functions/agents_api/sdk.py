@@ -181,6 +181,10 @@ async def _body(request: Request) -> dict[str, Any]:
         return {}
     if not isinstance(doc, dict):
         raise ApiError(400, "the request body must be a JSON object")
+    try:
+        json.dumps(doc, ensure_ascii=False).encode("utf-8")
+    except (UnicodeEncodeError, ValueError):
+        raise ApiError(400, "the request body contains invalid unicode (lone surrogate escapes)") from None
     return doc
 
 
