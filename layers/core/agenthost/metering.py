@@ -1,0 +1,572 @@
+"""Pay-per-turn metering: usage per turn, daily per-agent counters, LLM budgets.
+
+Wrap every protocol turn (a webhook call, a ``/step``, a capability call, an evaluation message)::
+
+    from agenthost import metering
+
+    with metering.turn("olympics", agent_id) as t:
+        if t.llm_allowed():                 # False past the agent's daily LLM budget
+            ...                             # call the LLM, then:
+            t.llm(tokens_in=812, tokens_out=64, latency_ms=930.0, model="gpt-4o-mini")
+        else:
+            ...                             # the deterministic policy answers (recorded automatically)
+        t.fallback("llm_error")             # whenever the deterministic policy answered instead
+
+On exit the turn
+
+* emits one EMF record through Powertools Metrics (namespace ``agenthost``; dimension sets
+  ``[protocol, service]`` and ``[protocol, agent]``): ``Turns``, ``Errors``, ``LlmCalls``, ``LlmErrors``,
+  ``TokensIn``, ``TokensOut``, ``LlmLatency``, ``Fallback``, ``BudgetFallback``, ``Duration``,
+  ``DynamoDBCalls``, ``DynamoDBThrottles``;
+* adds its counters to the agent's daily usage item with one atomic ``UpdateItem`` (``ADD``), unless
+  they were already folded into the protocol's own write: ``store.put(item, also=[t.fold()])`` sends the
+  protocol's put and the counters in one ``TransactWriteItems`` (one round trip; anything recorded
+  after the fold is written on exit, so counters stay exact).
+
+DynamoDB calls, throttles and consumed capacity are counted by a botocore hook on the shared DynamoDB
+client for the turn that is active in the calling thread (:func:`current`), so protocol code does not
+report them. Code without a turn object (the LLM client) reports through ``metering.current()``,
+which is a no-op recorder outside a turn. Metering never fails a turn: a failed counter write is logged.
+
+Usage items: ``pk = USAGE#<yyyy-mm-dd>`` (UTC), ``sk = <agent>#<protocol>``, attributes ``agent``,
+``protocol``, ``day``, the counters in :data:`COUNTERS`, and ``model``/``arch``/``memory_mb`` of the
+last turn. A day's items for one agent are one ``Query``; a date range is one ``Query`` per day.
+
+Budgets (daily, per agent, UTC days; tokens = in + out, dollars from :mod:`agenthost.pricing`):
+``AGENTHOST_LLM_BUDGET_TOKENS``, ``AGENTHOST_LLM_BUDGET_USD`` (defaults for every agent; empty or 0 =
+none) and ``AGENTHOST_LLM_BUDGETS`` (JSON, per agent: ``{"agent-1": {"tokens": 50000, "usd": 0.5}}``).
+Past a budget the turn is still answered, by the deterministic policy, and counts as ``fallbacks`` and
+``budget_fallbacks``. The day's totals are cached per container for ``AGENTHOST_BUDGET_CACHE_S``
+(default 5 s) and refreshed from each counter write, so a budget check usually costs no read.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import math
+import os
+import platform
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from functools import lru_cache
+from typing import Any
+
+from agenthost import aws
+from agenthost.pricing import prices
+
+#: The numeric counters of a usage record, in report order.
+COUNTERS = (
+    "turns", "errors", "llm_calls", "llm_errors", "tokens_in", "tokens_out", "llm_ms", "fallbacks",
+    "budget_fallbacks", "duration_ms", "mb_ms", "invocations", "ddb_calls", "ddb_rru", "ddb_wru",
+    "ddb_throttles", "ws_messages", "ws_connection_minutes",
+)
+USAGE_TTL_S = 400 * 86400
+_READS = {"GetItem": 0.5, "Query": 0.5, "Scan": 0.5, "BatchGetItem": 0.5, "TransactGetItems": 2.0}
+_WRITES = {"PutItem": 1.0, "UpdateItem": 1.0, "DeleteItem": 1.0, "BatchWriteItem": 1.0,
+           "TransactWriteItems": 2.0}
+_THROTTLES = {"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"}
+_MAX_ID = 128
+
+
+def usage_key(day: str, agent: str, protocol: str) -> dict[str, str]:
+    """Key of one agent's usage of one protocol on one UTC day."""
+    return {"pk": f"USAGE#{day}", "sk": f"{agent}#{protocol}"}
+
+
+def day_of(epoch_s: float) -> str:
+    return datetime.fromtimestamp(epoch_s, UTC).strftime("%Y-%m-%d")
+
+
+def _clean_id(value: Any) -> str:
+    text = str(value or "").strip()
+    return text[:_MAX_ID] if text else "unknown"
+
+
+# --- configuration --------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Budget:
+    """A daily LLM budget; ``None`` means no limit on that measure."""
+
+    tokens: int | None = None
+    usd: float | None = None
+
+    @property
+    def limited(self) -> bool:
+        return self.tokens is not None or self.usd is not None
+
+
+def _positive_float(raw: Any, name: str) -> float | None:
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return None
+    try:
+        value = float(raw)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} must be a number, got {raw!r}") from exc
+    return value if value > 0 else None
+
+
+@dataclass(frozen=True)
+class MeteringConfig:
+    default_budget: Budget
+    budgets: dict[str, Budget]
+    budget_cache_s: float
+    memory_mb: int
+    arch: str
+
+    @classmethod
+    def from_env(cls) -> MeteringConfig:
+        tokens = _positive_float(os.environ.get("AGENTHOST_LLM_BUDGET_TOKENS"), "AGENTHOST_LLM_BUDGET_TOKENS")
+        usd = _positive_float(os.environ.get("AGENTHOST_LLM_BUDGET_USD"), "AGENTHOST_LLM_BUDGET_USD")
+        default = Budget(int(tokens) if tokens else None, usd)
+        budgets: dict[str, Budget] = {}
+        raw = os.environ.get("AGENTHOST_LLM_BUDGETS", "").strip()
+        if raw:
+            try:
+                data = json.loads(raw)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"AGENTHOST_LLM_BUDGETS is not valid JSON: {exc.msg}") from exc
+            if not isinstance(data, dict):
+                raise ValueError("AGENTHOST_LLM_BUDGETS must be a JSON object of agent -> {tokens, usd}")
+            for agent, spec in data.items():
+                if not isinstance(spec, dict):
+                    raise ValueError(f"AGENTHOST_LLM_BUDGETS[{agent!r}] must be an object with tokens and/or usd")
+                t = _positive_float(spec.get("tokens"), f"AGENTHOST_LLM_BUDGETS[{agent!r}].tokens")
+                u = _positive_float(spec.get("usd"), f"AGENTHOST_LLM_BUDGETS[{agent!r}].usd")
+                budgets[str(agent)] = Budget(int(t) if t else None, u)
+        machine = platform.machine().lower()
+        return cls(
+            default_budget=default,
+            budgets=budgets,
+            budget_cache_s=float(os.environ.get("AGENTHOST_BUDGET_CACHE_S", "5") or 5),
+            memory_mb=int(os.environ.get("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "0") or 0)
+            or int(os.environ.get("AGENTHOST_MEMORY_MB", "512") or 512),
+            arch="arm64" if machine in ("aarch64", "arm64") else "x86_64",
+        )
+
+    def budget_for(self, agent: str) -> Budget:
+        return self.budgets.get(agent, self.default_budget)
+
+
+@lru_cache(maxsize=1)
+def config() -> MeteringConfig:
+    return MeteringConfig.from_env()
+
+
+def reset() -> None:
+    """Forget cached configuration and budget snapshots (tests)."""
+    config.cache_clear()
+    prices.cache_clear()
+    with _cache_lock:
+        _day_cache.clear()
+
+
+# --- today's totals per agent (budget checks) ------------------------------------------------------
+
+_cache_lock = threading.Lock()
+# (day, agent) -> (fetched_at, {protocol: {"tokens_in", "tokens_out", "model"}})
+_day_cache: dict[tuple[str, str], tuple[float, dict[str, dict[str, Any]]]] = {}
+
+
+def _remember(day: str, agent: str, protocol: str, item: Mapping[str, Any], now: float) -> None:
+    with _cache_lock:
+        fetched, rows = _day_cache.get((day, agent), (0.0, {}))
+        rows = dict(rows)
+        rows[protocol] = {"tokens_in": item.get("tokens_in", 0), "tokens_out": item.get("tokens_out", 0),
+                          "model": item.get("model")}
+        # a row refreshed from our own write does not make the other protocols' rows fresher
+        _day_cache[(day, agent)] = (fetched, rows)
+
+
+def _load_day(store: Any, day: str, agent: str) -> dict[str, dict[str, Any]]:
+    rows: dict[str, dict[str, Any]] = {}
+    for item in store.query(f"USAGE#{day}", f"{agent}#", consistent=False):
+        if item.get("agent") == agent:
+            rows[str(item.get("protocol"))] = {"tokens_in": item.get("tokens_in", 0),
+                                               "tokens_out": item.get("tokens_out", 0),
+                                               "model": item.get("model")}
+    return rows
+
+
+def spent_today(agent: str, *, store: Any = None, now: float | None = None) -> dict[str, float]:
+    """``{"tokens": n, "usd": x}`` the agent's LLM calls used today (UTC), across protocols."""
+    ts = time.time() if now is None else now
+    day, agent = day_of(ts), _clean_id(agent)
+    with _cache_lock:
+        cached = _day_cache.get((day, agent))
+    if cached is None or ts - cached[0] > config().budget_cache_s:
+        from agenthost.store import Store
+
+        rows = _load_day(store or Store(), day, agent)
+        with _cache_lock:
+            _day_cache[(day, agent)] = (ts, rows)
+    else:
+        rows = cached[1]
+    table = prices()
+    tokens = sum(float(r.get("tokens_in") or 0) + float(r.get("tokens_out") or 0) for r in rows.values())
+    usd = sum(table.llm_usd(r.get("model"), float(r.get("tokens_in") or 0), float(r.get("tokens_out") or 0))
+              for r in rows.values())
+    return {"tokens": tokens, "usd": usd}
+
+
+def budget_allows(agent: str, *, store: Any = None, now: float | None = None) -> bool:
+    """Whether ``agent`` may still call the LLM today. No budget configured: True, without any I/O."""
+    budget = config().budget_for(_clean_id(agent))
+    if not budget.limited:
+        return True
+    spent = spent_today(agent, store=store, now=now)
+    if budget.tokens is not None and spent["tokens"] >= budget.tokens:
+        return False
+    return not (budget.usd is not None and spent["usd"] >= budget.usd)
+
+
+# --- the per-turn recorder -------------------------------------------------------------------------
+
+_current: contextvars.ContextVar[Turn | None] = contextvars.ContextVar("agenthost_turn", default=None)
+
+
+class Turn:
+    """Usage of one turn. Create with :func:`turn`; all methods are cheap and never raise."""
+
+    def __init__(self, protocol: str, agent: str, *, store: Any = None, clock: Any = time.time):
+        self.protocol = _clean_id(protocol)
+        self.agent = _clean_id(agent)
+        self.store = store
+        self.clock = clock
+        self.started_at = clock()
+        self.day = day_of(self.started_at)
+        self.model: str | None = None
+        self.fallback_reason: str | None = None
+        self.budget_blocked = False
+        self.counters: dict[str, float] = dict.fromkeys(COUNTERS, 0)
+        self.counters["turns"] = 1
+        self.counters["invocations"] = 1
+        self._t0 = time.perf_counter()
+        self._folded: dict[str, float] | None = None  # counters already written by a committed fold
+        self._pending_fold: Any = None
+        self._llm_latencies: list[float] = []
+        self.written: dict[str, Any] | None = None
+
+    # what protocols record
+    def llm_allowed(self) -> bool:
+        """False when the agent's daily LLM budget is spent: answer with the deterministic policy
+        (the turn then counts as a budget fallback). Errors reading usage allow the call."""
+        try:
+            allowed = budget_allows(self.agent, store=self.store, now=self.clock())
+        except Exception:  # noqa: BLE001 - metering must never fail a turn
+            _log_warning("budget check failed; allowing the LLM call")
+            return True
+        if not allowed:
+            self.budget_blocked = True
+        return allowed
+
+    def llm(self, *, tokens_in: int = 0, tokens_out: int = 0, latency_ms: float = 0.0,
+            model: str | None = None, error: bool = False) -> None:
+        """One LLM call: its token usage (as the provider reported it), latency and whether it failed."""
+        c = self.counters
+        c["llm_calls"] += 1
+        c["tokens_in"] += max(0, int(tokens_in or 0))
+        c["tokens_out"] += max(0, int(tokens_out or 0))
+        c["llm_ms"] += max(0.0, float(latency_ms or 0.0))
+        self._llm_latencies.append(max(0.0, float(latency_ms or 0.0)))
+        if error:
+            c["llm_errors"] += 1
+        if model:
+            self.model = str(model)[:_MAX_ID]
+
+    def fallback(self, reason: str = "policy") -> None:
+        """The deterministic policy answered this turn (``reason``: ``budget``, ``llm_error``, ``timeout``,
+        ``invalid``, ``no_llm``...). Counted once per turn."""
+        if self.fallback_reason is None:
+            self.fallback_reason = reason
+        self.counters["fallbacks"] = 1
+        if reason == "budget":
+            self.budget_blocked = True
+
+    def ws(self, *, messages: int = 0, connection_minutes: float = 0.0) -> None:
+        """WebSocket messages (each 32 KB unit counts) and connection minutes this turn caused."""
+        self.counters["ws_messages"] += max(0, int(messages))
+        self.counters["ws_connection_minutes"] += max(0.0, float(connection_minutes))
+
+    def error(self) -> None:
+        """The turn failed (it still answered, in the protocol's error shape)."""
+        self.counters["errors"] = 1
+
+    # folding into the protocol's own write
+    def fold(self, table_name: str | None = None) -> dict[str, Any]:
+        """A ``TransactWriteItems`` entry adding this turn's counters so far to the daily usage item.
+
+        Pass it as ``store.put(item, also=[t.fold()])``: one round trip instead of two. Counters
+        recorded after the fold are written on exit; a fold whose transaction failed is written on exit
+        in full."""
+        from agenthost.config import settings
+        from agenthost.store import marshal
+
+        self._finish_counters()
+        snapshot = dict(self.counters)
+        # the transaction itself: one call, two transactional writes of at least 2 WRU each
+        snapshot["ddb_calls"] += 1
+        snapshot["ddb_wru"] += 4
+        expr, names, values = _update_expression(self, snapshot)
+        entry = {"Update": {
+            "TableName": table_name or settings().table_name,
+            "Key": marshal(usage_key(self.day, self.agent, self.protocol)),
+            "UpdateExpression": expr,
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": marshal(values),
+        }}
+        self._pending_fold = (entry, snapshot)
+        return entry
+
+    # internals
+    def _finish_counters(self) -> None:
+        c = self.counters
+        elapsed = (time.perf_counter() - self._t0) * 1000
+        c["duration_ms"] = round(elapsed, 3)
+        c["mb_ms"] = math.ceil(elapsed) * config().memory_mb
+        if self.budget_blocked and not c["llm_calls"]:
+            c["fallbacks"] = 1
+            c["budget_fallbacks"] = 1
+            self.fallback_reason = self.fallback_reason or "budget"
+        elif self.budget_blocked and self.fallback_reason == "budget":
+            c["budget_fallbacks"] = 1
+
+    def _fold_committed(self) -> None:
+        if self._pending_fold is not None:
+            self._folded = self._pending_fold[1]
+            self._pending_fold = None
+
+    def _emit(self) -> None:
+        from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
+
+        c = self.counters
+        m = EphemeralMetrics(namespace=os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or "agenthost")
+        m.add_dimension("protocol", self.protocol)
+        m.add_dimensions(protocol=self.protocol, agent=self.agent)
+        count = MetricUnit.Count
+        m.add_metric("Turns", count, 1)
+        m.add_metric("Errors", count, c["errors"])
+        m.add_metric("Fallback", count, c["fallbacks"])
+        m.add_metric("BudgetFallback", count, c["budget_fallbacks"])
+        m.add_metric("Duration", MetricUnit.Milliseconds, c["duration_ms"])
+        m.add_metric("DynamoDBCalls", count, c["ddb_calls"])
+        m.add_metric("DynamoDBThrottles", count, c["ddb_throttles"])
+        m.add_metric("LlmCalls", count, c["llm_calls"])
+        if c["llm_calls"]:
+            m.add_metric("LlmErrors", count, c["llm_errors"])
+            m.add_metric("TokensIn", count, c["tokens_in"])
+            m.add_metric("TokensOut", count, c["tokens_out"])
+            for latency in self._llm_latencies:
+                m.add_metric("LlmLatency", MetricUnit.Milliseconds, latency)
+        m.add_metadata("day", self.day)
+        if self.fallback_reason:
+            m.add_metadata("fallback_reason", self.fallback_reason)
+        m.flush_metrics()
+
+    def _write(self) -> None:
+        from agenthost.store import Store
+
+        delta = dict(self.counters)
+        if self._folded is not None:
+            delta = {k: v - self._folded.get(k, 0) for k, v in delta.items()}
+            # only handler time ran on after the fold: nothing worth a second write
+            if not any(v for k, v in delta.items() if k not in ("duration_ms", "mb_ms", "ddb_calls",
+                                                                "ddb_rru", "ddb_wru")):
+                return
+        else:
+            # the counter write itself is part of this turn's DynamoDB use
+            delta["ddb_calls"] += 1
+            delta["ddb_wru"] += 1
+            self.counters["ddb_calls"] += 1
+            self.counters["ddb_wru"] += 1
+        store = self.store or Store()
+        expr_counters = {k: v for k, v in delta.items() if v}
+        item = store.update(
+            f"USAGE#{self.day}", f"{self.agent}#{self.protocol}",
+            set_=_attributes(self), add=expr_counters, ttl_s=USAGE_TTL_S,
+        )
+        self.written = item
+        _remember(self.day, self.agent, self.protocol, item, self.clock())
+
+
+class _NullTurn(Turn):
+    """What :func:`current` returns outside a turn: records nothing anywhere."""
+
+    def __init__(self) -> None:
+        super().__init__("none", "none")
+
+    def llm_allowed(self) -> bool:
+        return True
+
+    def llm(self, **_: Any) -> None:
+        return None
+
+    def fallback(self, reason: str = "policy") -> None:
+        return None
+
+    def ws(self, **_: Any) -> None:
+        return None
+
+    def error(self) -> None:
+        return None
+
+
+def _attributes(t: Turn) -> dict[str, Any]:
+    attrs: dict[str, Any] = {"agent": t.agent, "protocol": t.protocol, "day": t.day, "arch": config().arch,
+                             "memory_mb": config().memory_mb}
+    if t.model:
+        attrs["model"] = t.model
+    return attrs
+
+
+def _update_expression(t: Turn, counters: Mapping[str, float]) -> tuple[str, dict[str, str], dict[str, Any]]:
+    from agenthost.store import Store
+
+    names: dict[str, str] = {}
+    values: dict[str, Any] = {}
+    sets, adds = [], []
+    for i, (k, v) in enumerate(_attributes(t).items()):
+        names[f"#s{i}"], values[f":s{i}"] = k, v
+        sets.append(f"#s{i} = :s{i}")
+    names["#exp"], values[":exp"] = "expires_at", Store(table_name="-", clock=t.clock).now() + USAGE_TTL_S
+    sets.append("#exp = :exp")
+    for i, (k, v) in enumerate((k, v) for k, v in counters.items() if v):
+        names[f"#a{i}"], values[f":a{i}"] = k, v
+        adds.append(f"#a{i} :a{i}")
+    return "SET " + ", ".join(sets) + (" ADD " + ", ".join(adds) if adds else ""), names, values
+
+
+_null = _NullTurn()
+
+
+def current() -> Turn:
+    """The turn active in this thread/context, or a no-op recorder."""
+    return _current.get() or _null
+
+
+@contextmanager
+def turn(protocol: str, agent: str, *, store: Any = None, clock: Any = time.time) -> Iterator[Turn]:
+    """Meter one turn of ``protocol`` for ``agent`` (see the module docstring). An exception escaping
+    the block counts as an error and is re-raised; metering itself never raises."""
+    t = Turn(protocol, agent, store=store, clock=clock)
+    _instrument()
+    token = _current.set(t)
+    try:
+        yield t
+    except BaseException:
+        t.counters["errors"] = 1
+        raise
+    finally:
+        _current.reset(token)
+        _close(t)
+
+
+def _close(t: Turn) -> None:
+    t._finish_counters()
+    try:
+        t._write()
+    except Exception:  # noqa: BLE001 - a lost counter write is logged, never fails the turn
+        _log_warning("usage counters not written")
+    try:
+        t._emit()
+    except Exception:  # noqa: BLE001
+        _log_warning("usage metrics not emitted")
+
+
+def _log_warning(message: str) -> None:
+    try:
+        from aws_lambda_powertools import Logger
+
+        Logger(service=os.environ.get("POWERTOOLS_SERVICE_NAME") or "agenthost").warning(
+            message, exc_info=True)
+    except Exception:  # noqa: BLE001, S110 - logging must not fail the turn either
+        pass
+
+
+# --- botocore hooks: DynamoDB calls, capacity and throttles per turn ------------------------------
+
+_instrument_lock = threading.Lock()
+_FOLD_KEY = "agenthost_fold"
+
+
+def _instrument() -> None:
+    try:
+        events = aws.client("dynamodb").meta.events
+    except Exception:  # noqa: BLE001 - no client, nothing to count
+        return
+    if getattr(events, "_agenthost_metered", False):
+        return
+    with _instrument_lock:
+        if getattr(events, "_agenthost_metered", False):
+            return
+        events.register("provide-client-params.dynamodb", _before_call, unique_id="agenthost-metering-params")
+        events.register("after-call.dynamodb", _after_call, unique_id="agenthost-metering-after")
+        events.register("after-call-error.dynamodb", _after_error, unique_id="agenthost-metering-error")
+        events.register("needs-retry.dynamodb", _on_retry, unique_id="agenthost-metering-retry")
+        events._agenthost_metered = True
+
+
+def _before_call(params: dict[str, Any], model: Any, context: dict[str, Any] | None = None,
+                 **_: Any) -> None:
+    t = _current.get()
+    if t is None:
+        return
+    op = model.name
+    if op in _READS or op in _WRITES:
+        params.setdefault("ReturnConsumedCapacity", "TOTAL")
+    if op == "TransactWriteItems" and t._pending_fold is not None and context is not None:
+        entry = t._pending_fold[0]
+        if any(item is entry or item == entry for item in params.get("TransactItems", ())):
+            context[_FOLD_KEY] = t
+
+
+def _capacity(parsed: Mapping[str, Any]) -> float:
+    cc = parsed.get("ConsumedCapacity")
+    if isinstance(cc, dict):
+        return float(cc.get("CapacityUnits") or 0)
+    if isinstance(cc, list):
+        return sum(float(c.get("CapacityUnits") or 0) for c in cc if isinstance(c, dict))
+    return 0.0
+
+
+def _after_call(http_response: Any = None, parsed: Mapping[str, Any] | None = None, model: Any = None,
+                context: dict[str, Any] | None = None, **_: Any) -> None:
+    t = _current.get()
+    if t is None or model is None:
+        return
+    op = model.name
+    c = t.counters
+    c["ddb_calls"] += 1
+    units = _capacity(parsed or {})
+    if op in _WRITES:
+        floor = _WRITES[op]
+        ok = getattr(http_response, "status_code", 200) < 300  # after-call also follows error replies
+        folded = context is not None and context.get(_FOLD_KEY) is t
+        if op == "TransactWriteItems" and folded:
+            floor *= 2  # at least two items: the protocol's and the counters
+            if ok:
+                t._fold_committed()
+        c["ddb_wru"] += max(units, floor)
+    elif op in _READS:
+        c["ddb_rru"] += max(units, _READS[op])
+
+
+def _after_error(model: Any = None, **_: Any) -> None:
+    t = _current.get()
+    if t is not None:
+        t.counters["ddb_calls"] += 1
+
+
+def _on_retry(response: Any = None, **_: Any) -> None:
+    t = _current.get()
+    if t is None or not response or not isinstance(response, tuple) or len(response) < 2:
+        return
+    parsed = response[1] or {}
+    code = parsed.get("Error", {}).get("Code") if isinstance(parsed, dict) else None
+    if code in _THROTTLES:
+        t.counters["ddb_throttles"] += 1

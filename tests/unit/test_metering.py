@@ -1,0 +1,218 @@
+"""Metering: daily counters (exact under concurrency, folded or not), budgets, EMF output."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+
+from agenthost import metering
+from agenthost.store import ConditionFailed, Store, keys
+
+NOW = 1_795_000_000.0  # 2026-11-18 (UTC)
+DAY = metering.day_of(NOW)
+
+
+@pytest.fixture(autouse=True)
+def _reset_metering(monkeypatch):
+    for name in ("AGENTHOST_LLM_BUDGET_TOKENS", "AGENTHOST_LLM_BUDGET_USD", "AGENTHOST_LLM_BUDGETS",
+                 "AGENTHOST_PRICES", "AGENTHOST_BUDGET_CACHE_S"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AGENTHOST_MEMORY_MB", "512")
+    metering.reset()
+    yield
+    metering.reset()
+
+
+def usage(store: Store, agent: str, protocol: str, day: str = DAY) -> dict:
+    return store.get(**metering.usage_key(day, agent, protocol)) or {}
+
+
+def test_a_turn_adds_its_counters_to_the_agents_day(aws):
+    with metering.turn("olympics", "agent-1", clock=lambda: NOW) as t:
+        aws.get(**keys.task("agent-1", "h"))
+        t.llm(tokens_in=800, tokens_out=60, latency_ms=900.0, model="gpt-4o-mini")
+    item = usage(aws, "agent-1", "olympics")
+    assert item["agent"] == "agent-1" and item["protocol"] == "olympics" and item["day"] == DAY
+    assert (item["turns"], item["llm_calls"], item["tokens_in"], item["tokens_out"]) == (1, 1, 800, 60)
+    assert item["llm_ms"] == 900 and item["model"] == "gpt-4o-mini"
+    assert "fallbacks" not in item and "errors" not in item  # zero counters are not written
+    assert item["ddb_calls"] == 2  # the protocol's read and the counter write itself
+    assert item["ddb_rru"] >= 0.5 and item["ddb_wru"] >= 1
+    assert item["duration_ms"] > 0 and item["mb_ms"] == 512 * -(-item["duration_ms"] // 1)
+    assert item["expires_at"] > NOW + 365 * 86400
+
+
+@pytest.fixture
+def atomic_moto(aws, monkeypatch):
+    """moto applies ``ADD`` as a Python read-modify-write and loses updates under threads (about 1 in
+    100 here); DynamoDB applies each write atomically. Serialize moto's writes like DynamoDB does, so
+    the test checks our side: every concurrent turn's counters arrive as ``ADD``s (a metering that read
+    and rewrote the item would still lose turns)."""
+    from moto.dynamodb.models import DynamoDBBackend
+
+    lock = threading.RLock()
+    for name in ("put_item", "update_item", "delete_item", "transact_write_items"):
+        original = getattr(DynamoDBBackend, name)
+
+        def locked(self, *args, _original=original, **kwargs):
+            with lock:
+                return _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(DynamoDBBackend, name, locked)
+    return aws
+
+
+def test_counters_are_exact_under_concurrent_turns(atomic_moto):
+    aws = atomic_moto
+    threads, per_thread = 8, 25
+
+    def worker(n: int) -> None:
+        for i in range(per_thread):
+            with metering.turn("werewolf", "wolf", clock=lambda: NOW) as t:
+                t.llm(tokens_in=10 + n, tokens_out=3, latency_ms=2.0, model="gpt-4o-mini")
+                if i % 5 == 0:
+                    t.fallback("llm_error")
+
+    pool = [threading.Thread(target=worker, args=(n,)) for n in range(threads)]
+    for th in pool:
+        th.start()
+    for th in pool:
+        th.join()
+    item = usage(aws, "wolf", "werewolf")
+    assert item["turns"] == threads * per_thread
+    assert item["llm_calls"] == threads * per_thread
+    assert item["tokens_in"] == sum((10 + n) * per_thread for n in range(threads))
+    assert item["tokens_out"] == 3 * threads * per_thread
+    assert item["fallbacks"] == threads * 5
+    assert item["ddb_calls"] == threads * per_thread  # one counter write per turn, nothing else
+
+
+def test_fold_writes_counters_with_the_protocols_put_in_one_round_trip(aws):
+    store = Store()
+    with metering.turn("olympics", "a", store=store, clock=lambda: NOW) as t:
+        t.llm(tokens_in=5, tokens_out=1, model="gpt-4o-mini")
+        before = store.calls
+        store.put({**keys.task("a", "h1"), "memory": "x"}, also=[t.fold()])
+        assert store.calls == before + 1
+    assert store.calls == before + 1  # nothing else was recorded after the fold: no second write
+    assert store.get(**keys.task("a", "h1"))["memory"] == "x"
+    item = usage(store, "a", "olympics")
+    assert (item["turns"], item["tokens_in"], item["llm_calls"]) == (1, 5, 1)
+    assert item["ddb_calls"] == 1 and item["ddb_wru"] >= 4
+
+
+def test_counters_recorded_after_a_fold_are_added_on_exit(aws):
+    with metering.turn("olympics", "a", clock=lambda: NOW) as t:
+        aws.put({**keys.task("a", "h2"), "v": 1}, also=[t.fold()])
+        t.fallback("timeout")
+        t.llm(tokens_in=7, tokens_out=2, error=True)
+    item = usage(aws, "a", "olympics")
+    assert (item["turns"], item["fallbacks"], item["llm_calls"], item["llm_errors"], item["tokens_in"]) == \
+        (1, 1, 1, 1, 7)
+
+
+def test_a_failed_fold_is_written_in_full_on_exit(aws):
+    aws.put({**keys.run("r"), "step": 0}, expected_version=0)
+    with metering.turn("runs", "ext", clock=lambda: NOW) as t:
+        t.llm(tokens_in=11, tokens_out=4)
+        with pytest.raises(ConditionFailed):
+            aws.put({**keys.run("r"), "step": 9}, expected_version=7, also=[t.fold()])
+    assert aws.get(**keys.run("r"))["step"] == 0
+    item = usage(aws, "ext", "runs")
+    assert (item["turns"], item["tokens_in"], item["tokens_out"]) == (1, 11, 4)
+
+
+def test_an_exception_counts_as_an_error_and_propagates(aws):
+    with pytest.raises(RuntimeError), metering.turn("runs", "ext", clock=lambda: NOW):
+        raise RuntimeError("boom")
+    assert usage(aws, "ext", "runs")["errors"] == 1
+
+
+def test_metering_never_fails_a_turn(aws, monkeypatch):
+    monkeypatch.setenv("AGENTHOST_TABLE", "no-such-table")
+    from agenthost import config
+
+    config.reset()
+    with metering.turn("olympics", "a", clock=lambda: NOW) as t:
+        t.llm(tokens_in=1)
+        answered = True
+    assert answered
+
+
+def test_outside_a_turn_current_records_nothing(aws):
+    rec = metering.current()
+    rec.llm(tokens_in=10)
+    rec.fallback()
+    assert rec.llm_allowed() is True
+    assert list(aws.query(f"USAGE#{metering.day_of(__import__('time').time())}")) == []
+
+
+def test_token_budget_cuts_over_to_the_deterministic_policy(aws, monkeypatch):
+    monkeypatch.setenv("AGENTHOST_LLM_BUDGET_TOKENS", "100")
+    metering.reset()
+    answered_by = []
+    for _ in range(4):
+        with metering.turn("olympics", "b", clock=lambda: NOW) as t:
+            if t.llm_allowed():
+                t.llm(tokens_in=40, tokens_out=20, model="gpt-4o-mini")
+                answered_by.append("llm")
+            else:
+                answered_by.append("deterministic")  # still answered, never refused
+    assert answered_by == ["llm", "llm", "deterministic", "deterministic"]
+    item = usage(aws, "b", "olympics")
+    assert (item["turns"], item["llm_calls"], item["tokens_in"] + item["tokens_out"]) == (4, 2, 120)
+    assert (item["fallbacks"], item["budget_fallbacks"]) == (2, 2)
+    # another agent has its own budget
+    assert metering.budget_allows("someone-else", now=NOW)
+
+
+def test_budget_counts_every_protocol_and_per_agent_dollar_overrides(aws, monkeypatch):
+    monkeypatch.setenv("AGENTHOST_LLM_BUDGETS", json.dumps({"rich": {"usd": 1.0}, "poor": {"usd": 0.001}}))
+    monkeypatch.setenv("AGENTHOST_BUDGET_CACHE_S", "0")
+    metering.reset()
+    # gpt-4o-mini: $0.15 / 1M in, $0.60 / 1M out -> 5000 in + 1000 out = $0.00135
+    for protocol in ("olympics", "werewolf"):
+        with metering.turn(protocol, "poor", clock=lambda: NOW) as t:
+            assert t.llm_allowed() is (protocol == "olympics")
+            if protocol == "olympics":
+                t.llm(tokens_in=5000, tokens_out=1000, model="gpt-4o-mini")
+    assert metering.spent_today("poor", now=NOW)["usd"] == pytest.approx(0.00135)
+    assert usage(aws, "poor", "werewolf")["budget_fallbacks"] == 1
+    assert metering.budget_allows("rich", now=NOW) and metering.budget_allows("nobody", now=NOW)
+
+
+def test_budget_is_per_utc_day(aws, monkeypatch):
+    monkeypatch.setenv("AGENTHOST_LLM_BUDGET_TOKENS", "10")
+    metering.reset()
+    with metering.turn("olympics", "c", clock=lambda: NOW) as t:
+        t.llm(tokens_in=10)
+    assert not metering.budget_allows("c", now=NOW)
+    assert metering.budget_allows("c", now=NOW + 86400)
+
+
+def test_bad_budget_configuration_names_the_problem(monkeypatch):
+    monkeypatch.setenv("AGENTHOST_LLM_BUDGETS", "{not json")
+    metering.reset()
+    with pytest.raises(ValueError, match="AGENTHOST_LLM_BUDGETS"):
+        metering.config()
+
+
+def test_emits_one_emf_record_with_protocol_and_agent_dimensions(aws, monkeypatch, capsys):
+    monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "false")
+    with metering.turn("werewolf", "seat-3", clock=lambda: NOW) as t:
+        t.llm(tokens_in=12, tokens_out=3, latency_ms=450.0)
+        t.fallback("invalid")
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x.startswith("{")]
+    emf = [x for x in lines if "_aws" in x]
+    assert len(emf) == 1
+    rec = emf[0]
+    meta = rec["_aws"]["CloudWatchMetrics"][0]
+    assert meta["Namespace"] == "agenthost"
+    assert ["protocol", "agent"] in meta["Dimensions"]
+    assert any(d[:1] == ["protocol"] and "agent" not in d for d in meta["Dimensions"])
+    assert (rec["protocol"], rec["agent"]) == ("werewolf", "seat-3")
+    assert (rec["Turns"], rec["Fallback"], rec["TokensIn"], rec["TokensOut"], rec["LlmLatency"]) == \
+        ([1.0], [1.0], [12.0], [3.0], [450.0])
+    assert rec["DynamoDBCalls"] == [1.0] and rec["fallback_reason"] == "invalid"
