@@ -23,6 +23,12 @@ class Decision:
     thinking: str = ""
     #: ask_user: the question; finish: the result
     text: str = ""
+    #: set when the brain itself sees a persisting loop: why the run should end
+    stop: str | None = None
+    #: the brain's memory after this decision (stored on the run, given back next step)
+    memory: dict[str, Any] | None = None
+    #: the brain's own action object (for its risk classifier)
+    raw: Any = None
 
     @property
     def target(self) -> str:
@@ -62,6 +68,8 @@ class StepContext:
     answers: list[str] = field(default_factory=list)
     #: the latest reflection (``efficiency``, ``issues``, ``suggestions``, ``shouldAdjust``)
     reflection: dict[str, Any] | None = None
+    #: the brain's memory from the previous step (JSON-safe)
+    memory: dict[str, Any] = field(default_factory=dict)
 
 
 class Brain(Protocol):

@@ -218,6 +218,7 @@ class RunEngine:
             return self._response(meta, "error", error=MAX_STEPS_REACHED), {}
 
         n = meta["current_step"] + 1
+        memory_before = copy.deepcopy(meta.get("memory"))
         snap = req.snapshot
         fp = page_fingerprint(snap) if snap is not None else None
         if snap is None:
@@ -258,6 +259,8 @@ class RunEngine:
                 if risk is not None and _approved(meta["approvals"], risk, snap.url):
                     risk = None
             if risk is not None:
+                # the action is withheld: the brain must not remember it as done
+                meta["memory"] = memory_before
                 question = _question(risk, decision)
                 meta["status"] = "waiting_user"
                 meta["pending"] = {"kind": "risk", "question": question, "summary": risk.summary,
@@ -282,7 +285,9 @@ class RunEngine:
                 n: int) -> tuple[Decision, str | None]:
         """The brain's decision, with loop nudges; returns (decision, error that ends the run or None)."""
         ctx = self._context(meta, snap, n)
-        decision = self.brain.decide(ctx)
+        decision = self._remember(meta, self.brain.decide(ctx))
+        if decision.stop:
+            return decision, decision.stop
         window = meta["recent"][-LOOP_WINDOW:]
 
         def repeats(d: Decision) -> int:
@@ -298,7 +303,10 @@ class RunEngine:
         ctx.avoid.append((decision.tool, decision.target))
         meta["loop"]["nudges"] = int(meta["loop"].get("nudges", 0)) + 1
         retry = self.brain.decide(ctx)
+        if retry.stop:
+            return self._remember(meta, retry), retry.stop
         if (retry.tool, retry.target) != (decision.tool, decision.target):
+            self._remember(meta, retry)
             retry.thinking = (retry.thinking + " (changed course after a loop nudge)").strip()
             return retry, None
         if count >= LOOP_STOP:
@@ -306,12 +314,19 @@ class RunEngine:
                               f"({snap.url}) despite nudges to change course")
         return decision, None
 
+    @staticmethod
+    def _remember(meta: dict[str, Any], decision: Decision) -> Decision:
+        if decision.memory is not None:
+            meta["memory"] = decision.memory
+        return decision
+
     def _context(self, meta: dict[str, Any], snap: PageSnapshot, n: int) -> StepContext:
         latest = meta["reflections"][-1] if meta.get("reflections") else None
         history = [{k: e.get(k) for k in ("step", "tool", "target", "url", "result", "ok")} for e in meta["recent"]]
         return StepContext(task=meta["task"], mode=meta["mode"], snapshot=snap, history=history, step=n,
                            max_steps=meta["max_steps"], hints=reflect.hints(latest), avoid=[],
-                           answers=list(meta.get("answers", [])), reflection=latest)
+                           answers=list(meta.get("answers", [])), reflection=latest,
+                           memory=copy.deepcopy(meta.get("memory") or {}))
 
     # ------------------------------------------------------------------ plumbing
 

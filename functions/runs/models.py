@@ -59,6 +59,11 @@ class ElementInfo(_In):
     disabled: bool | None = None
     name: str | None = None
     bbox: BBox | None = None
+    # beyond the spec, sent by extensions that know them (the emulator does): kept for the page model
+    label: str | None = None
+    checked: bool | None = None
+    options: list[str] | None = None
+    inViewport: bool | None = None  # noqa: N815
 
     @field_validator("id", mode="before")
     @classmethod
@@ -70,7 +75,16 @@ class ElementInfo(_In):
     def _text(cls, v: Any) -> Any:
         return _cut(v, MAX_ELEMENT_TEXT)
 
-    @field_validator("tag", "role", "ariaLabel", "placeholder", "type", "value", "href", "name", mode="before")
+    @field_validator("options", mode="before")
+    @classmethod
+    def _options(cls, v: Any) -> Any:
+        if isinstance(v, list):
+            return [str(o.get("text") or o.get("label") or o.get("value") or "") if isinstance(o, dict)
+                    else _cut(str(o), 200) for o in v[:100]]
+        return v
+
+    @field_validator("tag", "role", "ariaLabel", "placeholder", "type", "value", "href", "name", "label",
+                     mode="before")
     @classmethod
     def _fields(cls, v: Any) -> Any:
         return _cut(v, MAX_FIELD)
