@@ -9,7 +9,7 @@ export SAM_CLI_TELEMETRY := 0
 export AWS_DEFAULT_REGION ?= us-east-1
 PYTEST_ARGS ?=
 
-.PHONY: dev test lint build deploy bench clean help seed
+.PHONY: dev test lint build deploy bench clean help seed werewolf-sim
 
 help:
 	@echo "make dev     run the whole stack locally (HTTP :3000, WebSocket :3001, Lambda :3002, DynamoDB :3003)"
@@ -19,6 +19,7 @@ help:
 	@echo "make deploy  sam deploy (--guided the first time)"
 	@echo "make bench   benchmarks in tests/perf (numbers printed, nothing asserted)"
 	@echo "make seed    load seed data (agents.json catalog) into the running local stack's table"
+	@echo "make werewolf-sim  seeded Werewolf games against our webhook on the local stack (WEREWOLF_SIM_ARGS)"
 	@echo "make clean   remove build outputs and virtualenvs"
 
 $(STAMP): requirements-dev.txt layers/core/requirements.txt infra/bootstrap.sh
@@ -48,6 +49,10 @@ build: $(STAMP) $(SAM)
 deploy: build
 	@if [ -f samconfig.toml ] && grep -Eq 'stack_name *= *"[^"]+"' samconfig.toml; then \
 		$(SAM) deploy; else $(SAM) deploy --guided; fi
+
+WEREWOLF_SIM_ARGS ?= --mode all --games 3 --seats rotate
+werewolf-sim: $(STAMP)
+	$(PY) -m infra.werewolf_sim $(WEREWOLF_SIM_ARGS)
 
 bench: $(STAMP)
 	@for f in tests/perf/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done

@@ -34,6 +34,8 @@ _DEFEND_WORDS = ("不是狼", "好人", "金水", "相信", "信任", "not a wol
 _VOTE_PATTERNS = ("投给{}", "投{}", "票投{}", "出{}", "vote for {}", "vote {}", "voting {}")
 _KILL_PATTERNS = ("刀{}", "杀{}", "击杀{}", "kill {}")
 DAYBREAK = ("天亮", "daybreak", "day breaks", "morning")
+DEATH_WORDS = ("死亡", "出局", "被杀", "带走", "殉情", "而死", "淘汰", "身亡",
+               "died", "eliminated", "killed", "was shot")
 
 
 def stable_rank(*parts: object) -> int:
@@ -159,8 +161,13 @@ def build_view(turn: WerewolfTurn, memory: GameMemory) -> View:
     accus = {k: set(v) for k, v in mem.accusations.items()}
     for line in turn.chat_history:
         if is_system(line.speaker):
-            if any(w in line.content.lower() for w in DAYBREAK):
+            low = line.content.lower()
+            if any(w in low for w in DAYBREAK):
                 declared = {}
+            if not night_wolf_chat:  # deaths the roster may not show yet (stale after a knight flip)
+                for c in _clauses(line.content):
+                    if any(w in c.lower() for w in DEATH_WORDS) and "无人" not in c and "平安" not in c:
+                        dead.update(_names_in(c, all_names))
             continue
         speaker = _match_name(line.speaker, all_names) or line.speaker.strip()
         text = line.content
@@ -172,6 +179,9 @@ def build_view(turn: WerewolfTurn, memory: GameMemory) -> View:
             continue
         _parse_speech(mem, speaker, text, all_names, accus, declared)
     mem.accusations = {k: sorted(v) for k, v in sorted(accus.items())}
+    if dead != set(mem.dead):
+        mem.dead = sorted(dead)
+        alive = [n for n in alive if n not in dead]
 
     view = View(turn=turn, memory=mem, me=me, role=role, alive=alive,
                 targets=[n for n in alive if n != me and addressable(n)], seats=seats, teammates=teammates,

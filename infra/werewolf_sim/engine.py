@@ -357,11 +357,11 @@ class Game:
                         self.speech(p, a, today)
                         dead: list[Seat] = []
                         if t.role in WOLVES:
-                            self.say(f"骑士{p.name}翻牌决斗{t.name}，{t.name}是狼人，出局。")
+                            self.say(f"骑士{p.name}翻牌决斗{t.name}，{t.name}是狼人，{t.name}出局。")
                             self.kill(t, dead)
                             self.stale = {d.seat for d in dead}
                             return  # the day ends at once
-                        self.say(f"骑士{p.name}翻牌决斗{t.name}失败，骑士出局。")
+                        self.say(f"骑士{p.name}翻牌决斗{t.name}失败，骑士{p.name}出局。")
                         self.kill(p, dead)
                         self.stale = {d.seat for d in dead}
                         if self.winner():
