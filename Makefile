@@ -9,7 +9,7 @@ export SAM_CLI_TELEMETRY := 0
 export AWS_DEFAULT_REGION ?= us-east-1
 PYTEST_ARGS ?=
 
-.PHONY: dev test lint build deploy bench clean help seed werewolf-sim
+.PHONY: dev test lint build deploy bench clean help seed werewolf-sim arena
 
 help:
 	@echo "make dev     run the whole stack locally (HTTP :3000, WebSocket :3001, Lambda :3002, DynamoDB :3003)"
@@ -19,6 +19,7 @@ help:
 	@echo "make deploy  sam deploy (--guided the first time)"
 	@echo "make bench   benchmarks in tests/perf (numbers printed, nothing asserted)"
 	@echo "make seed    load seed data (agents.json catalog) into the running local stack's table"
+	@echo "make arena   play the AI Olympics task suite against the webhook (local stack, or ARENA_ARGS=\"--url ... --secret ...\")"
 	@echo "make werewolf-sim  seeded Werewolf games against our webhook on the local stack (WEREWOLF_SIM_ARGS)"
 	@echo "make clean   remove build outputs and virtualenvs"
 
@@ -33,6 +34,10 @@ dev: $(STAMP)
 
 seed: $(STAMP)
 	$(PY) -m infra.seed
+
+ARENA_ARGS ?=
+arena: $(STAMP)
+	$(PY) -m infra.arena $(ARENA_ARGS)
 
 test: $(STAMP)
 	$(PY) -m pytest -n 2 --dist loadfile $(PYTEST_ARGS)
