@@ -216,3 +216,18 @@ def test_emits_one_emf_record_with_protocol_and_agent_dimensions(aws, monkeypatc
     assert (rec["Turns"], rec["Fallback"], rec["TokensIn"], rec["TokensOut"], rec["LlmLatency"]) == \
         ([1.0], [1.0], [12.0], [3.0], [450.0])
     assert rec["DynamoDBCalls"] == [1.0] and rec["fallback_reason"] == "invalid"
+
+
+def test_when_the_fold_cannot_commit_the_item_is_written_alone_and_counters_on_exit(aws):
+    from agenthost.store import marshal
+
+    failing = {"Update": {"TableName": aws.table_name, "Key": marshal(keys.task("a", "missing")),
+                          "UpdateExpression": "SET v = :v", "ConditionExpression": "attribute_exists(pk)",
+                          "ExpressionAttributeValues": marshal({":v": 1})}}
+    with metering.turn("olympics", "a", clock=lambda: NOW) as t:
+        t.llm(tokens_in=3, tokens_out=1)
+        aws.put({**keys.task("a", "h3"), "memory": "kept"}, also=[t.fold(), failing])
+    assert aws.get(**keys.task("a", "h3"))["memory"] == "kept"
+    assert aws.get(**keys.task("a", "missing")) is None
+    item = usage(aws, "a", "olympics")
+    assert (item["turns"], item["tokens_in"], item["tokens_out"]) == (1, 3, 1)

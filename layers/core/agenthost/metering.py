@@ -386,10 +386,19 @@ class Turn:
             self.counters["ddb_wru"] += 1
         store = self.store or Store()
         expr_counters = {k: v for k, v in delta.items() if v}
-        item = store.update(
-            f"USAGE#{self.day}", f"{self.agent}#{self.protocol}",
-            set_=_attributes(self), add=expr_counters, ttl_s=USAGE_TTL_S,
-        )
+        for attempt in range(3):
+            try:
+                item = store.update(
+                    f"USAGE#{self.day}", f"{self.agent}#{self.protocol}",
+                    set_=_attributes(self), add=expr_counters, ttl_s=USAGE_TTL_S,
+                )
+                break
+            except Exception as exc:
+                # a concurrent fold (transaction) on the same item: DynamoDB asks to retry
+                code = getattr(exc, "response", {}).get("Error", {}).get("Code")
+                if code != "TransactionConflictException" or attempt == 2:
+                    raise
+                time.sleep(0.01 * (attempt + 1))
         self.written = item
         _remember(self.day, self.agent, self.protocol, item, self.clock())
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -153,6 +153,12 @@ def _is_condition_failure(exc: Exception) -> bool:
     return code in ("ConditionalCheckFailedException", "TransactionCanceledException")
 
 
+def _first_cancelled(exc: Exception) -> bool:
+    """Whether a cancelled transaction failed on its first entry's condition (the primary write)."""
+    reasons = getattr(exc, "response", {}).get("CancellationReasons") or []
+    return not reasons or reasons[0].get("Code") == "ConditionalCheckFailed"
+
+
 # --- the table --------------------------------------------------------------------------------
 
 class Store:
@@ -239,10 +245,15 @@ class Store:
         ttl_s: int | None = None,
         if_absent: bool = False,
         expected_version: int | None = None,
+        also: Sequence[Mapping[str, Any]] = (),
     ) -> Item:
         """Write ``item``. ``ttl_s`` sets ``expires_at``; ``if_absent`` refuses to overwrite a live item;
         ``expected_version`` is the optimistic check (the stored ``version`` must equal it; 0 means new)
-        and the written item gets ``version = expected_version + 1``. Returns what was written."""
+        and the written item gets ``version = expected_version + 1``. Returns what was written.
+
+        ``also``: further ``TransactWriteItems`` entries (low-level, e.g. ``metering`` counters from
+        ``turn.fold()``) written atomically with this put in one round trip. When only those entries
+        make the transaction fail, the item is written alone (they are best effort, the item is not)."""
         body: Item = dict(item)
         if ttl_s is not None:
             body["expires_at"] = self.now() + int(ttl_s)
@@ -259,8 +270,16 @@ class Store:
             kwargs["ConditionExpression"] = "attribute_not_exists(pk) OR expires_at <= :now"
             kwargs["ExpressionAttributeValues"] = marshal({":now": self.now()})
         try:
-            self._call("put_item", Item=marshal(body), **kwargs)
+            if also:
+                self.calls += 1
+                primary = {"Put": {"TableName": self.table_name, "Item": marshal(body), **kwargs}}
+                self.client.transact_write_items(TransactItems=[primary, *also])
+            else:
+                self._call("put_item", Item=marshal(body), **kwargs)
         except Exception as exc:
+            if also and _is_condition_failure(exc) and not _first_cancelled(exc):
+                # an extra entry failed (e.g. a conflict on a shared counter item): never lose the item
+                return self.put(item, ttl_s=ttl_s, if_absent=if_absent, expected_version=expected_version)
             if _is_condition_failure(exc):
                 cls = VersionConflict if expected_version is not None else ConditionFailed
                 raise cls(f"conditional put failed for {body.get('pk')}/{body.get('sk')}") from None
