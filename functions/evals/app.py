@@ -1,22 +1,34 @@
-"""WebSocket evaluation server (``specs/websocket-evaluation-protocol.md``).
+"""WebSocket evaluation server (``specs/websocket-evaluation-protocol.md``) and its admin HTTP API.
 
-Handler: ``evals.app.handler`` behind the WebSocket API's ``$connect``/``$default``/``$disconnect``
-routes. A Lambda cannot post to a connection during ``$connect`` (the socket is not open yet), so
-``welcome`` is sent by an asynchronous follow-up invocation of this same function that retries briefly
-while the connection answers Gone.
+Handler: ``evals.app.handler`` serves
+
+* the WebSocket API's ``$connect`` (optional ``?token=`` check), ``$default`` and ``$disconnect``;
+* its own asynchronous follow-ups: ``{"agenthost": "welcome"}`` (a Lambda cannot post during
+  ``$connect``: the socket is not open yet, so ``welcome`` is sent by an Event invocation of this
+  function that retries briefly while the connection answers Gone), ``{"agenthost": "deadline"}``
+  (one-time EventBridge Scheduler timers) and ``{"agenthost": "dispatch"}`` (retry backoff);
+* the admin HTTP API ``/evals/*`` (HTTP API v2 events, see :mod:`evals.admin`).
 """
 
 from __future__ import annotations
 
+import hmac
 import json
 import os
 import time
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 from agenthost import aws
+from agenthost.config import secret
 from agenthost.http import logger
+from agenthost.store import Store, keys
 from evals import connections
+from evals.definitions import Catalog, definitions_dir, load_dir
+from evals.judging import default_js_runner, default_llm_judge
+from evals.server import Options, Server, stored_catalog
+from evals.timers import Timers
 
 SERVER_ID = os.environ.get("AGENTHOST_EVALS_SERVER_ID", "agenthost-evals")
 VERSION = "1.0.0"
@@ -31,8 +43,48 @@ def _self_function(context: Any) -> str:
     return os.environ.get("AGENTHOST_SELF_FUNCTION") or getattr(context, "function_name", "EvalsFunction")
 
 
+def _timer_target(context: Any) -> str:
+    arn = os.environ.get("AGENTHOST_EVALS_TIMER_TARGET", "").strip()
+    if arn:
+        return arn
+    invoked = getattr(context, "invoked_function_arn", "") or ""
+    return invoked if invoked.startswith("arn:") else _self_function(context)
+
+
+@lru_cache(maxsize=4)
+def packaged_catalog(root: str) -> Catalog:
+    cat = load_dir(root)
+    for err in cat.errors:
+        logger.warning("evaluation definition skipped", extra={"problem": err})
+    return cat
+
+
+def catalog(store: Store) -> Catalog:
+    return stored_catalog(store, packaged_catalog(str(definitions_dir())))
+
+
+def _send(connection_id: str, message: dict[str, Any]) -> bool:
+    try:
+        connections.post(connection_id, message)
+        return True
+    except connections.Gone:
+        return False
+
+
+def build_server(context: Any = None, store: Store | None = None) -> Server:
+    store = store or Store()
+    return Server(store=store, send=_send, timers=Timers(_timer_target(context)),
+                  catalog=lambda: catalog(store), options=Options.from_env(),
+                  js_runner=default_js_runner(), llm_judge=default_llm_judge(), close=connections.close)
+
+
 def on_connect(event: dict, context: Any) -> dict:
     connection_id = event["requestContext"]["connectionId"]
+    token = secret("AGENTHOST_EVALS_CONNECT_TOKEN")
+    if token:
+        offered = ((event.get("queryStringParameters") or {}).get("token") or "").encode()
+        if not hmac.compare_digest(offered, token.encode()):
+            return {"statusCode": 401, "body": "invalid or missing token"}
     aws.client("lambda").invoke(
         FunctionName=_self_function(context),
         InvocationType="Event",
@@ -58,29 +110,52 @@ def send_welcome(connection_id: str, deadline_s: float = WELCOME_RETRY_S) -> boo
             delay = min(delay * 2, 0.5)
 
 
+def on_disconnect(event: dict, context: Any) -> dict:
+    connection_id = event["requestContext"]["connectionId"]
+    store = Store()
+    conn = store.get(**keys.connection(connection_id))
+    if conn and conn.get("clientId"):
+        from agenthost.store import ConditionFailed
+
+        try:
+            store.update(**keys.client(str(conn["clientId"])), set_={"connectionId": "", "ready": False},
+                         condition="connectionId = :c", values={":c": connection_id})
+        except ConditionFailed:
+            pass  # already rebound to a newer connection
+    if conn:
+        store.delete(**keys.connection(connection_id))
+    return {"statusCode": 200}
+
+
 def on_message(event: dict, context: Any) -> dict:
     connection_id = event["requestContext"]["connectionId"]
     raw = event.get("body") or ""
-    try:
-        message = json.loads(raw)
-    except ValueError as exc:
-        connections.post(connection_id, {"jsonrpc": "2.0", "id": None,
-                                         "error": {"code": -32700, "message": f"Parse error: {exc}"}})
-        return {"statusCode": 200}
-    if isinstance(message, dict) and message.get("type") == "ping":
-        connections.post(connection_id, {"type": "pong", "timestamp": _now_iso()})
-        return {"statusCode": 200}
-    connections.post(connection_id, {"jsonrpc": "2.0", "id": None,
-                                     "error": {"code": -32600, "message": "Invalid Request: unknown message"}})
+    if event.get("isBase64Encoded"):
+        import base64
+
+        raw = base64.b64decode(raw).decode("utf-8", "replace")
+    build_server(context).on_message(connection_id, raw)
     return {"statusCode": 200}
 
 
 def handler(event: dict, context: Any) -> Any:
-    if event.get("agenthost") == "welcome":
+    kind = event.get("agenthost")
+    if kind == "welcome":
         return {"delivered": send_welcome(event["connectionId"])}
-    route = event.get("requestContext", {}).get("routeKey")
+    if kind == "deadline":
+        expired = build_server(context).on_deadline(str(event["clientId"]), str(event["evalId"]),
+                                                    str(event["rpcId"]))
+        return {"expired": expired}
+    if kind == "dispatch":
+        return {"sent": build_server(context).dispatch(str(event["clientId"]))}
+    rc = event.get("requestContext", {})
+    if "http" in rc:
+        from evals.admin import http_handler
+
+        return http_handler(event, context)
+    route = rc.get("routeKey")
     if route == "$connect":
         return on_connect(event, context)
     if route == "$disconnect":
-        return {"statusCode": 200}
+        return on_disconnect(event, context)
     return on_message(event, context)

@@ -16,6 +16,10 @@ class Gone(Exception):
     """The connection is not (or no longer) open."""
 
 
+class TooLarge(ValueError):
+    """The message exceeds API Gateway's 128 KB WebSocket message limit (nothing was sent)."""
+
+
 def _client() -> Any:
     endpoint = settings().ws_endpoint or None
     return aws.client("apigatewaymanagementapi", endpoint_url=endpoint, max_attempts=1)
@@ -26,7 +30,7 @@ def post(connection_id: str, message: dict[str, Any] | str) -> None:
     data = message if isinstance(message, str) else json.dumps(message, separators=(",", ":"))
     raw = data.encode()
     if len(raw) > MAX_MESSAGE_BYTES:
-        raise ValueError(f"message of {len(raw)} bytes exceeds the {MAX_MESSAGE_BYTES}-byte limit")
+        raise TooLarge(f"message of {len(raw)} bytes exceeds the {MAX_MESSAGE_BYTES}-byte limit")
     client = _client()
     try:
         client.post_to_connection(ConnectionId=connection_id, Data=raw)

@@ -291,8 +291,12 @@ class LambdaApi:
     """``POST /2015-03-31/functions/{name}/invocations`` as boto3's lambda client calls it."""
 
     def __init__(self, runtime: Runtime, log: Callable[[str], None] = print):
+        from infra.local.scheduler import LocalScheduler
+
         self.runtime = runtime
         self.log = log
+        # EventBridge Scheduler's one-time schedules share this port (AWS_ENDPOINT_URL_SCHEDULER)
+        self.scheduler = LocalScheduler(runtime, log=log)
 
     async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
         if scope["type"] == "lifespan":
@@ -302,6 +306,11 @@ class LambdaApi:
             return
         raw_path = (scope.get("raw_path") or scope["path"].encode()).decode("latin-1")
         parts = [p for p in raw_path.split("?", 1)[0].split("/") if p]
+        if len(parts) == 2 and parts[0] == "schedules":
+            body = await _read_body(receive, 256 * 1024) or b""
+            status, doc, err = self.scheduler.handle(scope["method"], raw_path, body)
+            await _respond(send, status, json.dumps(doc).encode(), [("x-amzn-errortype", err)] if err else None)
+            return
         if len(parts) != 4 or parts[1] != "functions" or parts[3] != "invocations" or scope["method"] != "POST":
             await _respond(send, 404, b'{"message":"Not Found"}',
                            [("x-amzn-errortype", "ResourceNotFoundException")])

@@ -85,6 +85,7 @@ class LocalStack:
             "AGENTHOST_TABLE": table_name,
             "AWS_ENDPOINT_URL_DYNAMODB": dynamodb,
             "AWS_ENDPOINT_URL_LAMBDA": f"http://{self.host}:{self.lambda_port}",
+            "AWS_ENDPOINT_URL_SCHEDULER": f"http://{self.host}:{self.lambda_port}",  # infra/local/scheduler.py
             "AGENTHOST_WS_ENDPOINT": f"http://{self.host}:{self.ws_port}/local",
             "AGENTHOST_HTTP_URL": f"http://{self.host}:{self.http_port}",
         }

@@ -1,0 +1,238 @@
+"""Judging an evaluation's output: deterministic checks first, then an optional LLM judge.
+
+Checks (each scores 0..1):
+
+* ``schema``: the output validates against ``validation.schema`` (or the tool's ``input.schema``);
+* ``expected``: ``validation.expected`` is a subset of the output (strings compared case- and
+  whitespace-insensitively; an expected list's items must all be found in the output list);
+* ``snapshot``: the output equals ``validation.snapshot.expected`` after removing
+  ``snapshot.exclude_paths`` (dot paths, ``*`` for every list item / key);
+* ``js-eval``: ``validation.js_eval.script`` runs in the browser on the target URL and must return
+  ``expected_result`` (needs a ``js_runner``: the browser function);
+* ``llm-judge``: an LLM gives a verdict and a 0..1 score (only when a judge is configured).
+
+The verdict's score is the mean of the check scores; it passes when the score reaches the threshold
+(``validation.pass_threshold``, else ``AGENTHOST_EVALS_PASS_THRESHOLD``, default 1.0: every check).
+An evaluation without checks passes when the client reported success.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+from collections.abc import Callable
+from typing import Any
+
+from evals.definitions import Evaluation
+
+JsRunner = Callable[[str, str], Any]  # (url, script) -> result
+LlmJudge = Callable[[Evaluation, Any, list[str]], dict[str, Any]]  # -> {"score": 0..1, "verdict": str}
+
+_EXTRACTION_TOOLS = {"extract_schema_data", "extract_data", "extract_schema_streamlined", "extract_schema"}
+
+
+def _norm(s: str) -> str:
+    return re.sub(r"\s+", " ", s).strip().casefold()
+
+
+def matches(expected: Any, actual: Any) -> bool:
+    """Subset match used by ``expected``."""
+    if isinstance(expected, dict):
+        return isinstance(actual, dict) and all(k in actual and matches(v, actual[k]) for k, v in expected.items())
+    if isinstance(expected, list):
+        if not isinstance(actual, list):
+            return False
+        return all(any(matches(e, a) for a in actual) for e in expected)
+    if isinstance(expected, str):
+        return isinstance(actual, str) and _norm(expected) == _norm(actual)
+    if isinstance(expected, bool) or expected is None:
+        return expected == actual
+    if isinstance(expected, (int, float)):
+        return isinstance(actual, (int, float)) and not isinstance(actual, bool) and abs(expected - actual) < 1e-9
+    return expected == actual
+
+
+def _remove(doc: Any, parts: list[str]) -> None:
+    if not parts:
+        return
+    head, rest = parts[0], parts[1:]
+    if isinstance(doc, dict):
+        keys = list(doc) if head == "*" else [head]
+        for k in keys:
+            if k in doc:
+                if rest:
+                    _remove(doc[k], rest)
+                else:
+                    del doc[k]
+    elif isinstance(doc, list):
+        idxs = range(len(doc)) if head == "*" else ([int(head)] if head.isdigit() and int(head) < len(doc) else [])
+        for i in sorted(idxs, reverse=True):
+            if rest:
+                _remove(doc[i], rest)
+            else:
+                del doc[i]
+
+
+def strip_paths(doc: Any, paths: list[str]) -> Any:
+    out = copy.deepcopy(doc)
+    for p in paths:
+        _remove(out, [s for s in p.split(".") if s])
+    return out
+
+
+def _first_diff(a: Any, b: Any, path: str = "") -> str:
+    if isinstance(a, dict) and isinstance(b, dict):
+        for k in sorted(set(a) | set(b)):
+            if k not in a:
+                return f"{path}.{k} unexpected" if path else f"{k} unexpected"
+            if k not in b:
+                return f"{path}.{k} missing" if path else f"{k} missing"
+            d = _first_diff(a[k], b[k], f"{path}.{k}" if path else k)
+            if d:
+                return d
+        return ""
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b):
+            return f"{path or '(root)'}: {len(b)} items, expected {len(a)}"
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            d = _first_diff(x, y, f"{path}.{i}")
+            if d:
+                return d
+        return ""
+    return "" if a == b else f"{path or '(root)'}: {json.dumps(b)[:80]} != expected {json.dumps(a)[:80]}"
+
+
+def output_schema(ev: Evaluation) -> dict[str, Any] | None:
+    if ev.validation.json_schema:
+        return ev.validation.json_schema
+    schema = ev.input.get("schema")
+    if isinstance(schema, dict) and ev.tool in _EXTRACTION_TOOLS:
+        return schema
+    return None
+
+
+def threshold(ev: Evaluation) -> float:
+    if ev.validation.pass_threshold is not None:
+        return ev.validation.pass_threshold
+    raw = os.environ.get("AGENTHOST_EVALS_PASS_THRESHOLD", "").strip()
+    return float(raw) if raw else 1.0
+
+
+def judge(ev: Evaluation, result: dict[str, Any], *, js_runner: JsRunner | None = None,
+          llm_judge: LlmJudge | None = None, pages_url: str = "") -> dict[str, Any]:
+    """Verdict for a JSON-RPC ``result`` object: ``{passed, score, threshold, checks: [...]}``."""
+    checks: list[dict[str, Any]] = []
+    status = str(result.get("status", "success")).lower()
+    output = result.get("output")
+    v = ev.validation
+
+    if status not in ("success", "completed", "ok"):
+        checks.append({"check": "status", "passed": False, "score": 0.0,
+                       "detail": f"client reported status {status!r}"})
+
+    schema = output_schema(ev)
+    if schema is not None and v.type != "none":
+        import jsonschema
+
+        try:
+            jsonschema.validate(output, schema)
+            checks.append({"check": "schema", "passed": True, "score": 1.0, "detail": "output matches the schema"})
+        except jsonschema.ValidationError as exc:
+            where = ".".join(str(p) for p in exc.absolute_path) or "(root)"
+            checks.append({"check": "schema", "passed": False, "score": 0.0, "detail": f"{where}: {exc.message}"})
+        except jsonschema.SchemaError as exc:
+            checks.append({"check": "schema", "passed": False, "score": 0.0,
+                           "detail": f"the evaluation's schema is invalid: {exc.message}"})
+
+    if v.expected is not None:
+        ok = matches(v.expected, output)
+        checks.append({"check": "expected", "passed": ok, "score": 1.0 if ok else 0.0,
+                       "detail": "expected values found" if ok else "expected values not found in the output"})
+
+    if v.snapshot is not None:
+        excl = [str(p) for p in v.snapshot.get("exclude_paths", [])]
+        want = strip_paths(v.snapshot.get("expected"), excl)
+        got = strip_paths(output, excl)
+        diff = _first_diff(want, got)
+        checks.append({"check": "snapshot", "passed": not diff, "score": 0.0 if diff else 1.0,
+                       "detail": diff or "output equals the snapshot"})
+
+    if v.js_eval is not None:
+        script = str(v.js_eval.get("script", ""))
+        want = v.js_eval.get("expected_result", True)
+        if js_runner is None:
+            checks.append({"check": "js-eval", "passed": False, "score": 0.0,
+                           "detail": "js-eval needs the browser function, which is not available"})
+        else:
+            try:
+                got = js_runner(ev.url(pages_url), script)
+                ok = matches(want, got) if not isinstance(want, bool) else bool(got) is want
+                checks.append({"check": "js-eval", "passed": ok, "score": 1.0 if ok else 0.0,
+                               "detail": f"script returned {json.dumps(got)[:120]}"})
+            except Exception as exc:  # noqa: BLE001 - a broken script is a failed check, not a crash
+                checks.append({"check": "js-eval", "passed": False, "score": 0.0,
+                               "detail": f"script failed: {type(exc).__name__}: {str(exc)[:200]}"})
+
+    if v.type in ("llm-judge", "hybrid") and llm_judge is not None:
+        criteria = [str(c) for c in (v.llm_judge or {}).get("criteria", [])]
+        try:
+            out = llm_judge(ev, output, criteria)
+            score = max(0.0, min(1.0, float(out.get("score", 0))))
+            checks.append({"check": "llm-judge", "passed": score >= threshold(ev), "score": score,
+                           "detail": str(out.get("verdict", ""))[:500]})
+        except Exception as exc:  # noqa: BLE001 - the judge is optional; its failure is recorded
+            checks.append({"check": "llm-judge", "passed": False, "score": 0.0,
+                           "detail": f"judge failed: {type(exc).__name__}"})
+    elif v.type in ("llm-judge", "hybrid"):
+        checks.append({"check": "llm-judge", "skipped": True, "detail": "no LLM judge configured"})
+
+    scored = [c for c in checks if not c.get("skipped")]
+    if not scored:
+        score = 1.0 if status in ("success", "completed", "ok") else 0.0
+    else:
+        score = sum(float(c["score"]) for c in scored) / len(scored)
+    thr = threshold(ev)
+    status_failed = any(c["check"] == "status" for c in checks)
+    return {"passed": (score >= thr) and not status_failed, "score": round(score, 4), "threshold": thr,
+            "checks": checks}
+
+
+def default_llm_judge() -> LlmJudge | None:
+    """The shared LLM client as a judge, when an LLM is configured and the module exists."""
+    if os.environ.get("AGENTHOST_LLM", "none").strip().lower() in ("", "none"):
+        return None
+    try:
+        from agenthost import llm  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    complete_json = getattr(llm, "complete_json", None)
+    if complete_json is None:
+        return None
+
+    def run(ev: Evaluation, output: Any, criteria: list[str]) -> dict[str, Any]:
+        import time
+
+        schema = {"type": "object", "properties": {"verdict": {"type": "string"}, "score": {"type": "number"}},
+                  "required": ["verdict", "score"]}
+        prompt = (f"Task: {ev.name}\n{ev.description}\nTool input: {json.dumps(ev.input)[:4000]}\n"
+                  f"Criteria:\n" + "\n".join(f"- {c}" for c in criteria) +
+                  f"\nOutput to judge:\n{json.dumps(output)[:12000]}\n"
+                  "Answer with a short verdict and a score between 0 and 1.")
+        messages = [{"role": "system", "content": "You grade the output of a web agent strictly."},
+                    {"role": "user", "content": prompt}]
+        result: dict[str, Any] = complete_json(messages, schema, time.monotonic() + 15)
+        return result
+
+    return run
+
+
+def default_js_runner() -> JsRunner | None:
+    """The browser function's ``evaluate`` when the browser client exists."""
+    try:
+        from agenthost import browser  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    fn = getattr(browser, "evaluate_script", None) or getattr(browser, "evaluate", None)
+    return fn if callable(fn) else None

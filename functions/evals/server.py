@@ -1,0 +1,588 @@
+"""The evaluation server's protocol logic, independent of Lambda (dependencies passed in).
+
+State lives in the single table, keyed by client id (a connection id only points at its client):
+
+* ``CLIENT#<id>``/``META``: connectionId, ready, capabilities, ``inflight`` (slots in use, changed
+  only by conditional atomic updates so ``maxConcurrency`` holds across concurrent invocations);
+* ``CLIENT#<id>``/``EVAL#<eval>``: the evaluation's definition snapshot, status (pending, running,
+  completed, failed, timeout), current JSON-RPC id and deadline, progress, result, verdict, history,
+  late results;
+* ``CONN#<id>``/``META``: which client a connection belongs to and its handshake state;
+* ``EVALCLIENTS``/``<id>``: the index of known clients (the admin API lists it);
+* ``EVALDEFS``/``DEF#<id>`` and ``CLIENTFILE#<id>``: definitions uploaded through the admin API.
+
+One query of ``CLIENT#<id>`` reads a client and all its evaluations; dispatch, result handling and
+the lazy deadline check all start from that read.
+
+Reconnection: a client that registers again with the same id is rebound to its new connection; on its
+next ``ready`` every evaluation still in flight is re-sent (same JSON-RPC id, deadline restarted).
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import re
+import secrets
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from agenthost.store import ConditionFailed, Store, keys
+from evals import connections
+from evals.definitions import Catalog, ClientFile, DefinitionError, Evaluation, parse_document
+from evals.judging import JsRunner, LlmJudge, judge
+
+CLIENT_INDEX_PK = "EVALCLIENTS"
+DEFS_PK = "EVALDEFS"
+CONN_TTL_S = 3 * 3600  # API Gateway closes a connection after 2 h
+CLIENT_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
+FINAL = ("completed", "failed", "timeout")
+ST = {"#st": "status"}  # "status" is a DynamoDB reserved word
+
+Send = Callable[[str, dict[str, Any]], bool]  # False when the connection is gone; raises TooLarge
+
+
+def now_iso(clock: Callable[[], float] = time.time) -> str:
+    return datetime.fromtimestamp(clock(), UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass
+class Options:
+    """Server behaviour; :meth:`from_env` reads it from the environment."""
+
+    secret: str = ""
+    disclose_secret: bool = False
+    auto_create: bool = True
+    default_concurrency: int = 3
+    max_concurrency: int = 20
+    server_id: str = "agenthost-evals"
+    pages_url: str = ""
+
+    @classmethod
+    def from_env(cls) -> Options:
+        import os
+
+        from agenthost.config import secret, settings
+
+        def flag(name: str, default: bool) -> bool:
+            raw = os.environ.get(name, "").strip().lower()
+            return default if not raw else raw in ("1", "true", "yes", "on")
+
+        return cls(
+            secret=secret("AGENTHOST_EVALS_SECRET"),
+            disclose_secret=flag("AGENTHOST_EVALS_DISCLOSE_SECRET", False),
+            auto_create=flag("AGENTHOST_EVALS_AUTO_CREATE", settings().local),
+            default_concurrency=int(os.environ.get("AGENTHOST_EVALS_DEFAULT_CONCURRENCY", "3") or 3),
+            max_concurrency=int(os.environ.get("AGENTHOST_EVALS_MAX_CONCURRENCY", "20") or 20),
+            server_id=os.environ.get("AGENTHOST_EVALS_SERVER_ID", "agenthost-evals"),
+            pages_url=os.environ.get("AGENTHOST_EVALS_PAGES_URL", ""),
+        )
+
+
+@dataclass
+class Server:
+    store: Store
+    send: Send
+    timers: Any
+    catalog: Callable[[], Catalog]
+    options: Options = field(default_factory=Options)
+    clock: Callable[[], float] = time.time
+    js_runner: JsRunner | None = None
+    llm_judge: LlmJudge | None = None
+    close: Callable[[str], None] = lambda _c: None
+    messages_sent: int = 0
+
+    # ------------------------------------------------------------------ sending
+    def _send(self, connection_id: str, message: dict[str, Any]) -> bool:
+        try:
+            ok = self.send(connection_id, message)
+        except connections.TooLarge:
+            raise
+        if ok:
+            self.messages_sent += 1
+        return ok
+
+    def _rpc_error(self, connection_id: str, code: int, message: str, rpc_id: Any = None) -> None:
+        self._send(connection_id, {"jsonrpc": "2.0", "id": rpc_id, "error": {"code": code, "message": message}})
+
+    def _notice(self, connection_id: str, code: str, message: str) -> None:
+        """A non-JSON-RPC error notice (never carries ``id``, so clients cannot take it for a reply)."""
+        self._send(connection_id, {"type": "error", "error": code, "message": message,
+                                   "timestamp": now_iso(self.clock)})
+
+    # ------------------------------------------------------------------ entry point
+    def on_message(self, connection_id: str, raw: str) -> None:
+        try:
+            message = json.loads(raw)
+        except ValueError as exc:
+            self._rpc_error(connection_id, -32700, f"Parse error: {exc}")
+            return
+        if not isinstance(message, dict):
+            self._rpc_error(connection_id, -32600, "Invalid Request: expected a JSON object")
+            return
+        if "jsonrpc" in message or ("id" in message and ("result" in message or "error" in message)):
+            self.on_rpc(connection_id, message)
+            return
+        kind = message.get("type")
+        handlers = {"ping": self.on_ping, "register": self.on_register, "auth_verify": self.on_auth_verify,
+                    "ready": self.on_ready, "status": self.on_status}
+        if not isinstance(kind, str):
+            self._rpc_error(connection_id, -32600, "Invalid Request: a message needs a string 'type' or 'jsonrpc'")
+            return
+        fn = handlers.get(kind)
+        if fn is None:
+            self._rpc_error(connection_id, -32600, f"Invalid Request: unknown message type {kind[:40]!r}")
+            return
+        fn(connection_id, message)
+
+    def on_ping(self, connection_id: str, _message: dict[str, Any]) -> None:
+        self._send(connection_id, {"type": "pong", "timestamp": now_iso(self.clock)})
+
+    # ------------------------------------------------------------------ registration
+    def _ack(self, connection_id: str, client_id: str, status: str, message: str, **extra: Any) -> None:
+        self._send(connection_id, {"type": "registration_ack", "clientId": client_id, "status": status,
+                                   "message": message, **extra})
+
+    def _reject(self, connection_id: str, client_id: str, reason: str, close: bool = True, **extra: Any) -> None:
+        self._ack(connection_id, client_id, "rejected", reason, reason=reason, **extra)
+        if close:
+            self.store.delete(**keys.connection(connection_id))
+            self.close(connection_id)
+
+    def _client_file(self, client_id: str, catalog: Catalog) -> ClientFile | None:
+        cf = catalog.clients.get(client_id)
+        return cf
+
+    def on_register(self, connection_id: str, message: dict[str, Any]) -> None:
+        client_id = message.get("clientId")
+        if not isinstance(client_id, str) or not CLIENT_ID_RE.match(client_id):
+            self._ack(connection_id, str(client_id)[:128] if client_id is not None else "", "rejected",
+                      "clientId must be a string of letters, digits and . _ : - (a UUID)",
+                      reason="invalid clientId")
+            return
+        caps = message.get("capabilities") if isinstance(message.get("capabilities"), dict) else {}
+        catalog = self.catalog()
+        cf = self._client_file(client_id, catalog)
+        meta = self.store.get(**keys.client(client_id))
+        if meta is None and cf is None and not self.options.auto_create:
+            self._reject(connection_id, client_id, "unknown client id (not configured on this server)")
+            return
+        secret = (cf.client.secret_key if cf and cf.client.secret_key else "") or self.options.secret
+        offered = message.get("secretKey")
+        pending = {"clientId": client_id, "capabilities": caps, "state": "pending_auth"}
+        if not secret:
+            self._accept(connection_id, client_id, caps, catalog, meta)
+        elif isinstance(offered, str) and offered:
+            if hmac.compare_digest(offered.encode(), secret.encode()):
+                self._accept(connection_id, client_id, caps, catalog, meta)
+            else:
+                self._reject(connection_id, client_id, "Invalid secret key")
+        else:
+            nonce = secrets.token_hex(16)
+            self.store.put({**keys.connection(connection_id), **pending, "nonce": nonce}, ttl_s=CONN_TTL_S)
+            extra: dict[str, Any] = {"challenge": nonce}
+            text = ("Authentication required: reply with auth_verify carrying secretKey, or proof = "
+                    "hex HMAC-SHA256(secret, challenge)")
+            if self.options.disclose_secret:
+                # The reference server's handshake for unmodified DevTools builds (operator opt-in only).
+                extra["serverSecretKey"] = secret
+                text = "Authentication required: verify the server secret"
+            self._ack(connection_id, client_id, "auth_required", text, **extra)
+
+    def on_auth_verify(self, connection_id: str, message: dict[str, Any]) -> None:
+        client_id = str(message.get("clientId") or "")
+        conn = self.store.get(**keys.connection(connection_id))
+        if not conn or conn.get("state") != "pending_auth" or conn.get("clientId") != client_id:
+            self._reject(connection_id, client_id, "auth_verify without a pending registration for this client",
+                         close=False)
+            return
+        catalog = self.catalog()
+        cf = self._client_file(client_id, catalog)
+        secret = (cf.client.secret_key if cf and cf.client.secret_key else "") or self.options.secret
+        offered, proof = message.get("secretKey"), message.get("proof")
+        proven = False
+        if isinstance(offered, str) and offered:
+            proven = hmac.compare_digest(offered.encode(), secret.encode())
+        elif isinstance(proof, str) and proof:
+            want = hmac.new(secret.encode(), str(conn.get("nonce", "")).encode(), "sha256").hexdigest()
+            proven = hmac.compare_digest(proof.lower().encode(), want.encode())
+        elif self.options.disclose_secret:
+            proven = message.get("verified") is True
+        if not proven:
+            self._reject(connection_id, client_id, "Invalid secret key")
+            return
+        meta = self.store.get(**keys.client(client_id))
+        self._accept(connection_id, client_id, conn.get("capabilities") or {}, catalog, meta)
+
+    def _accept(self, connection_id: str, client_id: str, caps: dict[str, Any], catalog: Catalog,
+                meta: dict[str, Any] | None) -> None:
+        cf = catalog.clients.get(client_id)
+        try:
+            wanted = int(caps.get("maxConcurrency") or self.options.default_concurrency)
+        except (TypeError, ValueError):
+            wanted = self.options.default_concurrency
+        if cf and cf.settings.max_concurrent_evaluations:
+            wanted = min(wanted, cf.settings.max_concurrent_evaluations)
+        max_c = max(1, min(wanted, self.options.max_concurrency))
+        tools = [str(t) for t in caps.get("tools", [])] if isinstance(caps.get("tools"), list) else []
+        retry = cf.settings.retry_policy.model_dump() if cf else {}
+        now = self.store.now()
+        attrs = {"clientId": client_id, "connectionId": connection_id, "ready": False, "maxConcurrency": max_c,
+                 "tools": tools[:50], "version": str(caps.get("version", ""))[:40], "registeredAt": now,
+                 "retryPolicy": retry, "name": cf.client.name if cf else ""}
+        if meta is None:
+            try:
+                self.store.put({**keys.client(client_id), **attrs, "inflight": 0, "createdAt": now}, if_absent=True)
+                self.store.put({"pk": CLIENT_INDEX_PK, "sk": client_id, "createdAt": now,
+                                "auto": cf is None})
+            except ConditionFailed:
+                self.store.update(**keys.client(client_id), set_=attrs)
+        else:
+            self.store.update(**keys.client(client_id), set_=attrs)
+        self.store.put({**keys.connection(connection_id), "clientId": client_id, "state": "registered"},
+                       ttl_s=CONN_TTL_S)
+        existing = {e["evalId"] for e in self.store.query(f"CLIENT#{client_id}", "EVAL#")}
+        for ev in catalog.assigned(client_id):
+            if ev.id not in existing:
+                self._create_eval(client_id, ev)
+        count = len(existing | {e.id for e in catalog.assigned(client_id)})
+        self._ack(connection_id, client_id, "accepted", "Client registered successfully", evaluationsCount=count)
+
+    def _create_eval(self, client_id: str, ev: Evaluation, reset: bool = False) -> None:
+        item = {**keys.evaluation(client_id, ev.id), "evalId": ev.id, "name": ev.name, "category": ev.category,
+                "tool": ev.tool, "def": ev.doc(), "status": "pending", "attempts": 0, "rpcIds": [],
+                "history": [], "createdAt": self.store.now(), "notBefore": 0}
+        try:
+            self.store.put(item, if_absent=not reset)
+        except ConditionFailed:
+            pass
+
+    # ------------------------------------------------------------------ ready / dispatch
+    def _conn_client(self, connection_id: str) -> str | None:
+        conn = self.store.get(**keys.connection(connection_id))
+        if not conn or conn.get("state") != "registered":
+            return None
+        return str(conn["clientId"])
+
+    def on_ready(self, connection_id: str, _message: dict[str, Any]) -> None:
+        client_id = self._conn_client(connection_id)
+        if client_id is None:
+            self._notice(connection_id, "not_registered",
+                         "ready refused: register (and complete authentication) before sending ready")
+            return
+        try:
+            self.store.update(**keys.client(client_id), set_={"ready": True}, condition="connectionId = :c",
+                              values={":c": connection_id})
+        except ConditionFailed:
+            self._notice(connection_id, "not_registered", "ready refused: this client is bound to another connection")
+            return
+        self.dispatch(client_id)
+
+    def load(self, client_id: str) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+        """The client and its evaluations, with overdue deadlines enforced (the lazy check)."""
+        meta, evals = None, []
+        for item in self.store.query(f"CLIENT#{client_id}"):
+            if item["sk"] == "META":
+                meta = item
+            elif item["sk"].startswith("EVAL#"):
+                evals.append(item)
+        now_ms = self.clock() * 1000
+        expired = False
+        for i, ev in enumerate(evals):
+            if ev.get("status") == "running" and float(ev.get("deadline", 0)) <= now_ms:
+                updated = self._expire(client_id, ev, meta)
+                if updated is not None:
+                    evals[i] = updated
+                    expired = True
+        if expired:  # slots were released: read the counter again
+            meta = self.store.get(**keys.client(client_id))
+        return meta, evals
+
+    def _release(self, client_id: str) -> None:
+        try:
+            self.store.update(**keys.client(client_id), add={"inflight": -1}, condition="inflight > :z",
+                              values={":z": 0})
+        except ConditionFailed:
+            pass
+
+    def _retry_delay_s(self, meta: dict[str, Any] | None, attempts: int) -> float:
+        rp = (meta or {}).get("retryPolicy") or {}
+        initial = float(rp.get("initial_delay", 0) or 0) / 1000
+        mult = float(rp.get("backoff_multiplier", 2) or 2)
+        return initial * (mult ** max(0, attempts - 1)) if initial else 0.0
+
+    def _max_retries(self, ev: dict[str, Any], meta: dict[str, Any] | None) -> int:
+        rp = (meta or {}).get("retryPolicy") or {}
+        if rp.get("max_retries") is not None:
+            return int(rp["max_retries"])
+        return int(((ev.get("def") or {}).get("metadata") or {}).get("retries", 0) or 0)
+
+    def _finish_attempt(self, client_id: str, ev: dict[str, Any], outcome: str, fields: dict[str, Any],
+                        meta: dict[str, Any] | None = None) -> dict[str, Any] | None:
+        """Close the running attempt (conditional on its rpc id). Retries when allowed and not a success."""
+        rpc = ev.get("rpcId")
+        attempts = int(ev.get("attempts", 0))
+        history = list(ev.get("history", []))[-20:] + [{"rpcId": rpc, "outcome": outcome, "at": self.store.now()}]
+        retry = outcome != "completed" and attempts <= self._max_retries(ev, meta)
+        delay = self._retry_delay_s(meta, attempts) if retry else 0.0
+        sets: dict[str, Any] = {**fields, "history": history, "finishedAt": self.store.now()}
+        if retry:
+            sets.update({"status": "pending", "notBefore": self.clock() + delay, "lastOutcome": outcome})
+        else:
+            sets["status"] = outcome
+        try:
+            updated = self.store.update(**keys.evaluation(client_id, ev["evalId"]), set_=sets,
+                                        condition="#st = :running AND rpcId = :rpc", names=ST,
+                                        values={":running": "running", ":rpc": rpc})
+        except ConditionFailed:
+            return None
+        self._release(client_id)
+        if retry and delay > 0:
+            self.timers.schedule(f"evr-{uuid.uuid4()}", self.clock() + delay,
+                                 {"agenthost": "dispatch", "clientId": client_id})
+        return updated
+
+    def _expire(self, client_id: str, ev: dict[str, Any], meta: dict[str, Any] | None = None) -> dict[str, Any] | None:
+        timeout_ms = int((ev.get("def") or {}).get("timeout", 30000))
+        err = {"code": -32001, "message": f"Evaluation exceeded its timeout of {timeout_ms} ms"}
+        if meta is None:
+            meta = self.store.get(**keys.client(client_id))
+        return self._finish_attempt(client_id, ev, "timeout", {"error": err}, meta)
+
+    def dispatch(self, client_id: str) -> int:
+        """Send evaluations up to the client's free slots. Returns how many were sent."""
+        meta, evals = self.load(client_id)
+        if not meta or not meta.get("ready") or not meta.get("connectionId"):
+            return 0
+        conn = str(meta["connectionId"])
+        running = [e for e in evals if e.get("status") == "running"]
+        inflight = int(meta.get("inflight", 0))
+        max_c = int(meta.get("maxConcurrency", self.options.default_concurrency))
+        if inflight != len(running):  # self-heal a counter left behind by a crashed invocation
+            try:
+                self.store.update(**keys.client(client_id), set_={"inflight": len(running)},
+                                  condition="inflight = :old", values={":old": inflight})
+                inflight = len(running)
+            except ConditionFailed:
+                return 0  # somebody else is dispatching right now
+        for ev in running:  # reconnection: re-send in-flight evaluations to the new connection
+            if ev.get("sentConn") != conn:
+                self._send_eval(client_id, conn, ev, ev["rpcId"], resend=True)
+        now = self.clock()
+        pending = [e for e in evals if e.get("status") == "pending" and float(e.get("notBefore", 0)) <= now]
+        pending.sort(key=lambda e: (_rank(e), int(e.get("createdAt", 0)), e["evalId"]))
+        sent = 0
+        for ev in pending:
+            if inflight >= max_c:
+                break
+            try:
+                self.store.update(**keys.client(client_id), add={"inflight": 1}, condition="inflight < :max",
+                                  values={":max": max_c})
+            except ConditionFailed:
+                break
+            inflight += 1
+            rpc = str(uuid.uuid4())
+            outcome = self._send_eval(client_id, conn, ev, rpc)
+            if outcome == "gone":
+                break
+            if outcome == "sent":
+                sent += 1
+            else:
+                inflight -= 1  # the slot was given back (taken by someone else, or failed to send)
+        return sent
+
+    def _send_eval(self, client_id: str, conn: str, ev: dict[str, Any], rpc: str, resend: bool = False) -> str:
+        """``sent``, ``released`` (slot given back) or ``gone`` (the connection is closed)."""
+        d = ev.get("def") or {}
+        timeout_ms = int(d.get("timeout", 30000))
+        deadline = self.clock() * 1000 + timeout_ms
+        key = keys.evaluation(client_id, ev["evalId"])
+        if resend:
+            try:
+                self.store.update(**key, set_={"status": "running", "deadline": deadline, "sentConn": conn},
+                                  condition="#st = :running AND rpcId = :rpc", names=ST,
+                                  values={":running": "running", ":rpc": rpc})
+            except ConditionFailed:
+                return "released"
+        else:
+            try:
+                self.store.update(**key, set_={"status": "running", "rpcId": rpc, "deadline": deadline,
+                                              "sentConn": conn, "sentAt": self.clock(),
+                                              "rpcIds": (list(ev.get("rpcIds", [])) + [rpc])[-20:],
+                                              "attempts": int(ev.get("attempts", 0)) + 1,
+                                              "progress": 0, "statusMessage": ""},
+                                  condition="#st = :pending", names=ST, values={":pending": "pending"})
+            except ConditionFailed:
+                self._release(client_id)
+                return "released"  # somebody else took it; keep dispatching the rest
+        ev = {**ev, "rpcId": rpc, "attempts": int(ev.get("attempts", 0)) + (0 if resend else 1)}
+        try:
+            evaluation = Evaluation.model_validate(d)
+            params: dict[str, Any] = {"evaluationId": evaluation.id, "name": evaluation.name,
+                                      "url": evaluation.url(self.options.pages_url), "tool": evaluation.tool,
+                                      "input": evaluation.input, "timeout": timeout_ms,
+                                      "metadata": evaluation.metadata.model_dump(mode="json")}
+            if evaluation.model is not None:
+                params["model"] = evaluation.model
+            ok = self._send(conn, {"jsonrpc": "2.0", "method": "evaluate", "params": params, "id": rpc})
+        except connections.TooLarge as exc:
+            err = {"code": -32005, "message": "evaluate request not sent: it exceeds API Gateway's 128 KB "
+                   f"WebSocket message limit ({exc})"}
+            self._finish_attempt(client_id, {**ev, "attempts": 99}, "failed", {"error": err})
+            return "released"
+        if not ok:
+            # the connection is gone: put the evaluation back and wait for the client to come back
+            try:
+                self.store.update(**key, set_={"status": "pending", "rpcId": "", "sentConn": ""},
+                                  condition="#st = :running AND rpcId = :rpc", names=ST,
+                                  values={":running": "running", ":rpc": rpc})
+                self._release(client_id)
+            except ConditionFailed:
+                pass
+            try:
+                self.store.update(**keys.client(client_id), set_={"ready": False}, condition="connectionId = :c",
+                                  values={":c": conn})
+            except ConditionFailed:
+                pass
+            return "gone"
+        self.timers.schedule(f"evd-{rpc}", deadline / 1000,
+                             {"agenthost": "deadline", "clientId": client_id, "evalId": ev["evalId"], "rpcId": rpc})
+        return "sent"
+
+    # ------------------------------------------------------------------ results and progress
+    def on_rpc(self, connection_id: str, message: dict[str, Any]) -> None:
+        rpc_id = message.get("id")
+        if "method" in message:
+            if rpc_id is not None:
+                self._rpc_error(connection_id, -32601, f"Method not found: {str(message['method'])[:60]}", rpc_id)
+            return
+        if message.get("jsonrpc") != "2.0" or not isinstance(rpc_id, str) or \
+                ("result" in message) == ("error" in message):
+            self._rpc_error(connection_id, -32600,
+                            "Invalid Request: a response needs jsonrpc '2.0', a string id and result or error")
+            return
+        client_id = self._conn_client(connection_id)
+        if client_id is None:
+            self._notice(connection_id, "not_registered", "result ignored: this connection has not registered")
+            return
+        meta, evals = self.load(client_id)
+        ev = next((e for e in evals if rpc_id in (e.get("rpcIds") or [])), None)
+        if ev is None:
+            self._notice(connection_id, "unknown_request", f"no evaluation was sent with id {rpc_id}")
+            return
+        result = message.get("result")
+        error = message.get("error")
+        current = ev.get("status") == "running" and ev.get("rpcId") == rpc_id
+        if current:
+            if error is not None:
+                err = error if isinstance(error, dict) else {"code": -32000, "message": str(error)}
+                done = self._finish_attempt(client_id, ev, "failed", {"error": err, "result": None}, meta)
+            else:
+                res = result if isinstance(result, dict) else {"status": "success", "output": result}
+                verdict = judge(Evaluation.model_validate(ev["def"]), res, js_runner=self.js_runner,
+                                llm_judge=self.llm_judge, pages_url=self.options.pages_url)
+                duration_ms = int((self.clock() - float(ev.get("sentAt", 0))) * 1000)
+                done = self._finish_attempt(client_id, ev, "completed",
+                                            {"result": _clip(res), "verdict": verdict, "passed": verdict["passed"],
+                                             "score": verdict["score"], "error": None,
+                                             "durationMs": duration_ms},
+                                            meta)
+            if done is None:
+                current = False
+        if not current:
+            late = list(ev.get("late", []))[-10:] + [{"rpcId": rpc_id, "at": self.store.now(),
+                                                       "result": _clip(result) if result is not None else None,
+                                                       "error": error}]
+            self.store.update(**keys.evaluation(client_id, ev["evalId"]), set_={"late": late})
+        self.dispatch(client_id)
+
+    def on_status(self, connection_id: str, message: dict[str, Any]) -> None:
+        client_id = self._conn_client(connection_id)
+        eval_id = message.get("evaluationId")
+        if client_id is None or not isinstance(eval_id, str):
+            self._notice(connection_id, "invalid_status", "status needs a registered connection and an evaluationId")
+            return
+        try:
+            progress = float(message.get("progress", 0) or 0)
+        except (TypeError, ValueError):
+            progress = 0.0
+        try:
+            self.store.update(**keys.evaluation(client_id, eval_id),
+                              set_={"progress": max(0.0, min(1.0, progress)),
+                                    "statusMessage": str(message.get("message", ""))[:500],
+                                    "clientStatus": str(message.get("status", ""))[:40], "statusAt": self.clock()},
+                              condition="#st = :running", names=ST, values={":running": "running"})
+        except ConditionFailed:
+            pass  # progress for an evaluation that is not running (late, or unknown): nothing to record
+
+    # ------------------------------------------------------------------ timers and admin
+    def on_deadline(self, client_id: str, eval_id: str, rpc_id: str) -> bool:
+        ev = self.store.get(**keys.evaluation(client_id, eval_id))
+        if not ev or ev.get("status") != "running" or ev.get("rpcId") != rpc_id:
+            return False
+        if float(ev.get("deadline", 0)) > self.clock() * 1000:
+            return False  # deadline was restarted (reconnection): a newer timer covers it
+        expired = self._expire(client_id, ev) is not None
+        self.dispatch(client_id)
+        return expired
+
+    def trigger(self, client_id: str, eval_id: str | None = None) -> int:
+        """Reset finished evaluations (one or all) to pending and dispatch. Returns how many were reset."""
+        catalog = self.catalog()
+        meta = self.store.get(**keys.client(client_id))
+        if meta is None:
+            raise LookupError(f"unknown client {client_id}")
+        existing = {e["evalId"]: e for e in self.store.query(f"CLIENT#{client_id}", "EVAL#")}
+        wanted = [eval_id] if eval_id else sorted(set(existing) | {e.id for e in catalog.assigned(client_id)})
+        count = 0
+        for eid in wanted:
+            ev = existing.get(eid)
+            definition = catalog.find(client_id, eid)
+            if ev is None:
+                if definition is None:
+                    raise LookupError(f"unknown evaluation {eid}")
+                self._create_eval(client_id, definition)
+                count += 1
+                continue
+            if ev.get("status") == "running":
+                continue
+            sets = {"status": "pending", "attempts": 0, "notBefore": 0, "progress": 0, "error": None,
+                    "result": None, "verdict": None, "passed": None, "score": None}
+            if definition is not None:
+                sets["def"] = definition.doc()
+            self.store.update(**keys.evaluation(client_id, eid), set_=sets)
+            count += 1
+        self.dispatch(client_id)
+        return count
+
+
+def _rank(ev: dict[str, Any]) -> int:
+    from evals.definitions import PRIORITY_ORDER
+
+    pr = str(((ev.get("def") or {}).get("metadata") or {}).get("priority", "normal")).lower()
+    return PRIORITY_ORDER.get(pr, 2)
+
+
+def _clip(value: Any, limit: int = 300_000) -> Any:
+    """Keep stored results under DynamoDB's 400 KB item limit."""
+    text = json.dumps(value, default=str)
+    if len(text) <= limit:
+        return value
+    return {"truncated": True, "bytes": len(text), "preview": text[:2000]}
+
+
+def stored_catalog(store: Store, base: Catalog) -> Catalog:
+    """Packaged definitions plus those uploaded through the admin API (uploads win)."""
+    cat = Catalog(dict(base.evaluations), dict(base.clients), list(base.errors))
+    for item in store.query(DEFS_PK):
+        try:
+            part = parse_document(item.get("doc"), f"upload:{item['sk']}", str(item.get("category", "default")))
+        except DefinitionError as exc:
+            cat.errors.extend(exc.errors)
+            continue
+        cat.merge(part)
+    return cat

@@ -1,0 +1,299 @@
+"""The evaluation server's protocol logic against moto DynamoDB, with a recording connection hub."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from pathlib import Path
+
+import pytest
+from evals import connections
+from evals.definitions import load_dir
+from evals.server import Options, Server
+from evals.timers import NoTimers
+
+SECRET = "s3cret-for-tests"
+
+
+def write_eval(root: Path, category: str, eid: str, **extra) -> None:
+    d = root / category
+    d.mkdir(parents=True, exist_ok=True)
+    doc = {"id": eid, "name": f"Eval {eid}", "target": {"url": "http://127.0.0.1:9/page.html"},
+           "tool": "extract_schema_data", "timeout": 5000,
+           "input": {"schema": {"type": "object", "properties": {"title": {"type": "string"}},
+                                "required": ["title"]}},
+           "validation": {"type": "hybrid", "expected": {"title": "Hello"}}}
+    doc.update(extra)
+    import yaml
+
+    (d / f"{eid}.yaml").write_text(yaml.safe_dump(doc))
+
+
+class Hub:
+    """Stands in for API Gateway's @connections: records messages, knows which sockets are open."""
+
+    def __init__(self):
+        self.open: set[str] = set()
+        self.inbox: dict[str, list[dict]] = {}
+        self.closed: list[str] = []
+        self.limit = connections.MAX_MESSAGE_BYTES
+
+    def connect(self, cid: str) -> None:
+        self.open.add(cid)
+        self.inbox[cid] = []
+
+    def send(self, cid: str, msg: dict) -> bool:
+        if len(json.dumps(msg)) > self.limit:
+            raise connections.TooLarge("too large")
+        if cid not in self.open:
+            return False
+        self.inbox[cid].append(msg)
+        return True
+
+    def close(self, cid: str) -> None:
+        self.open.discard(cid)
+        self.closed.append(cid)
+
+    def take(self, cid: str) -> list[dict]:
+        out, self.inbox[cid] = self.inbox[cid], []
+        return out
+
+
+class Clock:
+    def __init__(self):
+        self.t = 1_900_000_000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+@pytest.fixture
+def env(aws, tmp_path):
+    for i in range(1, 4):
+        write_eval(tmp_path, "extraction", f"e{i}", metadata={"retries": 1 if i == 1 else 0})
+    hub, clock, timers = Hub(), Clock(), NoTimers()
+    aws.clock = clock
+
+    def make(**opts) -> Server:
+        return Server(store=aws, send=hub.send, timers=timers, catalog=lambda: load_dir(tmp_path),
+                      options=Options(**{"secret": SECRET, **opts}), clock=clock, close=hub.close)
+
+    return make, hub, clock, timers, tmp_path
+
+
+def register(server, hub, conn, client="c1", **extra):
+    hub.connect(conn)
+    server.on_message(conn, json.dumps({"type": "register", "clientId": client, "secretKey": SECRET,
+                                        "capabilities": {"tools": ["extract_schema_data"], "maxConcurrency": 2,
+                                                         "version": "1.0.0"}, **extra}))
+    return hub.take(conn)
+
+
+def evaluates(msgs):
+    return [m for m in msgs if m.get("method") == "evaluate"]
+
+
+def test_spec_registration_ready_dispatch_and_results(env):
+    make, hub, clock, timers, _ = env
+    s = make()
+    [ack] = register(s, hub, "k1")
+    assert ack == {"type": "registration_ack", "clientId": "c1", "status": "accepted",
+                   "message": "Client registered successfully", "evaluationsCount": 3}
+    s.on_message("k1", json.dumps({"type": "ready", "timestamp": "2024-01-01T00:00:00Z"}))
+    sent = evaluates(hub.take("k1"))
+    assert len(sent) == 2  # maxConcurrency 2
+    first = sent[0]
+    assert first["jsonrpc"] == "2.0" and len(first["id"]) == 36
+    assert first["params"]["evaluationId"] == "e1" and first["params"]["timeout"] == 5000
+    assert first["params"]["url"] == "http://127.0.0.1:9/page.html"
+    assert "title" in first["params"]["input"]["schema"]["properties"]
+    assert len(timers.scheduled) == 2 and timers.scheduled[0][2]["rpcId"] == first["id"]
+
+    s.on_message("k1", json.dumps({"type": "status", "evaluationId": "e1", "status": "running",
+                                   "progress": 0.5, "message": "extracting"}))
+    ev = s.store.get("CLIENT#c1", "EVAL#e1")
+    assert ev["progress"] == 0.5 and ev["statusMessage"] == "extracting"
+
+    s.on_message("k1", json.dumps({"jsonrpc": "2.0", "id": first["id"],
+                                   "result": {"status": "success", "output": {"title": "hello "}}}))
+    third = evaluates(hub.take("k1"))
+    assert [m["params"]["evaluationId"] for m in third] == ["e3"]  # the freed slot is used at once
+    ev = s.store.get("CLIENT#c1", "EVAL#e1")
+    assert ev["status"] == "completed" and ev["passed"] is True and ev["score"] == 1.0
+    assert {c["check"] for c in ev["verdict"]["checks"]} >= {"schema", "expected"}
+
+    s.on_message("k1", json.dumps({"jsonrpc": "2.0", "id": sent[1]["id"],
+                                   "result": {"status": "success", "output": {"name": "x"}}}))
+    ev2 = s.store.get("CLIENT#c1", "EVAL#e2")
+    assert ev2["status"] == "completed" and ev2["passed"] is False
+    assert any("title" in c["detail"] for c in ev2["verdict"]["checks"] if c["check"] == "schema")
+    assert s.store.get("CLIENT#c1", "META")["inflight"] == 1
+
+
+def test_devtools_handshake_without_disclosure_needs_proof(env):
+    make, hub, *_ = env
+    s = make()
+    hub.connect("k1")
+    s.on_message("k1", json.dumps({"type": "register", "clientId": "c1", "capabilities": {"tools": []}}))
+    [ack] = hub.take("k1")
+    assert ack["status"] == "auth_required" and "serverSecretKey" not in ack
+    assert SECRET not in json.dumps(ack)
+    # an unmodified DevTools build just claims verified: refused without the operator's opt-in
+    s.on_message("k1", json.dumps({"type": "auth_verify", "clientId": "c1", "verified": True}))
+    [rej] = hub.take("k1")
+    assert rej["status"] == "rejected" and rej["reason"] == "Invalid secret key" and "k1" in hub.closed
+
+    hub.connect("k2")
+    s.on_message("k2", json.dumps({"type": "register", "clientId": "c1", "capabilities": {"tools": []}}))
+    [ack] = hub.take("k2")
+    proof = hmac.new(SECRET.encode(), ack["challenge"].encode(), hashlib.sha256).hexdigest()
+    s.on_message("k2", json.dumps({"type": "auth_verify", "clientId": "c1", "verified": True, "proof": proof}))
+    [ok] = hub.take("k2")
+    assert ok["status"] == "accepted" and ok["evaluationsCount"] == 3
+
+
+def test_devtools_disclosing_handshake_when_enabled(env):
+    make, hub, *_ = env
+    s = make(disclose_secret=True)
+    hub.connect("k1")
+    s.on_message("k1", json.dumps({"type": "register", "clientId": "c1", "capabilities": {"tools": []}}))
+    [ack] = hub.take("k1")
+    assert ack["status"] == "auth_required" and ack["serverSecretKey"] == SECRET
+    s.on_message("k1", json.dumps({"type": "auth_verify", "clientId": "c1", "verified": True}))
+    assert hub.take("k1")[0]["status"] == "accepted"
+    hub.connect("k2")
+    s.on_message("k2", json.dumps({"type": "register", "clientId": "c2"}))
+    hub.take("k2")
+    s.on_message("k2", json.dumps({"type": "auth_verify", "clientId": "c2", "verified": False}))
+    assert hub.take("k2")[0]["status"] == "rejected"
+
+
+def test_wrong_secret_unknown_client_and_bad_ids(env):
+    make, hub, _, _, root = env
+    s = make()
+    [rej] = register(s, hub, "k1", secretKey="nope")
+    assert rej["status"] == "rejected" and rej["reason"] == "Invalid secret key" and "k1" in hub.closed
+    assert s.store.get("CLIENT#c1", "META") is None
+
+    strict = make(auto_create=False)
+    [rej] = register(strict, hub, "k2", client="stranger")
+    assert rej["status"] == "rejected" and "unknown client" in rej["reason"]
+    # a client file makes the id known, with its own secret and its own evaluation list
+    (root / "clients").mkdir()
+    (root / "clients" / "known.yaml").write_text(
+        "client: {id: known, secret_key: own-key}\nsettings: {max_concurrent_evaluations: 1}\n"
+        "evaluations:\n  - {id: only, target: {url: 'http://x.test/'}, tool: chat, input: {message: hi}}\n")
+    [ok] = register(strict, hub, "k3", client="known", secretKey="own-key")
+    assert ok["status"] == "accepted" and ok["evaluationsCount"] == 1
+    [bad] = register(s, hub, "k4", client="../../etc")
+    assert bad["status"] == "rejected" and "clientId" in bad["message"]
+
+
+def test_ready_before_register_and_bad_frames(env):
+    make, hub, *_ = env
+    s = make()
+    hub.connect("k1")
+    s.on_message("k1", json.dumps({"type": "ready"}))
+    [notice] = hub.take("k1")
+    assert notice["type"] == "error" and "register" in notice["message"] and "id" not in notice
+    s.on_message("k1", "{oops")
+    s.on_message("k1", "[1,2]")
+    s.on_message("k1", json.dumps({"type": "bogus"}))
+    s.on_message("k1", json.dumps({"jsonrpc": "2.0", "method": "shutdown", "id": "x1"}))
+    s.on_message("k1", json.dumps({"jsonrpc": "2.0", "id": 5}))
+    codes = [m["error"]["code"] for m in hub.take("k1")]
+    assert codes == [-32700, -32600, -32600, -32601, -32600]
+    s.on_message("k1", json.dumps({"type": "ping"}))
+    assert hub.take("k1")[0]["type"] == "pong"
+
+
+def test_timeout_retry_then_timeout_and_late_result(env):
+    make, hub, clock, timers, _ = env
+    s = make()
+    register(s, hub, "k1")
+    s.on_message("k1", json.dumps({"type": "ready"}))
+    first = evaluates(hub.take("k1"))[0]
+    assert first["params"]["evaluationId"] == "e1" and first["params"]["metadata"]["retries"] == 1
+    # the timer fires early (it must not expire anything) and then on time
+    _, at, payload = timers.scheduled[0]
+    assert not s.on_deadline(payload["clientId"], payload["evalId"], payload["rpcId"])
+    clock.t = at + 0.01
+    assert s.on_deadline(payload["clientId"], payload["evalId"], payload["rpcId"])
+    retry = [m for m in evaluates(hub.take("k1")) if m["params"]["evaluationId"] == "e1"]
+    assert len(retry) == 1 and retry[0]["id"] != first["id"]  # retried under a new id
+    # a late answer to the first attempt is recorded as late, the retry keeps running
+    s.on_message("k1", json.dumps({"jsonrpc": "2.0", "id": first["id"], "result": {"output": {"title": "Hello"}}}))
+    ev = s.store.get("CLIENT#c1", "EVAL#e1")
+    assert ev["status"] == "running" and ev["late"][0]["rpcId"] == first["id"]
+    # second timeout, found lazily by a read (no timer call): retries exhausted
+    clock.t += 10
+    meta, evals = s.load("c1")
+    e1 = next(e for e in evals if e["evalId"] == "e1")
+    assert e1["status"] == "timeout" and e1["error"]["code"] == -32001
+    assert [h["outcome"] for h in e1["history"]] == ["timeout", "timeout"]
+
+
+def test_client_error_is_retried_then_failed(env):
+    make, hub, *_ = env
+    s = make()
+    register(s, hub, "k1")
+    s.on_message("k1", json.dumps({"type": "ready"}))
+    rpc = evaluates(hub.take("k1"))[0]
+    err = {"code": -32000, "message": "Tool execution failed", "data": {"error": "boom"}}
+    s.on_message("k1", json.dumps({"jsonrpc": "2.0", "id": rpc["id"], "error": err}))
+    again = [m for m in evaluates(hub.take("k1")) if m["params"]["evaluationId"] == "e1"]
+    assert len(again) == 1
+    s.on_message("k1", json.dumps({"jsonrpc": "2.0", "id": again[0]["id"], "error": err}))
+    ev = s.store.get("CLIENT#c1", "EVAL#e1")
+    assert ev["status"] == "failed" and ev["error"]["code"] == -32000 and ev["attempts"] == 2
+
+
+def test_reconnection_rebinds_and_resends_in_flight(env):
+    make, hub, *_ = env
+    s = make()
+    register(s, hub, "k1")
+    s.on_message("k1", json.dumps({"type": "ready"}))
+    inflight = {m["id"] for m in evaluates(hub.take("k1"))}
+    hub.open.discard("k1")  # the socket dropped
+    [ack] = register(s, hub, "k2")
+    assert ack["status"] == "accepted" and ack["evaluationsCount"] == 3
+    assert s.store.get("CLIENT#c1", "META")["connectionId"] == "k2"
+    s.on_message("k2", json.dumps({"type": "ready"}))
+    resent = evaluates(hub.take("k2"))
+    assert {m["id"] for m in resent} == inflight  # same ids, nothing extra beyond maxConcurrency
+    for m in resent:
+        s.on_message("k2", json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": {"output": {"title": "Hello"}}}))
+    s.on_message("k1", json.dumps({"type": "ready"}))  # the old connection can no longer act
+    assert all(m["type"] == "error" for m in hub.inbox.get("k1", [])) or "k1" not in hub.open
+    statuses = {e["evalId"]: e["status"] for e in s.load("c1")[1]}
+    assert statuses["e1"] == "completed" and statuses["e2"] == "completed" and statuses["e3"] == "running"
+
+
+def test_oversized_evaluate_is_failed_not_crashed(env):
+    make, hub, _, _, root = env
+    write_eval(root, "big", "e0-big", input={"blob": "x" * 200_000}, metadata={"priority": "high"})
+    s = make()
+    register(s, hub, "k1")
+    s.on_message("k1", json.dumps({"type": "ready"}))
+    sent = evaluates(hub.take("k1"))
+    assert "e0-big" not in [m["params"]["evaluationId"] for m in sent] and len(sent) == 2
+    ev = s.store.get("CLIENT#c1", "EVAL#e0-big")
+    assert ev["status"] == "failed" and ev["error"]["code"] == -32005 and "128 KB" in ev["error"]["message"]
+
+
+def test_admin_trigger_reruns(env):
+    make, hub, *_ = env
+    s = make()
+    register(s, hub, "k1")
+    s.on_message("k1", json.dumps({"type": "ready"}))
+    for m in evaluates(hub.take("k1")):
+        s.on_message("k1", json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": {"output": {"title": "Hello"}}}))
+    for m in evaluates(hub.take("k1")):
+        s.on_message("k1", json.dumps({"jsonrpc": "2.0", "id": m["id"], "result": {"output": {"title": "Hello"}}}))
+    assert all(e["status"] == "completed" for e in s.load("c1")[1])
+    assert s.trigger("c1", "e2") == 1
+    sent = evaluates(hub.take("k1"))
+    assert [m["params"]["evaluationId"] for m in sent] == ["e2"]
+    with pytest.raises(LookupError):
+        s.trigger("c1", "nope")
