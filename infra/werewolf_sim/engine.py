@@ -137,7 +137,7 @@ class Game:
         self.players = [Seat(i + 1, names[i], roles[i], uuid.UUID(int=self.rng.getrandbits(128)).hex[:12])
                         for i in range(len(roles))]
         self.bot = RandomBot(random.Random(seed * 7919 + 1))
-        self.actors = actors or {}
+        self.actors = actors if actors is not None else {}
         self.game_id = str(uuid.UUID(int=random.Random(seed).getrandbits(128)))
         self.round = 0
         self.chat: list[dict[str, str]] = []
