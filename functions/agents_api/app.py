@@ -9,7 +9,9 @@ Settings (environment): ``AGENTHOST_AGENTS_SITE_NAME``, ``AGENTHOST_AGENTS_SITE_
 default: from each request), ``AGENTHOST_AGENTS_CATALOG`` (catalog name, default ``default``),
 ``AGENTHOST_AGENTS_RATE_LIMIT`` (requests per window per client, default 120),
 ``AGENTHOST_AGENTS_RATE_WINDOW_S`` (default 60), ``AGENTHOST_AGENTS_SESSION_TTL_S`` (default 1800),
-``AGENTHOST_AGENTS_CHECKOUT_TTL_S`` (default 900), ``AGENTHOST_AGENTS_CHECKOUT_SECRET`` (or ``_PARAM``).
+``AGENTHOST_AGENTS_CHECKOUT_TTL_S`` (default 900), ``AGENTHOST_AGENTS_CATALOG_CACHE_S`` (seconds a warm
+container reuses the catalog for search/browse, default 30; 0 reads it every time),
+``AGENTHOST_AGENTS_CHECKOUT_SECRET`` (or ``_PARAM``).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ def _int_env(name: str, default: int) -> int:
 
 def build_site() -> AgentsSite:
     catalog_name = os.environ.get("AGENTHOST_AGENTS_CATALOG", "").strip() or "default"
+    cache_s = _int_env("AGENTHOST_AGENTS_CATALOG_CACHE_S", 30)
     return AgentsSite(
         SiteInfo(
             name=os.environ.get("AGENTHOST_AGENTS_SITE_NAME", "").strip() or "Acme Ceramics",
@@ -38,7 +41,7 @@ def build_site() -> AgentsSite:
             contact=os.environ.get("AGENTHOST_AGENTS_SITE_CONTACT", "").strip() or None,
             url=os.environ.get("AGENTHOST_AGENTS_SITE_URL", "").strip() or None,
         ),
-        catalog=lambda store: DynamoCatalog(store, catalog_name),
+        catalog=lambda store: DynamoCatalog(store, catalog_name, cache_s=cache_s),
         checkout=SignedCheckout(ttl_s=_int_env("AGENTHOST_AGENTS_CHECKOUT_TTL_S", 900)),
         limits=Limits(
             session_ttl_s=_int_env("AGENTHOST_AGENTS_SESSION_TTL_S", 1800),

@@ -12,6 +12,7 @@ BatchGetItem. :class:`MemoryCatalog` holds a list (tests, small sites).
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -138,6 +139,7 @@ class MemoryCatalog(_ListOps):
 
 
 _INTERNAL = ("pk", "sk", "expires_at", "version")
+_cache: dict[tuple[str, str], tuple[float, list[Product]]] = {}
 
 
 def _clean(item: Mapping[str, Any]) -> Product:
@@ -147,17 +149,27 @@ def _clean(item: Mapping[str, Any]) -> Product:
 class DynamoCatalog(_ListOps):
     """The catalog ``name`` in the single table (see the module docstring for the layout)."""
 
-    def __init__(self, store: Store, name: str = "default"):
+    def __init__(self, store: Store, name: str = "default", cache_s: float = 0):
         self.store = store
         self.name = name
+        self.cache_s = cache_s
 
     @property
     def pk(self) -> str:
         return f"CATALOG#{self.name}"
 
     def _all(self) -> list[Product]:
-        # Eventually consistent: a catalog is read often and changes rarely.
-        return [_clean(i) for i in self.store.query(self.pk, "PRODUCT#", consistent=False)]
+        """The whole catalog (one eventually consistent Query). With ``cache_s`` a warm container reuses
+        it for that long: search and browse then cost no read; a cart still reads its product directly."""
+        key = (self.store.table_name, self.name)
+        if self.cache_s > 0:
+            hit = _cache.get(key)
+            if hit is not None and time.monotonic() - hit[0] < self.cache_s:
+                return hit[1]
+        products = [_clean(i) for i in self.store.query(self.pk, "PRODUCT#", consistent=False)]
+        if self.cache_s > 0:
+            _cache[key] = (time.monotonic(), products)
+        return products
 
     def get(self, item_id: str) -> Product | None:
         if not item_id or len(item_id) > 200:

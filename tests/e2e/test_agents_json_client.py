@@ -1,0 +1,109 @@
+"""Our agents_client against our own site over real HTTP: the whole purchase flow on the shared local
+stack; 429 recovery, expired-session recovery and the exact rate limit on a stack started with tight limits."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import pytest
+
+from agenthost.agents_client import AgentsApiError, AgentsClient, main
+from tests.support.stack import start_stack
+
+pytestmark = pytest.mark.e2e
+
+API = "/.well-known/agents/api"
+LIMIT, WINDOW_S, TTL_S = 10, 5, 3
+
+
+@pytest.fixture(scope="module")
+def tight():
+    running = start_stack({"AGENTHOST_AGENTS_RATE_LIMIT": str(LIMIT), "AGENTHOST_AGENTS_RATE_WINDOW_S": str(WINDOW_S),
+                           "AGENTHOST_AGENTS_SESSION_TTL_S": str(TTL_S)})
+    yield running
+    running.stop()
+
+
+def client(url: str, **kw) -> AgentsClient:
+    return AgentsClient(url, http=httpx.Client(timeout=30), **kw)
+
+
+def test_purchase_flow_end_to_end(stack):
+    with client(stack.http_url) as shop:
+        site = shop.discover()
+        assert site.name and "cart.add" in site.capabilities
+        found = shop.search("teapot", limit=5)
+        item = next(i for i in found if i["stock"] >= 2)
+        assert shop.detail(item["id"])["id"] == item["id"]
+        assert shop.browse(category="teapots", limit=3)["total"] >= 1
+        assert shop.add_to_cart(item["id"], 2)["quantity"] == 2
+        assert shop.update_cart(item["id"], 1) == {"item_id": item["id"], "quantity": 1}
+        cart = shop.view_cart()
+        assert cart["subtotal_minor"] == item["price_minor"]
+        handoff = shop.checkout()
+        assert handoff.url.startswith(stack.http_url + "/.well-known/agents/checkout/")
+        assert not any("/checkout/" in url for _, url, _ in shop.history)  # handed over, never followed
+        assert shop.contact("Agent", "agent@example.com", "Is this dishwasher safe?") is True
+        with pytest.raises(AgentsApiError) as exc:
+            shop.detail("prod_does_not_exist")
+        assert exc.value.status == 404
+        assert shop.end_session() is True and shop.token is None
+
+
+def test_cli_against_the_stack(stack, capsys):
+    assert main([stack.http_url, "discover"], http=httpx.Client(timeout=30)) == 0
+    out = capsys.readouterr().out
+    assert '"cart.add"' in out and "[session]" in out
+
+
+def test_rate_limit_admits_exactly_the_limit(tight):
+    key = f"burst-{uuid.uuid4()}"  # one client: every request carries the same token
+
+    def hit(_):
+        with httpx.Client(base_url=tight.http_url, timeout=60) as c:
+            # an unknown endpoint: after the rate limit it costs nothing, so only the limit is measured
+            return c.get(f"{API}/no-such-capability", headers={"X-Session-Token": key})
+
+    with ThreadPoolExecutor(max_workers=25) as pool:
+        results = list(pool.map(hit, range(3 * LIMIT)))
+    assert {r.status_code for r in results} <= {404, 429}
+    admitted = Counter(r.headers["x-ratelimit-reset"] for r in results if r.status_code == 404)
+    refused = Counter(r.headers["x-ratelimit-reset"] for r in results if r.status_code == 429)
+    assert refused, "the burst should exceed the limit"
+    for window in refused:  # windows that refused something admitted exactly the limit
+        assert admitted[window] == LIMIT
+    assert all(n <= LIMIT for n in admitted.values())
+    limited = next(r for r in results if r.status_code == 429)
+    assert 1 <= int(limited.headers["retry-after"]) <= WINDOW_S
+    assert limited.json() == {"ok": False, "error": "Rate limit exceeded"}
+
+
+def test_client_recovers_from_429(tight):
+    slept: list[float] = []
+
+    def sleep(s: float) -> None:
+        slept.append(s)
+        time.sleep(s)
+
+    with client(tight.http_url, sleep=sleep) as shop:
+        shop.http.headers["X-Session-Token"] = f"c429-{uuid.uuid4()}"  # a fresh client key for the limit
+        item = shop.search("bowl", limit=1)[0]
+        results = [shop.detail(item["id"]) for _ in range(LIMIT + 3)]  # more than one window allows
+        assert [r["id"] for r in results] == [item["id"]] * (LIMIT + 3)
+        assert any(status == 429 for _, _, status in shop.history)
+        assert slept and all(1 <= s <= WINDOW_S for s in slept)
+
+
+def test_client_recovers_from_expired_session(tight):
+    with client(tight.http_url, sleep=time.sleep) as shop:
+        item = next(i for i in shop.browse(limit=50, in_stock="true")["items"] if i["stock"] >= 1)
+        shop.add_to_cart(item["id"], 1)
+        first = shop.token
+        time.sleep(TTL_S + 1)
+        cart = shop.view_cart()  # 401 (expired) -> one new session -> retried
+        assert shop.token != first and cart["items"] == []
+        assert [s for _, u, s in shop.history if u.endswith("/cart/view")] == [401, 200]
