@@ -1,0 +1,48 @@
+"""``python -m infra.eval_client`` (``make eval-client``): run evaluations from an evaluation server.
+
+Defaults fit the local stack: ``ws://127.0.0.1:3001/local`` and the local ``AGENTHOST_EVALS_SECRET``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import uuid
+
+
+def main(argv: list[str] | None = None) -> int:
+    from infra.local.defaults import LOCAL_SECRETS, PORTS
+
+    ap = argparse.ArgumentParser(prog="eval-client", description=__doc__)
+    ap.add_argument("--url", default=os.environ.get("AGENTHOST_EVALS_URL",
+                                                    f"ws://127.0.0.1:{PORTS['AGENTHOST_WS_PORT']}/local"))
+    ap.add_argument("--client-id", default=os.environ.get("AGENTHOST_EVALS_CLIENT_ID", str(uuid.uuid4())))
+    ap.add_argument("--secret", default=os.environ.get("AGENTHOST_EVALS_SECRET",
+                                                       LOCAL_SECRETS["AGENTHOST_EVALS_SECRET"]))
+    ap.add_argument("--handshake", choices=["spec", "devtools"], default="spec")
+    ap.add_argument("--concurrency", type=int, default=1)
+    ap.add_argument("--idle-exit", type=float, default=None, help="exit after N idle seconds")
+    args = ap.parse_args(argv)
+
+    from infra.eval_client.client import ClientConfig, EvalClient
+
+    client = EvalClient(ClientConfig(url=args.url, client_id=args.client_id, secret=args.secret,
+                                     handshake=args.handshake, max_concurrency=args.concurrency,
+                                     idle_exit_s=args.idle_exit))
+    print(f"eval-client {args.client_id} -> {args.url}", flush=True)
+    try:
+        stats = asyncio.run(client.run())
+    except KeyboardInterrupt:
+        return 130
+    print(f"results {stats.results}, errors {stats.errors}, messages sent {stats.sent}, "
+          f"received {stats.received}, connects {stats.connects}", flush=True)
+    if client.rejected:
+        print(f"rejected: {client.rejected}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,192 @@
+"""The evaluation client's tools, run against a real Chromium page (Playwright, one browser thread).
+
+* extraction (``extract_schema_data`` and its aliases): the LLM is not needed; :mod:`.extract` maps
+  what the page states onto the requested schema deterministically;
+* ``action_agent`` / ``web_task_agent``: the shared brain (:mod:`agenthost.agent`) decides, the browser
+  function's action runner (:func:`browser.app.run_action`) acts, on the same live page, until the brain
+  says done or the step budget runs out; ``web_task_agent`` with ``extraction_schema`` extracts at the end;
+* ``research_agent``: the target page plus same-site pages linked from it, ranked by the query's words;
+* ``chat``: answers from the page's content (the deterministic brain cannot converse).
+
+Tool names drift between versions, so :data:`ALIASES` maps every known name; unknown tools fail with
+-32000 like DevTools does.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlparse
+
+from infra.eval_client.extract import collect, fill, words
+
+LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", "--no-first-run"]
+EXTRACTION = {"extract_schema_data", "extract_data", "extract_schema_streamlined", "extract_schema",
+              "schema_based_extractor"}
+ALIASES = {**{n: "extract" for n in EXTRACTION}, "action_agent": "action", "web_task_agent": "web_task",
+           "research_agent": "research", "chat": "chat"}
+TOOLS = sorted(ALIASES)
+
+Progress = Callable[[float, str], None]
+
+
+class ToolError(Exception):
+    """A tool failed; the message is what the server records."""
+
+
+class Browser:
+    """Owns one Playwright Chromium; every method must run on the same thread."""
+
+    def __init__(self, executable: str = "/usr/bin/chromium", headless: bool = True):
+        self.executable = executable
+        self.headless = headless
+        self._pw: Any = None
+        self._browser: Any = None
+
+    def page(self) -> Any:
+        if self._browser is None or not self._browser.is_connected():
+            from playwright.sync_api import sync_playwright
+
+            if self._pw is None:
+                self._pw = sync_playwright().start()
+            self._browser = self._pw.chromium.launch(executable_path=self.executable, headless=self.headless,
+                                                     args=LAUNCH_ARGS)
+        ctx = self._browser.new_context()
+        return ctx.new_page()
+
+    def close(self) -> None:
+        try:
+            if self._browser is not None:
+                self._browser.close()
+        finally:
+            if self._pw is not None:
+                self._pw.stop()
+            self._pw = self._browser = None
+
+
+def _goto(page: Any, url: str, params: dict[str, Any], deadline: float) -> None:
+    if not url:
+        return
+    budget = max(1000, int((deadline - time.monotonic()) * 1000))
+    try:
+        page.goto(url, wait_until="load", timeout=min(budget, 15000))
+    except Exception as exc:  # noqa: BLE001 - reported as the tool's failure
+        raise ToolError(f"Page load failed for {url}: {str(exc).splitlines()[0][:200]}") from None
+
+
+def run_tool(browser: Browser, params: dict[str, Any], progress: Progress) -> dict[str, Any]:
+    """Run one ``evaluate`` request; returns the JSON-RPC ``result`` object. Raises :class:`ToolError`."""
+    tool = str(params.get("tool", ""))
+    kind = ALIASES.get(tool)
+    if kind is None:
+        raise ToolError(f"Tool not available: {tool}")
+    inp = params.get("input") if isinstance(params.get("input"), dict) else {}
+    timeout_s = max(1.0, float(params.get("timeout", 30000)) / 1000)
+    deadline = time.monotonic() + timeout_s * 0.9
+    started = time.monotonic()
+    page = browser.page()
+    try:
+        progress(0.2, "loading page")
+        load_started = time.monotonic()
+        _goto(page, str(params.get("url", "")), params, deadline)
+        load_ms = int((time.monotonic() - load_started) * 1000)
+        progress(0.3, f"running {tool}")
+        if kind == "extract":
+            output = fill(inp.get("schema") or {}, collect(page)) if inp.get("schema") else collect(page)
+        elif kind == "chat":
+            output = _chat(page, str(inp.get("message", "")))
+        elif kind == "research":
+            output = _research(page, str(inp.get("query", "")), deadline)
+        else:
+            task = str(inp.get("task") or inp.get("objective") or "")
+            if inp.get("hint"):
+                task += f" (hint: {inp['hint']})"
+            output = _agent(page, task, deadline, progress)
+            schema = inp.get("extraction_schema")
+            if kind == "web_task" and isinstance(schema, dict):
+                output["data"] = fill(schema, collect(page))
+        progress(0.5, "finishing")
+        took = int((time.monotonic() - started) * 1000)
+        return {"status": "success", "output": output, "executionTime": took,
+                "toolCalls": [{"tool": tool, "timestamp": _iso(), "duration": took, "status": "success"}],
+                "metadata": {"pageLoadTime": load_ms, "retryCount": 0, "url": page.url}}
+    finally:
+        try:
+            page.context.close()
+        except Exception:  # noqa: BLE001, S110 - the browser may already be gone
+            pass
+
+
+def _iso() -> str:
+    from datetime import UTC, datetime
+
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _chat(page: Any, message: str) -> dict[str, Any]:
+    data = collect(page)
+    w = {x for x in words(message) if len(x) > 3}
+    best = max(data.get("paragraphs", []) or [""], key=lambda p: sum(1 for x in w if x in p.lower()))
+    return {"response": best or data.get("title", ""), "title": data.get("title", ""), "url": data.get("url", "")}
+
+
+def _research(page: Any, query: str, deadline: float) -> dict[str, Any]:
+    w = {x for x in words(query) if len(x) > 2}
+    first = collect(page)
+    host = urlparse(first.get("url", "")).netloc
+    pages = [first]
+    for link in first.get("links", [])[:8]:
+        if time.monotonic() > deadline - 2:
+            break
+        if urlparse(link["url"]).netloc != host or link["url"].split("#")[0] == first["url"].split("#")[0]:
+            continue
+        try:
+            page.goto(link["url"], wait_until="load", timeout=5000)
+            pages.append(collect(page))
+        except Exception:  # noqa: BLE001, S112 - a broken link is skipped
+            continue
+    findings = []
+    for p in pages:
+        for para in p.get("paragraphs", []):
+            score = sum(1 for x in w if x in para.lower())
+            if score:
+                findings.append((score, para, p["url"], p.get("title", "")))
+    findings.sort(key=lambda f: -f[0])
+    return {"query": query, "summary": " ".join(f[1] for f in findings[:3]),
+            "findings": [{"text": f[1], "url": f[2], "title": f[3]} for f in findings[:8]],
+            "sources": [{"url": p["url"], "title": p.get("title", "")} for p in pages]}
+
+
+def _agent(page: Any, task: str, deadline: float, progress: Progress, max_steps: int = 8) -> dict[str, Any]:
+    from browser.app import ActionError, run_action
+
+    from agenthost.agent import make_policy
+    from agenthost.agent import page as pages
+    from agenthost.agent.dom import observe
+
+    policy = make_policy()
+    history: list[Any] = []
+    memory: dict[str, Any] = {}
+    steps: list[dict[str, Any]] = []
+    done, result = False, None
+    for step in range(max_steps):
+        left = deadline - time.monotonic()
+        if left < 2:
+            break
+        model = pages.from_observation(observe(page))
+        decision = policy.decide(task, model, history, memory, None, time.monotonic() + min(left - 1, 18))
+        memory = decision.memory or memory
+        for action in decision.actions:
+            try:
+                run_action(page, action.to_browser(), 3000)
+                steps.append({"tool": action.tool, "args": action.args, "ok": True})
+            except ActionError as exc:
+                steps.append({"tool": action.tool, "args": action.args, "ok": False, "error": str(exc)[:200]})
+            history.append(action)
+        progress(min(0.45, 0.3 + 0.02 * (step + 1)), f"step {step + 1}: {len(decision.actions)} action(s)")
+        if decision.done or decision.stop or not decision.actions:
+            done, result = bool(decision.done), decision.result
+            break
+    return {"done": done, "result": result, "steps": steps, "url": page.url, "title": page.title()}
