@@ -17,7 +17,7 @@ from werewolf.memory import GameMemory, StoreLike
 from werewolf.models import WerewolfAnswer, WerewolfTurn
 from werewolf.sanitize import clean_message
 from werewolf.speech import Say
-from werewolf.strategy import decide, safest
+from werewolf.strategy import decide, record, safest
 
 GENERIC = {"message": "我先听听大家的发言，再决定投票。"}
 
@@ -84,10 +84,9 @@ def play(raw: Any, store: StoreLike | None, *, say: Say | None = None, policy: P
             wire, issues = check(proposed)
             if not issues:
                 answer, source = wire, "llm"
-        if answer is None and mem.fingerprint() != snapshot:
+        if mem.fingerprint() != snapshot:  # a policy must not change memory; record() does
             mem = GameMemory.from_item({"data": snapshot}, turn.game_id, seat)
-            view = build_view(turn, mem)
-            mem.turns -= 1
+            view.memory = mem
     if answer is None:
         try:
             wire, issues = check(decide(view, say).answer)
@@ -100,6 +99,7 @@ def play(raw: Any, store: StoreLike | None, *, say: Say | None = None, policy: P
         if answer is None:
             source = "fallback"
             answer = _finish(safest(view, say), say).wire()
+    record(view, turn.action_type, answer)
     if mem.fingerprint() != before:
         try:
             memory_mod.save(store, mem)

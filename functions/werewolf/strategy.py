@@ -223,7 +223,6 @@ def decide(view: View, say: Say) -> Decision:
             if sure:
                 t = view.best(sure, view.score, "flip")
                 if t:
-                    mem.knight_flipped = True
                     return Decision(WerewolfAnswer(flip=True, target=t, message=say.flip(t)), "knight flip")
         return Decision(WerewolfAnswer(message=speech(view, say, action)), "speech")
     if action in TARGET_ACTIONS:
@@ -235,12 +234,8 @@ def decide(view: View, say: Say) -> Decision:
             return Decision(safest(view, say), "no target available")
         ans = WerewolfAnswer(target=t)
         if action == "choose_kill_target":
-            rnd = str(view.turn.round)
             first = view.wolf_chat_kill is None
             ans.message = say.kill_call(t) if first else say.kill_follow(t)
-            mem.kills_announced[rnd] = t
-        if action == "guard_protect":
-            mem.guard_history.append([view.turn.round, t])
         return Decision(ans, action)
     if action == "witch_decide":
         return Decision(witch(view), "witch")
@@ -248,10 +243,6 @@ def decide(view: View, say: Say) -> Decision:
         p = pair(view, action)
         if p is None:
             return Decision(safest(view, say), "not enough players for a pair")
-        if action == "cupid_link":
-            mem.lovers = list(p)
-        else:
-            mem.dream_pairs.append(list(p))
         return Decision(WerewolfAnswer(target=p[0], second_target=p[1]), action)
     return Decision(safest(view, say), "unknown action type")
 
@@ -264,7 +255,6 @@ def witch(view: View) -> WerewolfAnswer:
     has_save = bool(ctx["hasSavePotion"]) if "hasSavePotion" in ctx else not mem.witch_saved
     has_poison = bool(ctx["hasPoisonPotion"]) if "hasPoisonPotion" in ctx else not mem.witch_poisoned
     if victim and has_save and victim not in view.known_wolves:
-        mem.witch_saved.append(victim)
         return WerewolfAnswer(witch_action="save")
     if has_poison:
         sure = [n for n in view.targets if n in view.known_wolves]
@@ -272,7 +262,6 @@ def witch(view: View) -> WerewolfAnswer:
         pool = sure or (strong if view.turn.round >= 3 else [])
         t = view.best(pool, view.score, "poison") if pool else None
         if t:
-            mem.witch_poisoned.append(t)
             return WerewolfAnswer(witch_action="poison", target=t)
     return WerewolfAnswer(witch_action="none")
 
@@ -289,3 +278,24 @@ def safest(view: View, say: Say) -> WerewolfAnswer:
     if t and action not in SPEECH_ACTIONS:
         return WerewolfAnswer(target=t, message=msg)
     return WerewolfAnswer(message=msg)
+
+
+def record(view: View, action: str, answer: dict) -> None:
+    """Remember what we did (whichever policy decided): our night history and one-shot abilities."""
+    mem = view.memory
+    target = answer.get("target")
+    if action == "guard_protect" and target:
+        mem.guard_history = (mem.guard_history + [[view.turn.round, target]])[-10:]
+    elif action == "choose_kill_target" and target:
+        mem.kills_announced[str(view.turn.round)] = target
+    elif action == "witch_decide":
+        if answer.get("witch_action") == "save":
+            mem.witch_saved.append(str(view.turn.extra_context.get("wolfVictimName") or "?"))
+        elif answer.get("witch_action") == "poison" and target:
+            mem.witch_poisoned.append(target)
+    elif action == "knight_speak" and answer.get("flip") is True:
+        mem.knight_flipped = True
+    elif action == "cupid_link" and target:
+        mem.lovers = [target, answer.get("second_target", "")]
+    elif action == "dreamweaver_check" and target:
+        mem.dream_pairs = (mem.dream_pairs + [[target, answer.get("second_target", "")]])[-10:]
