@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import time
 from typing import Any
 
@@ -21,12 +22,22 @@ from agenthost import signing  # noqa: E402
 from olympics import auth, brain  # noqa: E402
 from olympics.memory import MemoryStore  # noqa: E402
 from olympics.models import TurnRequest  # noqa: E402
-from olympics.turn import idle_response, play  # noqa: E402
+from olympics.turn import BUDGET_S, idle_response, play  # noqa: E402
 
 logger = Logger(service="agenthost", use_rfc3339=True)
 _cold = True
+MAX_INIT_S = 10.0
 
 JSON_HEADERS = {"content-type": "application/json", "cache-control": "no-store"}
+
+
+def budget_s() -> float:
+    """Seconds a turn may take, cold start included (``AGENTHOST_OLYMPICS_BUDGET_S``, 2..25, default 20)."""
+    try:
+        value = float(os.environ.get("AGENTHOST_OLYMPICS_BUDGET_S", "") or BUDGET_S)
+    except ValueError:
+        value = BUDGET_S
+    return max(2.0, min(value, 25.0))
 
 
 def _respond(status: int, body: dict[str, Any]) -> dict[str, Any]:
@@ -43,7 +54,10 @@ def _raw_body(event: dict[str, Any]) -> bytes:
 
 def handler(event: dict[str, Any], context: Any = None) -> dict[str, Any]:
     global _cold
-    started = _IMPORTED if _cold else time.monotonic()
+    now = time.monotonic()
+    # A cold start's init counts against the budget; an import long before the first call (a SnapStart
+    # snapshot restored later, a test process) is not a cold start of this request.
+    started = _IMPORTED if _cold and 0 <= now - _IMPORTED <= MAX_INIT_S else now
     _cold = False
     try:
         return _handle(event, context, started)
@@ -82,6 +96,7 @@ def _handle(event: dict[str, Any], context: Any, started: float) -> dict[str, An
         deterministic=brain.deterministic,
         llm=brain.llm_policy(),
         started=started,
+        budget_s=budget_s(),
     )
     logger.info("olympics turn", extra={
         "agent": caller.agent_id, "turn": request.turnNumber, "test_ping": caller.test_ping,
