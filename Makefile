@@ -9,7 +9,7 @@ export SAM_CLI_TELEMETRY := 0
 export AWS_DEFAULT_REGION ?= us-east-1
 PYTEST_ARGS ?=
 
-.PHONY: dev test lint build deploy bench clean help seed werewolf-sim arena
+.PHONY: dev test lint build deploy bench clean help seed werewolf-sim arena extension-run
 
 help:
 	@echo "make dev     run the whole stack locally (HTTP :3000, WebSocket :3001, Lambda :3002, DynamoDB :3003)"
@@ -20,6 +20,7 @@ help:
 	@echo "make bench   benchmarks in tests/perf (numbers printed, nothing asserted)"
 	@echo "make seed    load seed data (agents.json catalog) into the running local stack's table"
 	@echo "make arena   play the AI Olympics task suite against the webhook (local stack, or ARENA_ARGS=\"--url ... --secret ...\")"
+	@echo "make extension-run  the task suite through the Proxy API with a browser-extension emulator (EXTENSION_ARGS=\"--mode careful --decline --url ...\")"
 	@echo "make werewolf-sim  seeded Werewolf games against our webhook on the local stack (WEREWOLF_SIM_ARGS)"
 	@echo "make clean   remove build outputs and virtualenvs"
 
@@ -38,6 +39,9 @@ seed: $(STAMP)
 ARENA_ARGS ?=
 arena: $(STAMP)
 	$(PY) -m infra.arena $(ARENA_ARGS)
+
+extension-run: $(STAMP)
+	$(PY) -m infra.extension $(EXTENSION_ARGS)
 
 test: $(STAMP)
 	$(PY) -m pytest -n 2 --dist loadfile $(PYTEST_ARGS)

@@ -1,0 +1,1 @@
+"""A browser-extension emulator for the Proxy Server API (``make extension-run``)."""

@@ -1,0 +1,185 @@
+"""Drives real Chromium the way the Proxy API's browser extension does.
+
+Each step: build a ``PageSnapshot`` in the page (``data-agent-id`` on every interactive element, at most
+100 elements, at most 6000 characters of visible text), ``POST /agent/run/{id}/step`` with it and the
+previous ``lastActionResult``, execute the returned tool (observe, navigate, click, type, scroll, press),
+answer ``ask_user`` from the ``approve`` flag through ``/answer``, and stop on ``finish`` or ``error``.
+Success is read from the page itself (a ``*_COMPLETE`` console marker), never from ``finish``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from agenthost.agent.dom import SNAPSHOT_JS
+
+MAX_ELEMENTS = 100
+MAX_TEXT = 6000
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@dataclass
+class RunOutcome:
+    task_id: str
+    run_id: str = ""
+    success: bool = False
+    end: str = ""
+    steps: int = 0
+    questions: list[str] = field(default_factory=list)
+    tools: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    step_latency_s: list[float] = field(default_factory=list)
+
+
+def snapshot(page: Any) -> dict[str, Any]:
+    """The extension's PageSnapshot of ``page``."""
+    raw = page.evaluate(SNAPSHOT_JS, [MAX_ELEMENTS, MAX_TEXT])
+    return {"url": raw.get("url", page.url), "title": raw.get("title", ""),
+            "visibleText": (raw.get("text") or "")[:MAX_TEXT], "elements": (raw.get("elements") or [])[:MAX_ELEMENTS],
+            "timestamp": int(time.time() * 1000)}
+
+
+def execute(page: Any, tool: dict[str, Any], timeout_ms: float = 5000) -> dict[str, Any]:
+    """Run one tool on ``page``; returns the extension's ToolResult."""
+    name = tool.get("name")
+    p = tool.get("parameters") or {}
+    try:
+        if name == "observe":
+            return {"success": True, "message": "Observed the page"}
+        if name == "navigate":
+            page.goto(str(p.get("url", "")), timeout=timeout_ms * 3)
+            return {"success": True, "message": f"Navigated to {page.url}"}
+        if name == "scroll":
+            dy = int(p.get("amount") or 600) * (-1 if str(p.get("direction", "down")) == "up" else 1)
+            page.evaluate("(dy) => window.scrollBy(0, dy)", dy)
+            return {"success": True, "message": f"Scrolled {p.get('direction', 'down')}"}
+        if name == "press":
+            key = str(p.get("key") or "Enter")
+            if p.get("id"):
+                page.locator(f'[data-agent-id="{p["id"]}"]').press(key, timeout=timeout_ms)
+            else:
+                page.keyboard.press(key)
+            return {"success": True, "message": f"Pressed {key}"}
+        if name in ("click", "type"):
+            el = page.locator(f'[data-agent-id="{p.get("id", "")}"]')
+            if el.count() == 0:
+                return {"success": False, "error": f"element {p.get('id')} not found (stale id?)"}
+            if name == "click":
+                el.first.click(timeout=timeout_ms)
+                return {"success": True, "message": "Clicked successfully"}
+            text = str(p.get("text", ""))
+            tag = el.first.evaluate("e => e.tagName.toLowerCase()")
+            if tag == "select":
+                el.first.select_option(label=text, timeout=timeout_ms)
+                return {"success": True, "message": f"Selected {text!r}"}
+            el.first.fill(text, timeout=timeout_ms)
+            return {"success": True, "message": f"Typed {len(text)} characters"}
+        return {"success": False, "error": f"unknown tool {name!r}"}
+    except Exception as exc:  # noqa: BLE001 - every failure is reported back as the extension does
+        return {"success": False, "error": str(exc).splitlines()[0][:200]}
+
+
+class Emulator:
+    """One Chromium; a fresh context per run."""
+
+    def __init__(self, api_url: str, *, api_key: str = "", approve: bool = True, headed: bool = False,
+                 max_steps: int = 40, printer: Callable[[str], None] | None = print):
+        self.api_url = api_url.rstrip("/")
+        self.headers = {"x-api-key": api_key} if api_key else {}
+        self.approve = approve
+        self.headed = headed
+        self.max_steps = max_steps
+        self.print = printer or (lambda _s: None)
+        self.http = httpx.Client(timeout=35.0, headers=self.headers)
+        self._pw: Any = None
+        self._browser: Any = None
+
+    def __enter__(self) -> Emulator:
+        from playwright.sync_api import sync_playwright
+
+        self._pw = sync_playwright().start()
+        self._browser = self._pw.chromium.launch(executable_path="/usr/bin/chromium", headless=not self.headed,
+                                                 args=CHROMIUM_ARGS)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.http.close()
+        if self._browser is not None:
+            self._browser.close()
+        if self._pw is not None:
+            self._pw.stop()
+
+    def _post(self, path: str, body: Any = None) -> dict[str, Any]:
+        r = self.http.post(self.api_url + path, json=body)
+        if r.status_code != 200:
+            raise RuntimeError(f"POST {path}: HTTP {r.status_code} {r.text[:300]}")
+        return r.json()
+
+    def run(self, task_id: str, task: str, start_url: str, *, mode: str = "autonomous",
+            marker: str | None = None) -> RunOutcome:
+        out = RunOutcome(task_id)
+        started = time.monotonic()
+        ctx = self._browser.new_context()
+        page = ctx.new_page()
+        seen: list[str] = []
+        page.on("console", lambda m: seen.append(m.text))
+        try:
+            page.goto(start_url)
+            out.run_id = self._post("/agent/run/start", {"task": task, "mode": mode,
+                                                         "maxSteps": self.max_steps})["runId"]
+            result: dict[str, Any] | None = None
+            first = True
+            while True:
+                if marker and marker in seen:
+                    out.end = out.end or "page shows completion"
+                    break
+                try:
+                    page.wait_for_load_state("load", timeout=5000)
+                except Exception:  # noqa: BLE001, S110 - a page still loading is snapshotted as it is
+                    pass
+                snap = None if first else snapshot(page)
+                first = False
+                t0 = time.monotonic()
+                reply = self._post(f"/agent/run/{out.run_id}/step", {"snapshot": snap, "lastActionResult": result})
+                out.step_latency_s.append(time.monotonic() - t0)
+                out.steps = reply["state"]["currentStep"]
+                action = reply["action"]
+                if action == "execute_tool":
+                    out.tools.append(reply["tool"]["name"])
+                    result = execute(page, reply["tool"])
+                    self.print(f"  [{task_id}] step {out.steps}: {reply['tool']['name']} "
+                               f"{reply['tool'].get('parameters') or ''} -> "
+                               f"{result.get('message') or result.get('error')}")
+                    time.sleep(0.05)
+                elif action == "ask_user":
+                    out.questions.append(reply["question"])
+                    self.print(f"  [{task_id}] ask_user: {reply['question']} -> "
+                               f"{'approved' if self.approve else 'declined'}")
+                    ans = self._post(f"/agent/run/{out.run_id}/answer", {"approved": self.approve})
+                    if ans["state"]["status"] == "cancelled":
+                        out.end = "declined by the user (run cancelled)"
+                        break
+                    result = None
+                elif action == "finish":
+                    out.end = f"finish: {reply.get('result', '')}"[:200]
+                    break
+                else:
+                    out.end = f"error: {reply.get('error', '')}"[:200]
+                    break
+            # let a marker logged by the last action arrive
+            deadline = time.monotonic() + 1.0
+            while marker and marker not in seen and time.monotonic() < deadline:
+                page.wait_for_timeout(100)
+        except Exception as exc:  # noqa: BLE001 - one broken task must not stop the suite
+            out.end = f"emulator error: {exc}"[:300]
+        finally:
+            out.success = bool(marker and marker in seen)
+            out.seconds = time.monotonic() - started
+            ctx.close()
+        return out
