@@ -33,8 +33,20 @@ def _convert(d: Any, inp: TurnInput) -> Decision:
                     source=str(getattr(d, "source", "") or "deterministic"))
 
 
+def _brain_memory(inp: TurnInput) -> dict[str, Any]:
+    """The brain's memory, with our task notes (inferred failures) added to the notes it shows the LLM."""
+    memory = dict(inp.memory.brain)
+    notes = [n for n in (memory.get("notes") or []) if isinstance(n, str)]
+    for n in inp.memory.notes[-5:]:
+        if n not in notes:
+            notes.append(n)
+    if notes:
+        memory["notes"] = notes[-5:]
+    return memory
+
+
 def _decide(policy: Any, inp: TurnInput) -> Decision:
-    d = policy.decide(inp.request.task.taskPrompt, inp.page, _history(inp), dict(inp.memory.brain),
+    d = policy.decide(inp.request.task.taskPrompt, inp.page, _history(inp), _brain_memory(inp),
                       list(inp.offered), inp.deadline)
     return _convert(d, inp)
 

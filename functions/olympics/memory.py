@@ -78,11 +78,16 @@ class TaskMemory:
         """Record the page seen at ``turn``; infer failures from the previous turn's actions."""
         prev = self.last()
         if prev is not None and prev.get("fp") == fp and prev.get("actions"):
+            tried = []
             for a in prev["actions"]:
                 if a.get("tool") in ("click", "type", "select", "submit"):
                     self.failures.append({"n": prev.get("n"), "tool": a.get("tool"), "args": a.get("args", {}),
                                           "fp": fp, "why": "page unchanged after the action"})
+                    tried.append(f"{a.get('tool')} {_target(a.get('args', {}))!r}")
             self.failures = self.failures[-MAX_FAILURES:]
+            if tried:
+                self.note(f"Turn {prev.get('n')}: the page did not change after " + ", ".join(tried[:5])
+                          + "; try something else.")
         self.turns.append({"n": turn, "url": url[:500], "fp": fp, "actions": []})
         self.turns = self.turns[-MAX_TURNS:]
         self.last_turn = turn

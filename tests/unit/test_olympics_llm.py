@@ -97,3 +97,15 @@ def test_hostile_llm_output_is_never_executed(fake):
     for a in out["actions"]:
         assert a["tool"] != "submit" or a["args"].get("form")
         assert a["args"].get("direction") not in ("left", "right")
+
+
+def test_inferred_failures_reach_the_llm_as_notes_on_the_next_turn(fake):
+    click = {"thinking": "submit", "done": False, "result": "",
+             "actions": [{"tool": "click", "args": {"element": "Submit Registration"}}]}
+    fake.reply(click)
+    post(turn_body(1, prompt=PROMPT))
+    fake.reply(click)
+    # turn 2 shows the same tree: the click changed nothing
+    post(turn_body(2, prompt=PROMPT, previous=[{"name": "click", "arguments": {"element": "Submit Registration"}}]))
+    prompt = json.dumps(fake.requests[-1]["messages"])
+    assert "NOTES" in prompt and "did not change after click 'submit registration'" in prompt
