@@ -168,6 +168,10 @@ class Resolver:
         return value
 
 
+def _str_or_empty(value: Any) -> str:
+    return value if isinstance(value, str) else ""  # e.g. Handler: !Ref AWS::NoValue on an image function
+
+
 def parse(path: Path = TEMPLATE, parameter_overrides: dict[str, str] | None = None) -> Template:
     raw = load_template(path)
     res = Resolver(raw, parameter_overrides or {})
@@ -191,7 +195,9 @@ def parse(path: Path = TEMPLATE, parameter_overrides: dict[str, str] | None = No
                     env[k] = str(got)
             fn = Function(
                 logical_id=lid,
-                handler=props.get("Handler", ""),
+                # image functions declare how the local stack runs them: Metadata.LocalHandler
+                handler=_str_or_empty(props.get("Handler"))
+                or str((resource.get("Metadata") or {}).get("LocalHandler", "")),
                 timeout=int(props.get("Timeout", globals_fn.get("Timeout", 3))),
                 memory=int(props.get("MemorySize", globals_fn.get("MemorySize", 128))),
                 environment=env,

@@ -309,27 +309,34 @@ def answer_from(facts: TaskFacts, page: Page) -> str | None:
             return found[0]
     goal = facts.words
     # tables: the row naming the entity, the column named by the question
+    best: tuple[int, str] | None = None
     for table in page.tables:
         if len(table) < 2:
             continue
-        header = [h.lower() for h in table[0]]
-        col = next((i for i, h in enumerate(header) if words(h) & goal), None)
+        header = table[0]
         for row in table[1:]:
-            if col is None or col >= len(row):
+            entity_cols = {i for i, c in enumerate(row) if words(c) & goal}
+            if not entity_cols:
                 continue
-            others = " ".join(c for i, c in enumerate(row) if i != col)
-            if words(others) & goal:
-                return row[col]
+            for i, h in enumerate(header):
+                if i in entity_cols or i >= len(row) or not (words(h) & goal):
+                    continue
+                score = sum(len(words(row[j]) & goal) for j in entity_cols)
+                if best is None or score > best[0]:
+                    best = (score, row[i])
+    if best is not None:
+        return best[1]
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     if _ASK_PRICE.search(facts.text):
-        best = None
+        price: tuple[int, str] | None = None
         for ln in lines:
-            if _PRICE.search(ln):
+            pm = _PRICE.search(ln)
+            if pm:
                 score = len(words(ln) & goal)
-                if best is None or score > best[0]:
-                    best = (score, _PRICE.search(ln).group(0))  # type: ignore[union-attr]
-        if best:
-            return best[1]
+                if price is None or score > price[0]:
+                    price = (score, pm.group(0))
+        if price:
+            return price[1]
     best_line, best_score = None, 0.0
     for ln in lines:
         lw = words(ln)

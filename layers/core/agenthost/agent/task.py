@@ -50,8 +50,17 @@ def tokens(s: str) -> list[str]:
     return [t for t in re.findall(r"[a-z0-9@.+-]+|[a-z0-9]+", (s or "").lower()) if t not in STOP]
 
 
+def stem(w: str) -> str:
+    """A crude stem so that price/prices/pricing and plan/plans meet."""
+    for suffix in ("ing", "ed", "es", "s", "e"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3 and not w.isdigit():
+            return w[: -len(suffix)]
+    return w
+
+
 def words(s: str) -> set[str]:
-    return {t for t in re.findall(r"[a-z0-9]+", (s or "").lower()) if t not in STOP and len(t) > 1}
+    """Content words of ``s``, stemmed (stop words and single letters dropped)."""
+    return {stem(t) for t in re.findall(r"[a-z0-9]+", (s or "").lower()) if t not in STOP and len(t) > 1}
 
 
 def _unq(v: str) -> str:
