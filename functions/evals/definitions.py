@@ -162,6 +162,13 @@ def _format(source: str, exc: ValidationError) -> list[str]:
     return out
 
 
+def _category(ev: Evaluation, folder: str) -> str:
+    """``metadata.category``, else an explicit ``category`` field, else the folder's name."""
+    if ev.metadata.category:
+        return ev.metadata.category
+    return ev.category if "category" in ev.model_fields_set else folder
+
+
 def parse_document(doc: Any, source: str, category: str = "default") -> Catalog:
     """One YAML document (either generation) -> Catalog. Raises :class:`DefinitionError`."""
     cat = Catalog()
@@ -171,7 +178,7 @@ def parse_document(doc: Any, source: str, category: str = "default") -> Catalog:
         if "client" in doc:
             cf = ClientFile.model_validate(doc)
             for e in cf.evaluations:
-                e.category = e.metadata.category or category
+                e.category = _category(e, category)
             ids = [e.id for e in cf.evaluations]
             dupes = sorted({i for i in ids if ids.count(i) > 1})
             if dupes:
@@ -179,7 +186,7 @@ def parse_document(doc: Any, source: str, category: str = "default") -> Catalog:
             cat.clients[cf.client.id] = cf
         else:
             ev = Evaluation.model_validate(doc)
-            ev.category = ev.metadata.category or category
+            ev.category = _category(ev, category)
             cat.evaluations[ev.id] = ev
     except ValidationError as exc:
         raise DefinitionError(_format(source, exc)) from None

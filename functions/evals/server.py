@@ -488,6 +488,7 @@ class Server:
                 duration_ms = int((self.clock() - float(ev.get("sentAt", 0))) * 1000)
                 done = self._finish_attempt(client_id, ev, "completed",
                                             {"result": _clip(res), "verdict": verdict, "passed": verdict["passed"],
+                                             "progress": 1.0,
                                              "score": verdict["score"], "error": None,
                                              "durationMs": duration_ms},
                                             meta)

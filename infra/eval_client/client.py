@@ -66,7 +66,10 @@ class EvalClient:
         self.stats = Stats()
         self._runner = runner
         self._browser: Any = None
-        self._pool = ThreadPoolExecutor(max_workers=max(1, config.max_concurrency), thread_name_prefix="tool")
+        # Playwright's sync objects belong to the thread that made them: the real browser gets one thread
+        # (evaluations still overlap on the wire); an injected runner may use several.
+        workers = max(1, config.max_concurrency) if runner is not None else 1
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tool")
         self._stop = asyncio.Event()
         self._inflight: set[asyncio.Task] = set()
         self._last_activity = time.monotonic()
