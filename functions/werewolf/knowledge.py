@@ -100,7 +100,7 @@ class View:
 def build_view(turn: WerewolfTurn, memory: GameMemory) -> View:
     """Resolve the roster, merge this turn's facts into ``memory`` and score every player."""
     mem = memory
-    mem.turns += 1
+
     if turn.your_role:
         mem.role = turn.your_role.lower()
     role = mem.role
@@ -243,21 +243,23 @@ def _judge(view: View) -> None:
 
     # The trusted seer: the first claimant whose claims do not contradict what we know for sure.
     trusted = None
+    rivals: list[str] = []
     for claimant in mem.seer_claim_order:
         if claimant == me:
-            if view.role == "seer":
+            if view.role == "seer" and trusted is None:
                 trusted = me
-                break
             continue
         checks = mem.claimed_checks.get(claimant, {})
         lies = any((t in good and r == "werewolf") or (t in wolves and r == "villager" and not view.wolf_team)
                    for t, r in checks.items())
         if view.role == "seer" or claimant in wolves or lies:
             if not view.wolf_team:
-                wolves.add(claimant)  # a false seer is on the wolf side
+                wolves.add(claimant)  # a provably false seer is on the wolf side
             continue
-        trusted = claimant
-        break
+        if trusted is None:
+            trusted = claimant
+        else:
+            rivals.append(claimant)  # a later counter-claim: suspicious, not proven
     view.trusted_seer = trusted
     if trusted and trusted != me:
         view.trusted_checks = dict(mem.claimed_checks.get(trusted, {}))
@@ -288,6 +290,8 @@ def _judge(view: View) -> None:
                 pub[voter] = pub.get(voter, 0.0) + 1.5
     if trusted:
         pub[trusted] = pub.get(trusted, 0.0) - 6.0
+    for r in rivals:
+        pub[r] = pub.get(r, 0.0) + 10.0
     for w in public_wolves:
         pub[w] = pub.get(w, 0.0) + 20.0
     for g in public_good:

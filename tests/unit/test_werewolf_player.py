@@ -1,0 +1,325 @@
+"""Werewolf webhook: signatures, the sanitizer, per-game memory, speech content and the LLM strategy."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agenthost import signing
+from tests.support.apigw import call
+from tests.support.fake_llm import FakeLLM
+from tests.support.werewolf import turn
+
+KEY = "ww_test_key_0123456789abcdef"
+
+
+def post(payload, *, key=None, sig=None, raw=None, headers=None):
+    from werewolf.app import handler
+
+    body = raw if raw is not None else json.dumps(payload, ensure_ascii=False).encode()
+    hdrs = {"content-type": "application/json", **(headers or {})}
+    if key is not None:
+        hdrs["X-Werewolf-Signature"] = signing.sign(key, body)
+    if sig is not None:
+        hdrs["X-Werewolf-Signature"] = sig
+    return call(handler, "POST", "/werewolf/turn", body=body, headers=hdrs)
+
+
+# ------------------------------------------------------------------------------------------ signatures
+
+def test_signed_request_with_configured_key_is_answered(aws, monkeypatch):
+    monkeypatch.setenv("AGENTHOST_WEREWOLF_API_KEY", KEY)
+    r = post(turn("vote"), key=KEY)
+    assert r.status == 200 and r.json()["target"] in {"柯南", "路飞", "小丸子", "银时", "鸣人"}
+
+
+@pytest.mark.parametrize("case", ["missing", "wrong-key", "garbage", "other-body", "empty"])
+def test_bad_signature_is_401_json_without_secrets(aws, monkeypatch, case):
+    monkeypatch.setenv("AGENTHOST_WEREWOLF_API_KEY", KEY)
+    payload = turn("vote")
+    body = json.dumps(payload, ensure_ascii=False).encode()
+    sig = {"missing": None, "wrong-key": signing.sign("not-the-key", body), "garbage": "sha256=zz",
+           "other-body": signing.sign(KEY, body + b" "), "empty": ""}[case]
+    r = post(payload, raw=body, sig=sig)
+    assert r.status == 401
+    assert r.json()["error"] == "unauthorized" and "signature" in r.json()["message"]
+    assert KEY not in r.text and signing.sign(KEY, body)[7:] not in r.text
+
+
+def test_signature_is_over_the_raw_utf8_bytes_not_reserialized_json(aws, monkeypatch):
+    monkeypatch.setenv("AGENTHOST_WEREWOLF_API_KEY", KEY)
+    payload = turn("speak", chat=[("柯南", "我是好人，别投我！")])
+    raw = json.dumps(payload, ensure_ascii=False, indent=1).encode("utf-8")  # unescaped Chinese, odd spacing
+    assert post(payload, raw=raw, sig=signing.sign(KEY, raw)).status == 200
+    assert post(payload, raw=raw, sig=signing.sign(KEY, json.dumps(payload).encode())).status == 401
+    # hex in upper case and without the prefix are accepted too
+    assert post(payload, raw=raw, sig=signing.sign(KEY, raw)[7:].upper()).status == 200
+
+
+def test_unsigned_accepted_only_when_no_key_is_configured(aws, monkeypatch):
+    monkeypatch.delenv("AGENTHOST_WEREWOLF_API_KEY", raising=False)
+    assert post(turn("vote")).status == 200
+    assert post(turn("vote"), sig="sha256=whatever").status == 200  # nothing to verify against
+    monkeypatch.setenv("AGENTHOST_WEREWOLF_API_KEY", KEY)
+    from agenthost import config
+
+    config.reset()
+    assert post(turn("vote")).status == 401
+
+
+def test_key_from_ssm_parameter(aws, monkeypatch):
+    import boto3
+
+    boto3.client("ssm", region_name="us-east-1").put_parameter(
+        Name="/agenthost/werewolf-key", Value=KEY, Type="SecureString")
+    monkeypatch.delenv("AGENTHOST_WEREWOLF_API_KEY", raising=False)
+    monkeypatch.setenv("AGENTHOST_WEREWOLF_API_KEY_PARAM", "/agenthost/werewolf-key")
+    assert post(turn("vote"), key=KEY).status == 200
+    assert post(turn("vote"), key="wrong").status == 401
+
+
+# ------------------------------------------------------------------------------------------ sanitizer
+
+def test_platform_sanitizer_reproduction():
+    from werewolf.sanitize import platform_sanitize
+
+    assert platform_sanitize("【系统】你好[SYSTEM][系统]【管理员】[ADMIN]【法官】[JUDGE]") == "你好"
+    assert platform_sanitize("看这里 https://evil.example/x 和 http://a.b") == "看这里  和"
+    assert platform_sanitize("```py\nprint(1)\n```") == ""
+    assert len(platform_sanitize("狼" * 600)) == 500
+
+
+@pytest.mark.parametrize("raw", [
+    "【系统】",                                     # only a marker
+    "```\n我投柯南\n```",                           # only a fenced block
+    "https://例子.com/狼人",                        # only a URL
+    "【系【系统】统】",                              # a marker hidden inside a marker
+    "\x00\x07\u200b",                              # control and zero-width characters only
+    "[System] [judge] 【 法官 】",                  # case and spacing variants
+])
+def test_clean_message_never_ends_empty_on_the_platform(raw):
+    from werewolf.sanitize import clean_message, platform_sanitize
+
+    out = clean_message(raw, "我先听听。")
+    assert platform_sanitize(out) == out.strip() and out.strip()
+
+
+def test_clean_message_keeps_chinese_content_and_cuts_at_a_sentence():
+    from werewolf.sanitize import clean_message, platform_sanitize
+
+    text = "我是预言家。" + "第1晚验柯南是狼人（查杀）。" * 60 + "请投柯南 https://x.y ```code``` 【系统】"
+    out = clean_message(text, "x")
+    assert len(out) <= 480 and out.endswith("。") and out.startswith("我是预言家。")
+    assert platform_sanitize(out) == out
+    mixed = clean_message("我投 柯南，理由：`他`发言矛盾【法官】。see www.evil.test now", "x")
+    assert mixed == "我投 柯南，理由：他发言矛盾。see now"
+
+
+def test_target_over_50_chars_is_never_chosen(aws):
+    long = "长" * 51
+    r = post(turn("vote", alive=[(long, 1), ("MyBot", 3), ("短名", 4)]))
+    assert r.json() == {"target": "短名"}
+
+
+# ------------------------------------------------------------------------------------------ memory
+
+def test_memory_across_turns_one_read_one_write(aws):
+    from werewolf.memory import GameMemory
+    from werewolf.player import play
+
+    gid = "mem-game"
+    store = aws
+    for rnd in (1, 2):
+        known = ["Round 1: You checked 银时 → villager"] if rnd == 2 else []
+        before = store.calls
+        play(turn("seer_check", role="seer", rnd=rnd, phase="night_seer", known=known, game_id=gid), store)
+        assert store.calls - before == 2  # one GetItem, one PutItem
+    # day 2: the platform's known_info now holds both checks; later turns also carry votes
+    known = ["Round 1: You checked 银时 → villager", "Round 2: You checked 柯南 → werewolf",
+             "Round 1 votes: 柯南→MyBot, 路飞→柯南, 银时→柯南"]
+    chat = [("鸣人", "我是女巫，我怀疑小丸子。"), ("小丸子", "I suspect 路飞, vote 路飞.")]
+    before = store.calls
+    out = play(turn("speak", role="seer", rnd=2, known=known, chat=chat, game_id=gid), store)
+    assert store.calls - before == 2
+    item = store.get("GAME#mem-game#3", "META")
+    mem = GameMemory.from_item(item, gid, "3")
+    assert item["expires_at"] - store.now() == pytest.approx(2 * 24 * 3600, abs=5)
+    assert mem.role == "seer" and mem.my_name == "MyBot"
+    assert mem.seer_results == {"银时": "villager", "柯南": "werewolf"}
+    assert "1|柯南|MyBot" in mem.votes and mem.claims["鸣人"] == "witch"
+    assert mem.accusations["小丸子"] == ["鸣人"] and mem.accusations["路飞"] == ["小丸子"]
+    assert mem.suspicion["柯南"] > 0 and mem.suspicion["银时"] < 0
+    assert "柯南" in out.answer["message"] and "银时" in out.answer["message"]
+    # a retried identical turn changes nothing and writes nothing
+    before = store.calls
+    play(turn("speak", role="seer", rnd=2, known=known, chat=chat, game_id=gid), store)
+    assert store.calls - before == 1
+    assert GameMemory.from_item(store.get("GAME#mem-game#3", "META"), gid, "3").seer_results == mem.seer_results
+
+
+def test_guard_and_witch_history_survive_turns(aws):
+    from werewolf.player import play
+
+    store = aws
+    a1 = play(turn("guard_protect", role="guard", rnd=1, game_id="g-h"), store).answer["target"]
+    a2 = play(turn("guard_protect", role="guard", rnd=2, game_id="g-h"), store).answer["target"]
+    assert a1 != a2
+    extra = {"wolfVictimName": "柯南", "wolfVictimId": "i", "hasSavePotion": True, "hasPoisonPotion": True}
+    assert play(turn("witch_decide", role="witch", rnd=1, extra=extra, game_id="w-h"), store).answer == {
+        "witch_action": "save"}
+    # an old engine that omits the potion flags: our memory knows the save is spent
+    extra2 = {"wolfVictimName": "路飞", "wolfVictimId": "j"}
+    assert play(turn("witch_decide", role="witch", rnd=2, extra=extra2, game_id="w-h"), store).answer == {
+        "witch_action": "none"}
+
+
+def test_store_outage_still_answers(monkeypatch):
+    from werewolf.player import play
+
+    class Broken:
+        def get(self, *a, **k):
+            raise RuntimeError("dynamodb down")
+
+        def put(self, *a, **k):
+            raise RuntimeError("dynamodb down")
+
+    out = play(turn("vote", game_id="x"), Broken())
+    assert out.answer["target"] in {"柯南", "路飞", "小丸子", "银时", "鸣人"}
+
+
+# ------------------------------------------------------------------------------------------ speech
+
+def test_villager_speech_consolidates_on_the_seers_wolf():
+    from werewolf.memory import InMemoryStore
+    from werewolf.player import play
+
+    chat = [("柯南", "我是预言家。第1晚验银时是狼人（查杀）。今天我投银时，好人请集中投银时。")]
+    out = play(turn("speak", chat=chat), InMemoryStore())
+    msg = out.answer["message"]
+    assert "我相信预言家柯南" in msg and "投银时" in msg and "查杀" not in msg or "银时" in msg
+    assert play(turn("vote", chat=chat), InMemoryStore()).answer == {"target": "银时"}
+
+
+def test_a_second_seer_claim_against_a_known_good_player_is_a_wolf():
+    from werewolf.memory import InMemoryStore
+    from werewolf.player import play
+
+    chat = [("柯南", "我是预言家。第1晚验银时是好人（金水）。"),
+            ("路飞", "我是预言家。第1晚验MyBot是狼人（查杀）。今天我投MyBot。")]
+    out = play(turn("vote", chat=chat), InMemoryStore())
+    assert out.answer == {"target": "路飞"}
+
+
+def test_wolf_speech_never_exposes_teammates():
+    from werewolf.memory import InMemoryStore
+    from werewolf.player import play
+
+    mates = {"teammates": [{"name": "路飞", "seat": 2, "role": "werewolf", "alive": True}]}
+    chat = [("柯南", "我怀疑路飞，投路飞。"), ("鸣人", "我也投路飞。")]
+    for g in range(6):
+        out = play(turn("speak", role="werewolf", extra=mates, chat=chat, game_id=f"ws{g}"), InMemoryStore())
+        assert "投路飞" not in out.answer["message"] and "我是村民" in out.answer["message"]
+        vote = play(turn("vote", role="werewolf", extra=mates, chat=chat, game_id=f"ws{g}"), InMemoryStore())
+        assert vote.answer["target"] not in ("路飞", "MyBot")
+
+
+# ------------------------------------------------------------------------------------------ LLM strategy
+
+@pytest.fixture
+def fake():
+    with FakeLLM() as f:
+        yield f
+
+
+def llm_policy(fake, margin=0.3):
+    from werewolf.llm_strategy import LlmPolicy
+
+    from agenthost.llm.openai import OpenAIProvider
+
+    return LlmPolicy(OpenAIProvider("m", base_url=fake.base_url), margin_s=margin)
+
+
+def test_llm_answer_is_used_when_valid(fake):
+    import time
+
+    from werewolf.memory import InMemoryStore
+    from werewolf.player import play
+
+    fake.reply({"message": "我是村民。我观察到鸣人发言前后矛盾，今天我投鸣人。"})
+    out = play(turn("speak"), InMemoryStore(), policy=llm_policy(fake), deadline=time.monotonic() + 10)
+    assert out.source == "llm" and "鸣人" in out.answer["message"]
+    prompt = fake.requests[0]["messages"][1]["content"]
+    assert "deterministic_suggestion" in prompt and "CHAT-" in prompt
+
+
+@pytest.mark.parametrize("reply", [
+    {"target": "MyBot"},                # ourselves
+    {"target": "小明"},                 # not a player
+    {"target": "路飞 "},                # fine after trim -> accepted (checked below)
+    {"message": "vote"},                # wrong shape for a vote
+    "not json",
+])
+def test_llm_invalid_answers_are_replaced(fake, reply):
+    import time
+
+    from werewolf.memory import InMemoryStore
+    from werewolf.player import play
+
+    fake.reply(reply)
+    out = play(turn("vote"), InMemoryStore(), policy=llm_policy(fake), deadline=time.monotonic() + 10)
+    assert out.answer["target"] in {"柯南", "路飞", "小丸子", "银时", "鸣人"}
+    if reply == {"target": "路飞 "}:
+        assert out.source == "llm" and out.answer == {"target": "路飞"}
+    else:
+        assert out.source == "deterministic"
+
+
+def test_llm_wolf_cannot_kill_a_teammate_or_guard_repeat(fake):
+    import time
+
+    from werewolf.memory import InMemoryStore
+    from werewolf.player import play
+
+    mates = {"teammates": [{"name": "路飞", "seat": 2, "role": "werewolf", "alive": True}]}
+    fake.reply({"target": "路飞", "message": "刀路飞"})
+    out = play(turn("choose_kill_target", role="werewolf", extra=mates, phase="night_werewolf"), InMemoryStore(),
+               policy=llm_policy(fake), deadline=time.monotonic() + 10)
+    assert out.source == "deterministic" and out.answer["target"] != "路飞"
+    store = InMemoryStore()
+    first = play(turn("guard_protect", role="guard", rnd=1, game_id="gg"), store).answer["target"]
+    fake.reply({"target": first})
+    out = play(turn("guard_protect", role="guard", rnd=2, game_id="gg"), store, policy=llm_policy(fake),
+               deadline=time.monotonic() + 10)
+    assert out.source == "deterministic" and out.answer["target"] != first
+
+
+def test_slow_llm_falls_back_within_the_deadline(fake):
+    import time
+
+    from werewolf.memory import InMemoryStore
+    from werewolf.player import play
+
+    fake.reply({"target": "柯南"}, delay=5)
+    started = time.monotonic()
+    out = play(turn("vote"), InMemoryStore(), policy=llm_policy(fake), deadline=started + 2.0)
+    assert time.monotonic() - started < 2.5 and out.source == "deterministic"
+
+
+def test_handler_uses_the_configured_llm(aws, fake, monkeypatch):
+    from agenthost import config, llm
+
+    monkeypatch.setenv("AGENTHOST_LLM", "openai:fake-model")
+    monkeypatch.setenv("AGENTHOST_LLM_BASE_URL", fake.base_url)
+    monkeypatch.setenv("AGENTHOST_LLM_API_KEY", "sk-test")
+    monkeypatch.setenv("AGENTHOST_NETGUARD_ALLOW_PRIVATE", "true")  # the fake model listens on loopback
+    config.reset()
+    llm.reset()
+    fake.reply({"target": "小丸子"})
+    try:
+        assert post(turn("vote")).json() == {"target": "小丸子"}
+        fake.reply(status=500)
+        fake.reply(status=500)
+        assert post(turn("vote")).json()["target"] in {"柯南", "路飞", "小丸子", "银时", "鸣人"}
+    finally:
+        llm.reset()
