@@ -231,3 +231,56 @@ def test_when_the_fold_cannot_commit_the_item_is_written_alone_and_counters_on_e
     assert aws.get(**keys.task("a", "missing")) is None
     item = usage(aws, "a", "olympics")
     assert (item["turns"], item["tokens_in"], item["tokens_out"]) == (1, 3, 1)
+
+
+class FakeProvider:
+    model = "gpt-4o-mini"
+
+    def __init__(self, fail: bool = False):
+        self.fail, self.calls = fail, 0
+
+    def complete_json(self, messages, schema, deadline):
+        from agenthost.llm import LlmTimeout, Usage
+
+        self.calls += 1
+        if self.fail:
+            raise LlmTimeout("late")
+        return {"ok": True}, Usage(input_tokens=30, output_tokens=10, calls=1, latency_ms=5)
+
+
+def test_llm_calls_through_the_configured_provider_are_metered_and_budgeted(aws, monkeypatch):
+    from agenthost.llm import LlmError
+
+    monkeypatch.setenv("AGENTHOST_LLM_BUDGET_TOKENS", "40")
+    metering.reset()
+    inner = FakeProvider()
+    provider = metering.metered(inner)
+    assert metering.metered(provider) is provider and provider.model == "gpt-4o-mini"
+    outcomes = []
+    for _ in range(3):
+        with metering.turn("olympics", "m", clock=lambda: NOW, decides=True):
+            try:
+                provider.complete_json([], {}, 0.0)
+                outcomes.append("llm")
+            except LlmError:
+                outcomes.append("deterministic")
+    assert outcomes == ["llm", "deterministic", "deterministic"]  # the first call spent the 40 tokens
+    assert inner.calls == 1  # past the budget the provider is not called at all
+    item = usage(aws, "m", "olympics")
+    assert (item["turns"], item["llm_calls"], item["tokens_in"], item["tokens_out"], item["model"]) == \
+        (3, 1, 30, 10, "gpt-4o-mini")
+    assert (item["fallbacks"], item["budget_fallbacks"]) == (2, 2)
+
+
+def test_a_deciding_turn_without_a_successful_llm_call_is_a_fallback(aws):
+    provider = metering.metered(FakeProvider(fail=True))
+    with metering.turn("werewolf", "w", clock=lambda: NOW, decides=True):
+        with pytest.raises(Exception, match="late"):
+            provider.complete_json([], {}, 0.0)
+    with metering.turn("werewolf", "w", clock=lambda: NOW, decides=True):
+        pass  # no LLM configured: the deterministic policy answered
+    with metering.turn("werewolf", "w", clock=lambda: NOW):
+        pass  # a turn no policy answers (e.g. a status read) is not a fallback
+    item = usage(aws, "w", "werewolf")
+    assert (item["turns"], item["llm_calls"], item["llm_errors"], item["fallbacks"]) == (3, 1, 1, 2)
+    assert "budget_fallbacks" not in item

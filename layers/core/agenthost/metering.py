@@ -1,6 +1,8 @@
 """Pay-per-turn metering: usage per turn, daily per-agent counters, LLM budgets.
 
-Wrap every protocol turn (a webhook call, a ``/step``, a capability call, an evaluation message)::
+LLM calls made through ``agenthost.llm.provider_from_settings()`` are metered by :class:`MeteredProvider`
+(budget check before, tokens/latency/failure after); protocol code only opens the turn. Wrap every
+protocol turn (a webhook call, a ``/step``, a capability call, an evaluation message)::
 
     from agenthost import metering
 
@@ -233,7 +235,9 @@ _current: contextvars.ContextVar[Turn | None] = contextvars.ContextVar("agenthos
 class Turn:
     """Usage of one turn. Create with :func:`turn`; all methods are cheap and never raise."""
 
-    def __init__(self, protocol: str, agent: str, *, store: Any = None, clock: Any = time.time):
+    def __init__(self, protocol: str, agent: str, *, store: Any = None, clock: Any = time.time,
+                 decides: bool = False):
+        self.decides = decides
         self.protocol = _clean_id(protocol)
         self.agent = _clean_id(agent)
         self.store = store
@@ -266,10 +270,11 @@ class Turn:
         return allowed
 
     def llm(self, *, tokens_in: int = 0, tokens_out: int = 0, latency_ms: float = 0.0,
-            model: str | None = None, error: bool = False) -> None:
-        """One LLM call: its token usage (as the provider reported it), latency and whether it failed."""
+            model: str | None = None, error: bool = False, calls: int = 1) -> None:
+        """One LLM call (or ``calls`` retried ones): token usage as the provider reported it, latency and
+        whether it failed."""
         c = self.counters
-        c["llm_calls"] += 1
+        c["llm_calls"] += max(1, int(calls or 1))
         c["tokens_in"] += max(0, int(tokens_in or 0))
         c["tokens_out"] += max(0, int(tokens_out or 0))
         c["llm_ms"] += max(0.0, float(latency_ms or 0.0))
@@ -329,12 +334,17 @@ class Turn:
         elapsed = (time.perf_counter() - self._t0) * 1000
         c["duration_ms"] = round(elapsed, 3)
         c["mb_ms"] = math.ceil(elapsed) * config().memory_mb
-        if self.budget_blocked and not c["llm_calls"]:
+        answered_by_llm = c["llm_calls"] - c["llm_errors"] > 0
+        if self.budget_blocked and not answered_by_llm:
             c["fallbacks"] = 1
             c["budget_fallbacks"] = 1
             self.fallback_reason = self.fallback_reason or "budget"
         elif self.budget_blocked and self.fallback_reason == "budget":
             c["budget_fallbacks"] = 1
+        elif self.decides and not answered_by_llm:
+            # a policy answered this turn and no LLM call succeeded: the deterministic policy did
+            c["fallbacks"] = 1
+            self.fallback_reason = self.fallback_reason or ("llm_error" if c["llm_errors"] else "no_llm")
 
     def _fold_committed(self) -> None:
         if self._pending_fold is not None:
@@ -459,10 +469,13 @@ def current() -> Turn:
 
 
 @contextmanager
-def turn(protocol: str, agent: str, *, store: Any = None, clock: Any = time.time) -> Iterator[Turn]:
-    """Meter one turn of ``protocol`` for ``agent`` (see the module docstring). An exception escaping
-    the block counts as an error and is re-raised; metering itself never raises."""
-    t = Turn(protocol, agent, store=store, clock=clock)
+def turn(protocol: str, agent: str, *, store: Any = None, clock: Any = time.time,
+         decides: bool = False) -> Iterator[Turn]:
+    """Meter one turn of ``protocol`` for ``agent`` (see the module docstring). ``decides``: an agent
+    policy answers this turn, so a turn without a successful LLM call counts as a deterministic
+    fallback. An exception escaping the block counts as an error and is re-raised; metering itself
+    never raises."""
+    t = Turn(protocol, agent, store=store, clock=clock, decides=decides)
     _instrument()
     token = _current.set(t)
     try:
@@ -495,6 +508,45 @@ def _log_warning(message: str) -> None:
             message, exc_info=True)
     except Exception:  # noqa: BLE001, S110 - logging must not fail the turn either
         pass
+
+
+# --- LLM providers: budget check and usage per call ------------------------------------------------
+
+class MeteredProvider:
+    """Wraps an ``agenthost.llm`` provider: each ``complete_json`` first checks the current turn's
+    budget (over it: raises ``LlmError``, so the caller's deterministic fallback answers) and reports
+    tokens, latency and failures to :func:`current`. Everything else is the wrapped provider's."""
+
+    def __init__(self, provider: Any):
+        self._provider = provider
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._provider, name)
+
+    def complete_json(self, messages: Any, schema: Any, deadline: float, *args: Any, **kwargs: Any) -> Any:
+        from agenthost.llm.base import LlmError
+
+        t = current()
+        if not t.llm_allowed():
+            raise LlmError("the agent's daily LLM budget is spent")
+        started = time.perf_counter()
+        model = getattr(self._provider, "model", None)
+        try:
+            obj, usage = self._provider.complete_json(messages, schema, deadline, *args, **kwargs)
+        except Exception:
+            t.llm(latency_ms=(time.perf_counter() - started) * 1000, model=model, error=True)
+            raise
+        t.llm(tokens_in=getattr(usage, "input_tokens", 0), tokens_out=getattr(usage, "output_tokens", 0),
+              latency_ms=(time.perf_counter() - started) * 1000, model=model,
+              calls=getattr(usage, "calls", 1) or 1)
+        return obj, usage
+
+
+def metered(provider: Any) -> Any:
+    """``provider`` wrapped in :class:`MeteredProvider` (None stays None; never wrapped twice)."""
+    if provider is None or isinstance(provider, MeteredProvider):
+        return provider
+    return MeteredProvider(provider)
 
 
 # --- botocore hooks: DynamoDB calls, capacity and throttles per turn ------------------------------

@@ -59,6 +59,10 @@ def provider_from_settings() -> Provider | None:
                                   api_key=lambda: secret("AGENTHOST_LLM_API_KEY"))
     elif cfg.llm_provider != "none":
         raise ValueError(f"AGENTHOST_LLM must be none, bedrock:<model-id> or openai:<model>, got {cfg.llm!r}")
+    if provider is not None:
+        from agenthost.metering import metered
+
+        provider = metered(provider)  # budget check + usage per call for the current turn
     _cached[key] = provider
     return provider
 
