@@ -104,7 +104,8 @@ def test_inferred_failures_reach_the_llm_as_notes_on_the_next_turn(fake):
              "actions": [{"tool": "click", "args": {"element": "Submit Registration"}}]}
     fake.reply(click)
     post(turn_body(1, prompt=PROMPT))
-    fake.reply(click)
+    fake.reply({"thinking": "email", "done": False, "result": "",
+                "actions": [{"tool": "type", "args": {"element": "Email", "text": "maria@example.com"}}]})
     # turn 2 shows the same tree: the click changed nothing
     post(turn_body(2, prompt=PROMPT, previous=[{"name": "click", "arguments": {"element": "Submit Registration"}}]))
     prompt = json.dumps(fake.requests[-1]["messages"])
