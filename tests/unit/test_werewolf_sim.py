@@ -1,0 +1,158 @@
+"""The rules simulator: full seeded games in every mode, the platform's quirks, the strict validator."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from infra.werewolf_sim import validate
+from infra.werewolf_sim.engine import MODES, WOLVES, Game, _plurality
+from infra.werewolf_sim.players import InProcessPlayer
+from infra.werewolf_sim.runner import Summary, all_seats, play_games, strength
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_random_games_finish_with_a_winner_and_the_modes_roles(mode):
+    for seed in range(1, 6):
+        res = Game(mode, seed).run()
+        assert res.winner in ("wolf", "village") and 1 <= res.rounds <= 20
+        assert Counter(res.roles.values()) == Counter(MODES[mode])
+        assert res.calls and not any(c.agent for c in res.calls)
+
+
+def test_same_seed_same_game():
+    a, b = Game("standard-8p", 42).run(), Game("standard-8p", 42).run()
+    assert (a.winner, a.rounds, a.roles, [c.action for c in a.calls]) == \
+        (b.winner, b.rounds, b.roles, [c.action for c in b.calls])
+
+
+def test_mode_sizes():
+    assert {m: len(r) for m, r in MODES.items()} == {
+        "classic-6p": 6, "standard-8p": 8, "couples-9p": 9, "chaos-10p": 10, "knight-shield-10p": 10,
+        "advanced-12p": 12, "nightmare-12p": 12, "allstar-14p": 14}
+    assert Counter(MODES["classic-6p"]) == {"werewolf": 2, "seer": 1, "villager": 3}
+
+
+def test_plurality_tie_means_nobody():
+    assert _plurality(Counter({1: 2, 2: 2})) is None
+    assert _plurality(Counter({1: 3, 2: 2})) == 1
+    assert _plurality(Counter()) is None
+
+
+def test_payload_quirks_last_words_roster_order_votes_and_wolf_chat():
+    seen = {"last_words_listed_alive": False, "votes_line": False, "shuffled": False, "wolf_chat": False}
+    for seed in range(1, 15):
+        game = Game("standard-8p", seed, {})
+        bot = game.bot
+
+        def spy(p, bot=bot, game=game):
+            me = next(x["name"] for x in p["alive_players"] + p["dead_players"] if x["seat"] == p["your_seat"])
+            if p["action_type"] == "last_words":
+                seen["last_words_listed_alive"] |= me in {x["name"] for x in p["alive_players"]}
+            if p["round"] >= 2 and any(line.startswith("Round 1 votes:") for line in p["known_info"]):
+                seen["votes_line"] = True
+            seats = [x["seat"] for x in p["alive_players"]]
+            seen["shuffled"] |= seats != sorted(seats)
+            if p["action_type"] == "choose_kill_target":
+                assert all(c["speaker"] != "【系统】" for c in p["chat_history"])  # tonight's wolf chat only
+                seen["wolf_chat"] |= bool(p["chat_history"])
+                assert {t["name"] for t in p["extra_context"]["teammates"]} == \
+                    {x.name for x in game.players if x.role in WOLVES and x.name != me}
+            if p["action_type"] == "witch_decide":
+                assert set(p["extra_context"]) == {"wolfVictimName", "wolfVictimId", "hasSavePotion",
+                                                   "hasPoisonPotion"}
+            return bot(p)
+
+        game.actors = {s: spy for s in range(1, 9)}
+        game.run()
+    assert seen["last_words_listed_alive"] and seen["votes_line"] and seen["shuffled"]
+
+
+def test_second_wolf_sees_the_first_wolfs_call_and_both_kill_the_same():
+    agreed = 0
+    for seed in range(1, 12):
+        player = InProcessPlayer()
+        calls = []
+
+        def spy(p, player=player, calls=calls):
+            a, e = player(p)
+            if p["action_type"] == "choose_kill_target":
+                calls.append((p["round"], [c["content"] for c in p["chat_history"]], a["target"]))
+            return a, e
+
+        Game("classic-6p", seed, {s: spy for s in range(1, 7)}).run()
+        by_round = {}
+        for rnd, chat, target in calls:
+            by_round.setdefault(rnd, []).append((chat, target))
+        for pairs in by_round.values():
+            if len(pairs) == 2:
+                (chat1, t1), (chat2, t2) = pairs
+                assert not chat1 and any(t1 in c for c in chat2) and t1 == t2
+                agreed += 1
+    assert agreed >= 5
+
+
+def test_seer_results_reach_known_info():
+    for seed in range(1, 10):
+        game = Game("classic-6p", seed)
+        game.run()
+        seer = next(p for p in game.players if p.role == "seer")
+        for line in game.known[seer.seat]:
+            assert line.startswith("Round ") and "You checked" in line and line.split("→ ")[1] in ("werewolf",
+                                                                                                  "villager")
+
+
+@pytest.mark.parametrize("answer,problem", [
+    ({"target": "A"}, "not an alive player"),                   # self
+    ({"target": "D"}, "not an alive player"),                   # dead
+    ({"target": "b"}, "not an alive player"),                   # case-sensitive
+    ({"target": 3}, "not an alive player"),
+    ({}, "not an alive player"),
+    ("B", "not a JSON object"),
+])
+def test_validator_rejects_bad_targets(answer, problem):
+    errs = validate.check("vote", answer, {"B", "C"}, strict=False)
+    assert errs and problem in errs[0]
+
+
+def test_validator_accepts_trim_and_50_char_cut():
+    name = "x" * 50
+    assert not validate.check("vote", {"target": "  B "}, {"B"})
+    assert not validate.check("vote", {"target": name + "tail"}, {name})
+
+
+def test_validator_strict_rules():
+    assert validate.check("choose_kill_target", {"target": "B"}, {"B", "C"}, teammates={"B"})
+    assert not validate.check("choose_kill_target", {"target": "B"}, {"B", "C"}, teammates={"B"}, strict=False)
+    assert validate.check("guard_protect", {"target": "B"}, {"B", "C"}, last_guarded="B")
+    assert validate.check("witch_decide", {"witch_action": "save"}, {"B"}, witch={"wolfVictimName": None,
+                                                                                   "hasSavePotion": True})
+    assert validate.check("witch_decide", {"witch_action": "poison"}, {"B"}, witch={"hasPoisonPotion": True})
+    assert validate.check("cupid_link", {"target": "B", "second_target": "B"}, {"B", "C"})
+    assert validate.check("knight_speak", {"flip": True, "target": "B"}, {"B"})  # strict: message too
+    assert validate.check("speak", {"message": "【系统】"}, {"B"})
+    assert validate.check("speak", {"message": "好 https://x.y"}, {"B"})  # altered by the sanitizer
+    assert not validate.check("speak", {"message": "好 https://x.y"}, {"B"}, strict=False)
+
+
+def test_invalid_agent_answers_are_counted_and_the_game_goes_on():
+    def broken(p):
+        return {"target": "nobody", "message": ""}, None
+
+    res = Game("classic-6p", 3, {1: broken, 2: broken}).run()
+    mine = [c for c in res.calls if c.agent]
+    assert mine and not any(c.valid for c in mine) and res.winner in ("wolf", "village")
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_our_agent_in_every_seat_of_every_mode_is_always_valid(mode):
+    s = play_games(mode, range(1, 4), InProcessPlayer, all_seats(mode))
+    assert s.agent_calls > 50 and s.validity() == 1.0, s.invalid_samples
+
+
+def test_strength_report_compares_with_random_bots_on_the_same_seeds():
+    r = strength("classic-6p", 12, InProcessPlayer)
+    assert isinstance(r["agent"], Summary) and r["agent"].agent_games == r["baseline"].agent_games == 12
+    text = r["agent"].report("classic")
+    assert "valid 100.00%" in text and "by role" in text
