@@ -18,7 +18,7 @@ _IMPORTED = time.monotonic()  # start of the cold start: the 20 s budget include
 
 from aws_lambda_powertools import Logger  # noqa: E402
 
-from agenthost import signing  # noqa: E402
+from agenthost import metering, signing  # noqa: E402
 from olympics import auth, brain  # noqa: E402
 from olympics.memory import MemoryStore  # noqa: E402
 from olympics.models import TurnRequest  # noqa: E402
@@ -89,15 +89,18 @@ def _handle(event: dict[str, Any], context: Any, started: float) -> dict[str, An
         logger.info("olympics request unreadable", extra={"error": str(exc)[:300]})
         return _respond(200, idle_response("the request could not be read; nothing to do"))
 
-    response, stats = play(
-        request,
-        caller.agent_id,
-        memory_store=MemoryStore(),
-        deterministic=brain.deterministic,
-        llm=brain.llm_policy(),
-        started=started,
-        budget_s=budget_s(),
-    )
+    with metering.turn("olympics", caller.agent_id, decides=True) as usage:
+        response, stats = play(
+            request,
+            caller.agent_id,
+            memory_store=MemoryStore(),
+            deterministic=brain.deterministic,
+            llm=brain.llm_policy(),
+            started=started,
+            budget_s=budget_s(),
+        )
+        if stats.source != "llm":
+            usage.fallback((stats.llm_error or "no_llm").split(":", 1)[0])
     logger.info("olympics turn", extra={
         "agent": caller.agent_id, "turn": request.turnNumber, "test_ping": caller.test_ping,
         "source": stats.source, "actions": len(response.actions), "done": response.done,

@@ -19,11 +19,22 @@ def _history(inp: TurnInput) -> list[Action]:
     return [Action(a.tool, dict(a.args)) for a in inp.request.previousActions if a.tool]
 
 
+def _already(a: Any) -> bool:
+    """A ``check`` whose box is already in the wanted state: the runner has no check tool, only click, which
+    would toggle it the wrong way."""
+    if getattr(a, "tool", None) != "check":
+        return False
+    el = getattr(a, "resolved", None)
+    state = getattr(el, "checked", None)
+    return state is not None and bool(state) == bool(a.args.get("checked", True))
+
+
 def _convert(d: Any, inp: TurnInput) -> Decision:
     """The brain's decision as an Olympics decision; its memory goes back into the task memory."""
     if isinstance(getattr(d, "memory", None), dict):
         inp.memory.brain = d.memory
-    actions = [a.to_olympics() if hasattr(a, "to_olympics") else a for a in (d.actions or [])]
+    actions = [a.to_olympics() if hasattr(a, "to_olympics") else a for a in (d.actions or [])
+               if not _already(a)]
     result: Any = d.result
     done = bool(d.done)
     if getattr(d, "stop", False):

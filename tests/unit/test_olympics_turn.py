@@ -162,3 +162,23 @@ def test_llm_done_with_result_is_an_object_when_the_task_asks_for_json():
                                                tree=FORM_TREE))
     resp, _ = play(req, "a", memory_store=None, deterministic=_det, llm=done)
     assert resp.wire()["done"] is True and resp.wire()["result"] == {"answer": "298479"}
+
+
+def test_a_check_on_a_box_already_in_that_state_is_not_sent_as_a_toggling_click():
+    from olympics.memory import TaskMemory
+
+    from agenthost.agent import Action
+    from agenthost.agent import Decision as BrainDecision
+    from agenthost.agent.page import from_aria
+
+    tree = '- checkbox "Email me product news" [checked]\n- checkbox "Send me offers"\n- button "Save settings"'
+    page = from_aria(tree)
+    news, offers = page.elements[0], page.elements[1]
+    d = BrainDecision(actions=[Action("check", {"element": news.name, "checked": True}, resolved=news),
+                               Action("check", {"element": offers.name, "checked": True}, resolved=offers),
+                               Action("check", {"element": news.name, "checked": False}, resolved=news)])
+    inp = turn.TurnInput(TurnRequest.model_validate(turn_body(1, tree=tree)), page,
+                         TaskMemory(agent="a", task="t"), ("click",), time.monotonic() + 5)
+    out = brain._convert(d, inp)
+    assert out.actions == [{"tool": "click", "args": {"element": "Send me offers"}},
+                           {"tool": "click", "args": {"element": "Email me product news"}}]
