@@ -55,6 +55,38 @@ def _http_url(url: str) -> bool:
     return p.scheme in ("http", "https") and bool(p.netloc)
 
 
+_STAGES = {
+    # the runner's resolution order: each stage is tried in turn, the first element in document order wins
+    "click": (("button",), ("link",), None),
+    "type": (("textbox",), ("searchbox", "spinbutton", "combobox", "textbox")),
+    "select": (("combobox",), ("listbox", "combobox")),
+}
+
+
+def runner_hit(page: Page, tool: str, element: str) -> Any:
+    """The element the runner would act on for ``element`` (case-insensitive substring, document order)."""
+    t = element.strip().lower()
+    if not t:
+        return None
+    for roles in _STAGES.get(tool, ()):
+        for e in page.elements:
+            if roles is None:
+                if e.role != "option" and (t in e.name.lower() or (e.role != "textbox" and t in e.value.lower())):
+                    return e
+            elif e.role in roles and t in (e.name.lower() or e.placeholder.lower()):
+                return e
+    return None
+
+
+def _ambiguous(page: Page, tool: str, element: str) -> bool:
+    """True when an element named exactly ``element`` exists but the runner would hit another one first."""
+    t = element.strip().lower()
+    roles = {r for stage in _STAGES.get(tool, ()) if stage for r in stage}
+    exact = [e for e in page.elements if e.name.strip().lower() == t and (not roles or e.role in roles)]
+    hit = runner_hit(page, tool, element)
+    return bool(exact) and hit is not None and hit not in exact
+
+
 def check_action(tool: str, args: dict[str, Any], page: Page, offered: tuple[str, ...]) -> tuple[
         dict[str, Any] | None, str]:
     """Return (clean args, "") or (None, reason)."""
@@ -73,6 +105,8 @@ def check_action(tool: str, args: dict[str, Any], page: Page, offered: tuple[str
             return None, "click: element missing"
         if resolve(page, "click", el) is None:
             return None, f"click: '{el[:60]}' is not on the page"
+        if _ambiguous(page, "click", el):
+            return None, f"click: '{el[:60]}' would hit another element first"
         return {"element": el}, ""
     if tool == "type":
         el, text = _str(args, "element"), args.get("text")
@@ -80,6 +114,8 @@ def check_action(tool: str, args: dict[str, Any], page: Page, offered: tuple[str
             return None, "type: element and text are required"
         if resolve(page, "type", el) is None:
             return None, f"type: no field named '{el[:60]}'"
+        if _ambiguous(page, "type", el):
+            return None, f"type: '{el[:60]}' would reach another field first"
         clean: dict[str, Any] = {"element": el, "text": str(text)[:MAX_TEXT]}
         if "clear" in args:
             clean["clear"] = bool(args.get("clear"))
@@ -91,6 +127,8 @@ def check_action(tool: str, args: dict[str, Any], page: Page, offered: tuple[str
         found = resolve(page, "select", el)
         if found is None:
             return None, f"select: no dropdown named '{el[:60]}'"
+        if _ambiguous(page, "select", el):
+            return None, f"select: '{el[:60]}' would reach another dropdown first"
         if found.options and not any(option.lower() in o.lower() for o in found.options):
             return None, f"select: '{option[:60]}' is not an option of '{el[:60]}'"
         return {"element": el, "option": option}, ""

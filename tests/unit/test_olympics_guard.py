@@ -97,3 +97,17 @@ def test_result_is_a_json_object_when_the_task_asks_for_one():
         "Graz has 298,479 people"
     assert guard.clean_result(None, "anything") == {"success": True}
     assert "withheld" in guard.clean_result("<script>x</script>", "x")["note"]
+
+
+def test_a_name_the_runner_would_resolve_to_another_element_first_is_dropped():
+    tree = '- textbox "First Name"\n- textbox "Name"\n- button "Save draft"\n- button "Save"'
+    actions, dropped = kept([{"tool": "type", "args": {"element": "Name", "text": "x"}},
+                             {"tool": "type", "args": {"element": "First Name", "text": "Ann"}},
+                             {"tool": "click", "args": {"element": "Save"}}], tree=tree)
+    assert actions == [("type", {"element": "First Name", "text": "Ann"})]
+    assert "another field" in dropped[0] and "another element" in dropped[1]
+    # the same names in an order the runner resolves correctly are kept
+    tree = '- textbox "Name"\n- textbox "First Name"\n- button "Save"\n- button "Save draft"'
+    actions, _ = kept([{"tool": "type", "args": {"element": "Name", "text": "x"}},
+                       {"tool": "click", "args": {"element": "Save"}}], tree=tree)
+    assert len(actions) == 2
