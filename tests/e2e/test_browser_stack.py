@@ -1,0 +1,77 @@
+"""The browser function through the local stack's Lambda invoke endpoint (agenthost.browser client),
+with sessions saved in the stack's DynamoDB and resumed after Chromium is killed."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import boto3
+import pytest
+
+from agenthost.agent import page as pages
+from agenthost.browser import Browser, BrowserError
+from tests.support.brain_pages import PageServer
+
+pytestmark = [pytest.mark.e2e, pytest.mark.browser]
+
+
+@pytest.fixture(scope="module")
+def site():
+    server = PageServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def browser(stack, monkeypatch):
+    monkeypatch.setenv("AWS_ENDPOINT_URL_LAMBDA", stack.lambda_url)
+    return Browser()
+
+
+def _descendant_chromium(root: int) -> list[int]:
+    parents: dict[int, tuple[int, str]] = {}
+    for d in Path("/proc").iterdir():
+        if d.name.isdigit():
+            try:
+                stat = (d / "stat").read_text()
+                parents[int(d.name)] = (int(stat.rsplit(")", 1)[1].split()[1]), stat.split("(", 1)[1].split(")")[0])
+            except (OSError, ValueError, IndexError):
+                continue
+    found = []
+    for pid, (_, comm) in parents.items():
+        p, hops = pid, 0
+        while p in parents and p != root and hops < 20:
+            p, hops = parents[p][0], hops + 1
+        if p == root and "chrom" in comm:
+            found.append(pid)
+    return found
+
+
+def test_browser_runs_in_the_local_stack_and_resumes_sessions_from_the_table(stack, browser, site):
+    out = browser.run("stack-s1", [{"tool": "navigate", "url": f"{site.url}/index.html"},
+                                   {"tool": "click", "element": "Pricing plans"}])
+    assert out["results"] == [{"ok": True}, {"ok": True}]
+    page = pages.from_observation(out["observation"])
+    assert page.title == "Pricing" and page.tables[0][2] == ["Pro", "$29/month", "200 GB"]
+    ddb = boto3.client("dynamodb", endpoint_url=stack.dynamodb_url, region_name="us-east-1")
+    table = stack.env.get("AGENTHOST_TABLE", "agenthost")
+    item = ddb.get_item(TableName=table, Key={"pk": {"S": "BROWSER#stack-s1"}, "sk": {"S": "META"}})["Item"]
+    assert item["url"]["S"].endswith("/pricing.html") and "expires_at" in item
+
+    pids = _descendant_chromium(stack.proc.pid)
+    assert pids, "the stack runs Chromium itself"
+    for pid in pids:
+        os.kill(pid, signal.SIGKILL)
+    time.sleep(0.3)
+    out = browser.run("stack-s1", [])  # no state passed: restored from the table
+    assert out["session"]["resumed"] is True
+    assert out["observation"]["title"] == "Pricing"
+
+
+def test_unknown_function_is_a_clear_error(stack, monkeypatch):
+    monkeypatch.setenv("AWS_ENDPOINT_URL_LAMBDA", stack.lambda_url)
+    with pytest.raises(BrowserError):
+        Browser("NoSuchFunction").run("x", [])
