@@ -125,3 +125,11 @@ def test_valid_signature_but_not_json_still_answers_200():
 
 def test_get_is_405():
     assert call(handler, "GET", "/olympics/turn").status == 405
+
+
+def test_generated_sample_event_is_accepted():
+    from infra.arena.event import event
+    from infra.local.events import LambdaContext, http_response
+
+    status, _, out = http_response(handler(event(SECRET), LambdaContext("olympics")))
+    assert status == 200 and json.loads(out)["actions"]
