@@ -82,3 +82,27 @@ def test_stack_rejects_bad_signatures_with_401_json(stack):
         "content-type": "application/json", "X-AI-Olympics-Signature": platform.sign("whs_wrong", body),
         "X-AI-Olympics-Timestamp": str(int(time.time() * 1000))})
     assert r.status_code == 401 and r.json() == {"error": "invalid signature"}
+
+
+def test_the_arena_audit_catches_contract_violations_and_the_runner_cap():
+    """The per-turn audit is not a rubber stamp: a reply breaking every rule is reported rule by rule."""
+    bad = [{"tool": "type", "args": {"element": "Your answer", "text": str(i)}} for i in range(9)] + [
+        {"tool": "click", "args": {"element": "No such button"}},
+        {"tool": "submit", "args": {}},
+        {"tool": "scroll", "args": {"direction": "left"}},
+        {"tool": "type", "args": {"element": "Your answer", "text": "<script>alert(1)</script>"}},
+        {"tool": "teleport", "args": {}}]
+
+    def send(headers, body, timeout):
+        return 200, json.dumps({"actions": bad, "done": True}).encode()
+
+    task = next(t for t in TASKS if t.id == "table")
+    with Site(FOLDER) as site, platform.Runner(send, "unused", pace_s=0, action_timeout_s=0.5, printer=None) as r:
+        res = r.play(task.id, site.url + task.start, task.prompt, task.marker)
+    v = " | ".join(res.violations)
+    for expected in ("14 actions (max 10)", "'No such button' not on the page", "submit without form",
+                     "scroll left/right", "script-like type", "'teleport' not offered", "done without result"):
+        assert expected in v, expected
+    turn = res.log[0]
+    assert len(turn.actions) == 10, "the runner executes only the first 10 actions"
+    assert turn.outcomes[9].startswith("failed"), "a missing name blocks until the action timeout, then fails"
