@@ -14,6 +14,7 @@ from typing import Any
 from fastapi import Body, Depends
 from fastapi.responses import JSONResponse
 
+from agenthost import metering
 from agenthost.config import settings
 from agenthost.http import create_app, make_handler
 from agenthost.store import Store
@@ -74,6 +75,10 @@ _auth = [Depends(security.require_api_key)]
 _out = {"response_model_exclude_none": True}
 
 
+def _metering_agent() -> str:
+    return os.environ.get("AGENTHOST_RUNS_AGENT_ID", "") or "proxy"
+
+
 @app.post("/agent/run/start", response_model=StartResponse, dependencies=_auth, **_out)
 def start(req: StartRequest, eng: RunEngine = Depends(engine)) -> Any:
     """Start a run (``task``, ``mode``; beyond the spec ``maxSteps``, ``browser``, ``startUrl``)."""
@@ -90,13 +95,15 @@ def start(req: StartRequest, eng: RunEngine = Depends(engine)) -> Any:
 @app.post("/agent/run/{run_id}/step", response_model=StepResponse, dependencies=_auth, **_out)
 def step(run_id: str, req: StepRequest | None = Body(default=None), eng: RunEngine = Depends(engine)) -> Any:
     """The next decision for the extension's current page (``snapshot`` may be null at first)."""
-    return eng.step(run_id, req or StepRequest())
+    with metering.turn("runs", _metering_agent(), decides=True):
+        return eng.step(run_id, req or StepRequest())
 
 
 @app.post("/agent/run/{run_id}/answer", response_model=StepResponse, dependencies=_auth, **_out)
 def answer(run_id: str, req: AnswerRequest, eng: RunEngine = Depends(engine)) -> Any:
     """The user's answer to an ``ask_user``; ``approved: false`` cancels the run."""
-    result = eng.answer(run_id, req)
+    with metering.turn("runs", _metering_agent()):
+        result = eng.answer(run_id, req)
     if eng.last_meta is not None and eng.last_meta.get("browser") == "hosted" \
             and result["state"]["status"] == "running":
         from runs import hosted

@@ -16,7 +16,7 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import JSONResponse
 
-from agenthost import signing
+from agenthost import metering, signing
 from agenthost.config import secret
 from agenthost.http import create_app, logger, make_handler
 from werewolf.player import GENERIC, Policy, play
@@ -69,8 +69,12 @@ async def turn(request: Request) -> JSONResponse:
     except (UnicodeDecodeError, ValueError):
         logger.warning("werewolf turn body is not JSON; answering with a generic message")
         return JSONResponse(dict(GENERIC))
-    outcome = play(raw, get_store(), say=get_say(), policy=get_policy(),
-                   deadline=started + TURN_BUDGET_S, logger=logger)
+    agent = os.environ.get("AGENTHOST_WEREWOLF_AGENT_ID", "") or "werewolf"
+    with metering.turn("werewolf", agent, decides=True) as usage:
+        outcome = play(raw, get_store(), say=get_say(), policy=get_policy(),
+                       deadline=started + TURN_BUDGET_S, logger=logger)
+        if outcome.source != "llm":
+            usage.fallback("invalid" if outcome.source == "fallback" else "no_llm")
     turn_info = raw if isinstance(raw, dict) else {}
     logger.info("werewolf turn", extra={
         "game_id": str(turn_info.get("game_id", ""))[:64], "action_type": str(turn_info.get("action_type", ""))[:32],

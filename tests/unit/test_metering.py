@@ -284,3 +284,14 @@ def test_a_deciding_turn_without_a_successful_llm_call_is_a_fallback(aws):
     item = usage(aws, "w", "werewolf")
     assert (item["turns"], item["llm_calls"], item["llm_errors"], item["fallbacks"]) == (3, 1, 1, 2)
     assert "budget_fallbacks" not in item
+
+
+def test_llm_calls_from_a_worker_thread_count_for_the_only_active_turn(aws):
+    import concurrent.futures
+
+    provider = metering.metered(FakeProvider())
+    with concurrent.futures.ThreadPoolExecutor(1) as pool, \
+            metering.turn("olympics", "pool", clock=lambda: NOW, decides=True):
+        pool.submit(provider.complete_json, [], {}, 0.0).result()
+    item = usage(aws, "pool", "olympics")
+    assert (item["llm_calls"], item["tokens_in"]) == (1, 30) and "fallbacks" not in item

@@ -338,7 +338,7 @@ class Turn:
         if self.budget_blocked and not answered_by_llm:
             c["fallbacks"] = 1
             c["budget_fallbacks"] = 1
-            self.fallback_reason = self.fallback_reason or "budget"
+            self.fallback_reason = "budget"
         elif self.budget_blocked and self.fallback_reason == "budget":
             c["budget_fallbacks"] = 1
         elif self.decides and not answered_by_llm:
@@ -463,9 +463,23 @@ def _update_expression(t: Turn, counters: Mapping[str, float]) -> tuple[str, dic
 _null = _NullTurn()
 
 
+_active: set[Turn] = set()
+_active_lock = threading.Lock()
+
+
+def _active_turn() -> Turn | None:
+    """The turn of this context; from a thread that did not inherit the context (a worker pool running
+    the LLM call), the process's only active turn (a Lambda container runs one invocation at a time)."""
+    found = _current.get()
+    if found is not None:
+        return found
+    with _active_lock:
+        return next(iter(_active)) if len(_active) == 1 else None
+
+
 def current() -> Turn:
-    """The turn active in this thread/context, or a no-op recorder."""
-    return _current.get() or _null
+    """The turn active in this thread/context (see :func:`_active_turn`), or a no-op recorder."""
+    return _active_turn() or _null
 
 
 @contextmanager
@@ -478,13 +492,20 @@ def turn(protocol: str, agent: str, *, store: Any = None, clock: Any = time.time
     t = Turn(protocol, agent, store=store, clock=clock, decides=decides)
     _instrument()
     token = _current.set(t)
+    with _active_lock:
+        _active.add(t)
     try:
         yield t
-    except BaseException:
-        t.counters["errors"] = 1
+    except BaseException as exc:
+        # a refusal the protocol answers with a 4xx (its ApiError/HTTPException) is not a failed turn
+        status = getattr(exc, "status", None) or getattr(exc, "status_code", None)
+        if not (isinstance(status, int) and status < 500):
+            t.counters["errors"] = 1
         raise
     finally:
         _current.reset(token)
+        with _active_lock:
+            _active.discard(t)
         _close(t)
 
 
@@ -574,7 +595,7 @@ def _instrument() -> None:
 
 def _before_call(params: dict[str, Any], model: Any, context: dict[str, Any] | None = None,
                  **_: Any) -> None:
-    t = _current.get()
+    t = _active_turn()
     if t is None:
         return
     op = model.name
@@ -597,7 +618,7 @@ def _capacity(parsed: Mapping[str, Any]) -> float:
 
 def _after_call(http_response: Any = None, parsed: Mapping[str, Any] | None = None, model: Any = None,
                 context: dict[str, Any] | None = None, **_: Any) -> None:
-    t = _current.get()
+    t = _active_turn()
     if t is None or model is None:
         return
     op = model.name
@@ -618,13 +639,13 @@ def _after_call(http_response: Any = None, parsed: Mapping[str, Any] | None = No
 
 
 def _after_error(model: Any = None, **_: Any) -> None:
-    t = _current.get()
+    t = _active_turn()
     if t is not None:
         t.counters["ddb_calls"] += 1
 
 
 def _on_retry(response: Any = None, **_: Any) -> None:
-    t = _current.get()
+    t = _active_turn()
     if t is None or not response or not isinstance(response, tuple) or len(response) < 2:
         return
     parsed = response[1] or {}
