@@ -99,6 +99,9 @@ def play(
         memory = TaskMemory(agent=agent, task=task_hash(request.task.taskPrompt),
                             first_url=request.pageState.url, started_at=time.time())
     memory.observe(turn, request.pageState.url, page.fingerprint)
+    if request.pageState.error:  # the spec's field; the real runner never sends it
+        memory.note(f"Turn {turn}: the platform reported an error after the last actions: "
+                    f"{request.pageState.error[:200]}")
 
     decision: Decision | None = None
     verdict: guard.Verdict | None = None

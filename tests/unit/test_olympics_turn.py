@@ -182,3 +182,12 @@ def test_a_check_on_a_box_already_in_that_state_is_not_sent_as_a_toggling_click(
     out = brain._convert(d, inp)
     assert out.actions == [{"tool": "click", "args": {"element": "Send me offers"}},
                            {"tool": "click", "args": {"element": "Email me product news"}}]
+
+
+def test_a_reported_page_error_becomes_a_note(aws, secret):
+    body = turn_body(2, prompt=PROMPT)
+    body["pageState"]["error"] = "Element 'Sumbit' not found"
+    post(turn_body(1, prompt=PROMPT))
+    post(body)
+    item = aws.get(**keys.task("agent-1", task_hash(PROMPT)))
+    assert any("Element 'Sumbit' not found" in n for n in item["notes"])
