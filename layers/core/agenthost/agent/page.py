@@ -48,7 +48,7 @@ _INPUT_ROLE = {
 }
 
 
-@dataclass
+@dataclass(slots=True)
 class Element:
     """One node of the page, interactive or text."""
 
@@ -128,13 +128,19 @@ class Page:
 
     @property
     def fingerprint(self) -> str:
-        """A short hash of what can change on the page: interactive elements, their state, and the text."""
+        """A short hash of what can change on the page: interactive elements, their state, and the text.
+
+        Computed once per page object (a page is a snapshot: build a new one when the page changes)."""
+        cached = self.__dict__.get("_fingerprint")
+        if cached is not None:
+            return str(cached)
         h = hashlib.sha1(usedforsecurity=False)
         h.update(self.url.split("#", 1)[0].encode())
         for e in self.interactive():
             h.update(f"|{e.role}|{e.name}|{e.value}|{e.checked}|{e.selected_option}|{e.disabled}".encode())
         h.update(self.text[:4000].encode())
-        return h.hexdigest()[:16]
+        self.__dict__["_fingerprint"] = fp = h.hexdigest()[:16]
+        return fp
 
     def is_empty(self) -> bool:
         return not self.elements and not self.text.strip()
@@ -142,9 +148,14 @@ class Page:
 
 # --------------------------------------------------------------------------- ARIA text
 
-_LINE = re.compile(r"^(?P<indent> *)- (?P<body>.*)$")
-_HEAD = re.compile(r'^(?P<role>[a-zA-Z]+)(?: "(?P<name>(?:[^"\\]|\\.)*)")?(?P<attrs>(?: \[[^\]]*\])*)(?P<rest>.*)$')
+_LINE = re.compile(
+    r'^(?P<indent> *)- (?:(?P<role>[a-zA-Z]+)(?: "(?P<name>(?:[^"\\]|\\.)*)")?(?P<attrs>(?: \[[^\]]*\])*)'
+    r'(?P<rest>.*)|(?P<other>.*))$'
+)
 _ATTR = re.compile(r"\[([a-z-]+)(?:=([^\]]*))?\]")
+_CHECKABLE = frozenset({"checkbox", "radio", "switch", "menuitemcheckbox"})
+_CELLS = frozenset({"cell", "columnheader", "rowheader"})
+_READ_ROLES = TEXT_NODE_ROLES | {"img"}
 
 
 def _unquote_yaml(s: str) -> str:
@@ -160,6 +171,8 @@ def _unquote_yaml(s: str) -> str:
 
 
 def _json_str(s: str) -> str:
+    if "\\" not in s:
+        return s
     try:
         return str(json.loads(f'"{s}"'))
     except ValueError:
@@ -175,14 +188,25 @@ def from_aria(tree: str, *, url: str = "", title: str = "") -> Page:
     row: list[str] | None = None
     row_indent = -1
     n = 0
+    match = _LINE.match
     for raw in (tree or "").splitlines():
-        m = _LINE.match(raw.rstrip())
-        if not m:
+        m = match(raw)
+        if m is None:
             continue
-        indent = len(m.group("indent"))
-        body = m.group("body").strip()
-        if body[:1] in ("'", '"') and not body.startswith('"/'):
-            body = _unquote_yaml(body)
+        g_indent, role, name, attrs, rest, other = m.groups()
+        indent = len(g_indent)
+        if role is None or (rest and rest[0] not in ": "):
+            body = (m.group("other") if role is None else raw.lstrip()[2:]).rstrip()
+            if body[:1] in ("'", '"'):
+                m = match(" " * indent + "- " + _unquote_yaml(body))
+                if m is None:
+                    continue
+                _, role, name, attrs, rest, other = m.groups()
+                if role is None:
+                    other = (other or "").strip()
+                    if other and not other.startswith("/"):
+                        texts.append(other)
+                        continue
         while stack and stack[-1][0] >= indent:
             stack.pop()
         parent = stack[-1][1] if stack else None
@@ -190,60 +214,64 @@ def from_aria(tree: str, *, url: str = "", title: str = "") -> Page:
             if row:
                 _add_row(tables, row)
             row = None
-        if body.startswith("/"):
-            key, _, val = body[1:].partition(":")
-            val = _unquote_yaml(val)
-            if parent is not None:
-                if key == "url":
-                    parent.href = val
-                elif key == "placeholder":
-                    parent.placeholder = val
+        if role is None:
+            body = (other or "").strip()
+            if body.startswith("/"):
+                key, _, val = body[1:].partition(":")
+                if parent is not None:
+                    if key == "url":
+                        parent.href = _unquote_yaml(val)
+                    elif key == "placeholder":
+                        parent.placeholder = _unquote_yaml(val)
+            elif body:
+                texts.append(_unquote_yaml(body))
             continue
-        hm = _HEAD.match(body)
-        if not hm:
-            texts.append(_unquote_yaml(body))
-            continue
-        role = hm.group("role")
-        name = _json_str(hm.group("name") or "")
-        rest = hm.group("rest").strip()
+        name = _json_str(name) if name else ""
         value = ""
-        if rest.startswith(":"):
-            value = _unquote_yaml(rest[1:])
-        attrs = dict((a, v if v is not None else "") for a, v in _ATTR.findall(hm.group("attrs") or ""))
+        if rest and rest[0] == ":":
+            value = rest[1:].strip()
+            if value and value[0] in "'\"":
+                value = _unquote_yaml(value)
         if role == "text":
-            texts.append(value or name)
-            if row is not None and (value or name):
-                row.append(value or name)
+            t = value or name
+            if t:
+                texts.append(t)
+                if row is not None:
+                    row.append(t)
             continue
         n += 1
-        el = Element(ref=f"e{n}", role=role, name=name, value=value, depth=indent // 2,
-                     parent=parent.ref if parent else "")
-        if "checked" in attrs:
-            el.checked = attrs["checked"] != "false"
-        elif role in ("checkbox", "radio", "switch", "menuitemcheckbox"):
+        el = Element(f"e{n}", role, name, value, depth=indent // 2)
+        if parent is not None:
+            el.parent = parent.ref
+        if attrs:
+            for a, v in _ATTR.findall(attrs):
+                if a == "checked":
+                    el.checked = v != "false"
+                elif a == "selected":
+                    el.selected = True
+                elif a == "disabled":
+                    el.disabled = True
+                elif a == "level" and v.isdigit():
+                    el.level = int(v)
+        if el.checked is None and role in _CHECKABLE:
             el.checked = False
-        if "selected" in attrs:
-            el.selected = True
-        if "disabled" in attrs:
-            el.disabled = True
-        if "level" in attrs and attrs["level"].isdigit():
-            el.level = int(attrs["level"])
-        if role == "option" and parent is not None and parent.role in ("combobox", "listbox"):
-            parent.options.append(name or value)
-            if el.selected:
-                parent.selected_option = name or value
-        if role in TEXT_NODE_ROLES or role in ("row", "img", "option"):
-            t = value or name
-            if t and role not in ("row", "option"):
-                texts.append(t)
-        elif role in ("button", "link") and name:
-            texts.append(name)
-        if role == "row":
+        if role == "option":
+            if parent is not None and parent.role in ("combobox", "listbox"):
+                parent.options.append(name or value)
+                if el.selected:
+                    parent.selected_option = name or value
+        elif role == "row":
             if row:
                 _add_row(tables, row)
             row, row_indent = [], indent
-        elif row is not None and role in ("cell", "columnheader", "rowheader") and indent > row_indent:
-            row.append(value or name)
+        elif role in _READ_ROLES:
+            t = value or name
+            if t:
+                texts.append(t)
+            if row is not None and role in _CELLS and indent > row_indent:
+                row.append(t)
+        elif name and (role == "button" or role == "link"):
+            texts.append(name)
         elements.append(el)
         stack.append((indent, el))
     if row:
@@ -251,8 +279,7 @@ def from_aria(tree: str, *, url: str = "", title: str = "") -> Page:
     for el in elements:
         if el.role == "combobox" and el.options and not el.selected_option and el.value in el.options:
             el.selected_option = el.value
-    return Page(url=url, title=title, elements=elements, text="\n".join(t for t in texts if t),
-                source="aria", tables=tables)
+    return Page(url=url, title=title, elements=elements, text="\n".join(texts), source="aria", tables=tables)
 
 
 def _add_row(tables: list[list[list[str]]], row: list[str]) -> None:
