@@ -48,7 +48,10 @@ def _respond(status: int, body: dict[str, Any]) -> dict[str, Any]:
 def _raw_body(event: dict[str, Any]) -> bytes:
     raw = event.get("body") or ""
     if event.get("isBase64Encoded"):
-        return base64.b64decode(raw)
+        try:
+            return base64.b64decode(raw, validate=True)
+        except ValueError:
+            return b""  # cannot be verified: answered 401 like any body whose signature does not match
     return raw.encode("utf-8") if isinstance(raw, str) else bytes(raw)
 
 

@@ -133,3 +133,13 @@ def test_generated_sample_event_is_accepted():
 
     status, _, out = http_response(handler(event(SECRET), LambdaContext("olympics")))
     assert status == 200 and json.loads(out)["actions"]
+
+
+def test_undecodable_base64_body_is_401_not_an_idle_turn():
+    from infra.local.events import LambdaContext, http_event, http_response
+
+    raw, headers = signed(turn_body())
+    event = http_event("POST", "/olympics/turn", body=raw, headers=headers)
+    event["body"], event["isBase64Encoded"] = "%%% not base64 %%%", True
+    status, _, out = http_response(handler(event, LambdaContext("olympics")))
+    assert status == 401 and json.loads(out)["error"] == "invalid signature"
