@@ -118,7 +118,7 @@ async def run_client(client_id: str, request: Request) -> dict[str, Any]:
 
 @app.get("/evals/definitions", dependencies=[Depends(require_key)])
 def list_definitions(request: Request) -> dict[str, Any]:
-    cat = _server(request).catalog()
+    cat = _server(request).catalog(None)
     return {"evaluations": [{"id": e.id, "name": e.name, "category": e.category, "tool": e.tool,
                              "enabled": e.enabled} for e in cat.evaluations.values()],
             "clients": [{"id": c.client.id, "evaluations": [e.id for e in c.evaluations]}

@@ -27,7 +27,7 @@ from agenthost.store import Store, keys
 from evals import connections
 from evals.definitions import Catalog, definitions_dir, load_dir
 from evals.judging import default_js_runner, default_llm_judge
-from evals.server import Options, Server, stored_catalog
+from evals.server import Options, Server, forget_connection, stored_catalog
 from evals.timers import Timers
 
 SERVER_ID = os.environ.get("AGENTHOST_EVALS_SERVER_ID", "agenthost-evals")
@@ -59,8 +59,8 @@ def packaged_catalog(root: str) -> Catalog:
     return cat
 
 
-def catalog(store: Store) -> Catalog:
-    return stored_catalog(store, packaged_catalog(str(definitions_dir())))
+def catalog(store: Store, client_id: str | None = None) -> Catalog:
+    return stored_catalog(store, packaged_catalog(str(definitions_dir())), client_id)
 
 
 def _send(connection_id: str, message: dict[str, Any]) -> bool:
@@ -74,7 +74,7 @@ def _send(connection_id: str, message: dict[str, Any]) -> bool:
 def build_server(context: Any = None, store: Store | None = None) -> Server:
     store = store or Store()
     return Server(store=store, send=_send, timers=Timers(_timer_target(context)),
-                  catalog=lambda: catalog(store), options=Options.from_env(),
+                  catalog=lambda cid=None: catalog(store, cid), options=Options.from_env(),
                   js_runner=default_js_runner(), llm_judge=default_llm_judge(), close=connections.close)
 
 
@@ -112,6 +112,7 @@ def send_welcome(connection_id: str, deadline_s: float = WELCOME_RETRY_S) -> boo
 
 def on_disconnect(event: dict, context: Any) -> dict:
     connection_id = event["requestContext"]["connectionId"]
+    forget_connection(connection_id)
     store = Store()
     conn = store.get(**keys.connection(connection_id))
     if conn and conn.get("clientId"):

@@ -42,6 +42,7 @@ CONN_TTL_S = 3 * 3600  # API Gateway closes a connection after 2 h
 CLIENT_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
 FINAL = ("completed", "failed", "timeout")
 ST = {"#st": "status"}  # "status" is a DynamoDB reserved word
+_REGISTERED: dict[str, str] = {}  # connection id -> client id, for registered connections
 
 Send = Callable[[str, dict[str, Any]], bool]  # False when the connection is gone; raises TooLarge
 
@@ -88,7 +89,8 @@ class Server:
     store: Store
     send: Send
     timers: Any
-    catalog: Callable[[], Catalog]
+    #: definitions relevant to one client (its client file and the global ones), or all when None
+    catalog: Callable[[str | None], Catalog]
     options: Options = field(default_factory=Options)
     clock: Callable[[], float] = time.time
     js_runner: JsRunner | None = None
@@ -149,6 +151,7 @@ class Server:
 
     def _reject(self, connection_id: str, client_id: str, reason: str, close: bool = True, **extra: Any) -> None:
         self._ack(connection_id, client_id, "rejected", reason, reason=reason, **extra)
+        _REGISTERED.pop(connection_id, None)
         if close:
             self.store.delete(**keys.connection(connection_id))
             self.close(connection_id)
@@ -165,7 +168,7 @@ class Server:
                       reason="invalid clientId")
             return
         caps = message.get("capabilities") if isinstance(message.get("capabilities"), dict) else {}
-        catalog = self.catalog()
+        catalog = self.catalog(client_id)
         cf = self._client_file(client_id, catalog)
         meta = self.store.get(**keys.client(client_id))
         if meta is None and cf is None and not self.options.auto_create:
@@ -200,7 +203,7 @@ class Server:
             self._reject(connection_id, client_id, "auth_verify without a pending registration for this client",
                          close=False)
             return
-        catalog = self.catalog()
+        catalog = self.catalog(client_id)
         cf = self._client_file(client_id, catalog)
         secret = (cf.client.secret_key if cf and cf.client.secret_key else "") or self.options.secret
         offered, proof = message.get("secretKey"), message.get("proof")
@@ -263,9 +266,16 @@ class Server:
 
     # ------------------------------------------------------------------ ready / dispatch
     def _conn_client(self, connection_id: str) -> str | None:
+        # A registered connection never changes client (ids are never reused): cached per container.
+        cached = _REGISTERED.get(connection_id)
+        if cached is not None:
+            return cached
         conn = self.store.get(**keys.connection(connection_id))
         if not conn or conn.get("state") != "registered":
             return None
+        if len(_REGISTERED) > 10_000:
+            _REGISTERED.clear()
+        _REGISTERED[connection_id] = str(conn["clientId"])
         return str(conn["clientId"])
 
     def on_ready(self, connection_id: str, _message: dict[str, Any]) -> None:
@@ -353,9 +363,11 @@ class Server:
             meta = self.store.get(**keys.client(client_id))
         return self._finish_attempt(client_id, ev, "timeout", {"error": err}, meta)
 
-    def dispatch(self, client_id: str) -> int:
-        """Send evaluations up to the client's free slots. Returns how many were sent."""
-        meta, evals = self.load(client_id)
+    def dispatch(self, client_id: str,
+                 loaded: tuple[dict[str, Any] | None, list[dict[str, Any]]] | None = None) -> int:
+        """Send evaluations up to the client's free slots. Returns how many were sent. ``loaded`` is a
+        fresh :meth:`load` result the caller already has (saves a query)."""
+        meta, evals = loaded if loaded is not None else self.load(client_id)
         if not meta or not meta.get("ready") or not meta.get("connectionId"):
             return 0
         conn = str(meta["connectionId"])
@@ -368,7 +380,7 @@ class Server:
                                   condition="inflight = :old", values={":old": inflight})
                 inflight = len(running)
             except ConditionFailed:
-                return 0  # somebody else is dispatching right now
+                pass  # moved meanwhile (another invocation): the conditional claims below still hold
         for ev in running:  # reconnection: re-send in-flight evaluations to the new connection
             if ev.get("sentConn") != conn:
                 self._send_eval(client_id, conn, ev, ev["rpcId"], resend=True)
@@ -494,6 +506,12 @@ class Server:
                                             meta)
             if done is None:
                 current = False
+            elif meta is not None:
+                # continue from what we know instead of reading the client again
+                evals = [done if e["evalId"] == ev["evalId"] else e for e in evals]
+                meta = {**meta, "inflight": max(0, int(meta.get("inflight", 0)) - 1)}
+                self.dispatch(client_id, (meta, evals))
+                return
         if not current:
             late = list(ev.get("late", []))[-10:] + [{"rpcId": rpc_id, "at": self.store.now(),
                                                        "result": _clip(result) if result is not None else None,
@@ -533,7 +551,7 @@ class Server:
 
     def trigger(self, client_id: str, eval_id: str | None = None) -> int:
         """Reset finished evaluations (one or all) to pending and dispatch. Returns how many were reset."""
-        catalog = self.catalog()
+        catalog = self.catalog(client_id)
         meta = self.store.get(**keys.client(client_id))
         if meta is None:
             raise LookupError(f"unknown client {client_id}")
@@ -561,6 +579,11 @@ class Server:
         return count
 
 
+def forget_connection(connection_id: str) -> None:
+    """Drop a closed connection from this container's cache."""
+    _REGISTERED.pop(connection_id, None)
+
+
 def _rank(ev: dict[str, Any]) -> int:
     from evals.definitions import PRIORITY_ORDER
 
@@ -576,10 +599,18 @@ def _clip(value: Any, limit: int = 300_000) -> Any:
     return {"truncated": True, "bytes": len(text), "preview": text[:2000]}
 
 
-def stored_catalog(store: Store, base: Catalog) -> Catalog:
-    """Packaged definitions plus those uploaded through the admin API (uploads win)."""
+def stored_catalog(store: Store, base: Catalog, client_id: str | None = None) -> Catalog:
+    """Packaged definitions plus those uploaded through the admin API (uploads win). With ``client_id``,
+    only the uploaded global evaluations and that client's file are read (two requests)."""
     cat = Catalog(dict(base.evaluations), dict(base.clients), list(base.errors))
-    for item in store.query(DEFS_PK):
+    if client_id is None:
+        items = list(store.query(DEFS_PK))
+    else:
+        items = list(store.query(DEFS_PK, "DEF#"))
+        own = store.get(DEFS_PK, f"CLIENTFILE#{client_id}")
+        if own is not None:
+            items.append(own)
+    for item in items:
         try:
             part = parse_document(item.get("doc"), f"upload:{item['sk']}", str(item.get("category", "default")))
         except DefinitionError as exc:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from evals import connections
+from evals import server as server_module
 from evals.definitions import load_dir
 from evals.server import Options, Server
 from evals.timers import NoTimers
@@ -73,10 +74,11 @@ def env(aws, tmp_path):
     for i in range(1, 4):
         write_eval(tmp_path, "extraction", f"e{i}", metadata={"retries": 1 if i == 1 else 0})
     hub, clock, timers = Hub(), Clock(), NoTimers()
+    server_module._REGISTERED.clear()  # the per-container cache must not leak between tests
     aws.clock = clock
 
     def make(**opts) -> Server:
-        return Server(store=aws, send=hub.send, timers=timers, catalog=lambda: load_dir(tmp_path),
+        return Server(store=aws, send=hub.send, timers=timers, catalog=lambda _cid=None: load_dir(tmp_path),
                       options=Options(**{"secret": SECRET, **opts}), clock=clock, close=hub.close)
 
     return make, hub, clock, timers, tmp_path
