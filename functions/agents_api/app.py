@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 
+from agenthost import metering
 from agenthost.http import create_app, make_handler
 from agenthost.store import Store
 from agents_api.catalog import DynamoCatalog
@@ -57,4 +58,7 @@ app = create_app("agents_api", error_body=error_body, openapi_url=f"{BASE_PATH}/
 site = build_site()
 site.install(app)
 
-handler = make_handler(app)
+handler = metering.wrap_handler(
+    make_handler(app), "agents_api", agent=os.environ.get("AGENTHOST_AGENTS_SITE_ID", "") or "store",
+    is_turn=lambda e: str(e.get("rawPath", "")).startswith(("/.well-known/agents/api/",
+                                                             "/.well-known/agents/checkout/")))

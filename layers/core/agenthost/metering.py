@@ -531,6 +531,28 @@ def _log_warning(message: str) -> None:
         pass
 
 
+def wrap_handler(handler: Any, protocol: str, *, agent: str | Any,
+                 is_turn: Any = None, decides: bool = False, ws_messages: int = 0) -> Any:
+    """A Lambda handler that meters each invocation ``is_turn(event)`` accepts (default: every one) as a
+    turn of ``protocol`` for ``agent`` (a string or ``agent(event) -> str``); ``ws_messages``: WebSocket
+    messages each turn costs (the request and its reply: 2). For protocols with no place inside the
+    app to open the turn."""
+    def metered_handler(event: Any, context: Any) -> Any:
+        if is_turn is not None and not is_turn(event):
+            return handler(event, context)
+        name = agent(event) if callable(agent) else agent
+        with turn(protocol, name, decides=decides) as t:
+            if ws_messages:
+                t.ws(messages=ws_messages)
+            result = handler(event, context)
+            status = result.get("statusCode") if isinstance(result, dict) else None
+            if isinstance(status, int) and status >= 500:
+                t.error()
+            return result
+
+    return metered_handler
+
+
 # --- LLM providers: budget check and usage per call ------------------------------------------------
 
 class MeteredProvider:

@@ -1,0 +1,61 @@
+"""Metering seen from the protocol functions: turns reach the daily counters and the cost report."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agenthost import metering
+from tests.support.apigw import call
+from tests.support.werewolf import turn
+
+
+@pytest.fixture(autouse=True)
+def _reset(monkeypatch):
+    monkeypatch.delenv("AGENTHOST_WEREWOLF_API_KEY", raising=False)
+    monkeypatch.setenv("AGENTHOST_LOCAL", "true")  # the report is open locally without a key
+    monkeypatch.delenv("AGENTHOST_USAGE_API_KEY", raising=False)
+    metering.reset()
+    yield
+    metering.reset()
+
+
+def test_werewolf_turns_are_counted_and_priced_in_the_report(aws):
+    from usage.app import handler as usage_handler
+    from werewolf.app import handler
+
+    for action in ("vote", "speak", "vote"):
+        body = json.dumps(turn(action), ensure_ascii=False).encode()
+        assert call(handler, "POST", "/werewolf/turn", body=body,
+                    headers={"content-type": "application/json"}).status == 200
+    report = call(usage_handler, "GET", "/usage", query={"protocol": "werewolf"}).json()
+    [row] = report["rows"]
+    assert (row["agent"], row["turns"], row["errors"], row["llm_calls"]) == ("werewolf", 3, 0, 0)
+    assert row["fallbacks"] == 3  # no LLM configured: the deterministic strategy answered every turn
+    assert row["ddb_calls"] >= 3 * 2  # the game memory (read + write) and the counter write per turn
+    assert 0 < row["cost"]["infra"] and row["cost"]["llm"] == 0
+
+
+def test_wrapped_handler_meters_only_turns_and_counts_5xx_as_errors(aws):
+    def app(event, context):
+        return {"statusCode": 500 if event["rawPath"].endswith("/boom") else 200, "body": "{}"}
+
+    handler = metering.wrap_handler(app, "agents_api", agent="shop",
+                                    is_turn=lambda e: e["rawPath"].startswith("/api/"), ws_messages=0)
+    for path in ("/api/search", "/api/boom", "/.well-known/agents.json"):
+        handler({"rawPath": path}, None)
+    day = metering.day_of(__import__("time").time())
+    item = aws.get(**metering.usage_key(day, "shop", "agents_api"))
+    assert (item["turns"], item["errors"]) == (2, 1)
+
+
+def test_agents_api_capability_calls_are_turns(aws):
+    from agents_api.app import handler
+
+    call(handler, "GET", "/.well-known/agents.json")
+    r = call(handler, "POST", "/.well-known/agents/api/search", json_body={"query": "mug"})
+    assert r.status < 500
+    day = metering.day_of(__import__("time").time())
+    item = aws.get(**metering.usage_key(day, "store", "agents_api"))
+    assert item["turns"] == 1  # the discovery document is not a turn
