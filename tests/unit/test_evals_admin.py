@@ -1,0 +1,77 @@
+"""The admin HTTP API through API Gateway v2 events (moto DynamoDB)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.support.apigw import call
+
+
+@pytest.fixture
+def admin(aws, monkeypatch, tmp_path):
+    monkeypatch.setenv("AGENTHOST_EVALS_DIR", str(tmp_path))
+    monkeypatch.setenv("AGENTHOST_EVALS_ADMIN_KEY", "admin-key")
+    from evals import app as evals_app
+
+    evals_app.packaged_catalog.cache_clear()
+    return evals_app.handler
+
+
+KEY = {"x-api-key": "admin-key"}
+DEF = {"id": "up-1", "target": {"url": "http://x.test/"}, "tool": "chat", "input": {"message": "hi"}}
+
+
+def test_api_key_required(admin):
+    assert call(admin, "GET", "/evals/clients").status == 401
+    assert call(admin, "GET", "/evals/clients", headers={"x-api-key": "nope"}).status == 401
+    r = call(admin, "GET", "/evals/clients", headers=KEY)
+    assert r.status == 200 and r.json() == {"clients": []}
+
+
+def test_deployed_without_a_key_refuses(aws, monkeypatch):
+    monkeypatch.delenv("AGENTHOST_EVALS_ADMIN_KEY", raising=False)
+    monkeypatch.setenv("AGENTHOST_LOCAL", "false")
+    from evals import app as evals_app
+
+    r = call(evals_app.handler, "GET", "/evals/report")
+    assert r.status == 503 and "not configured" in r.json()["message"]
+
+
+def test_upload_definitions_validates_and_lists(admin):
+    r = call(admin, "POST", "/evals/definitions", json_body={"id": "x"}, headers=KEY)
+    assert r.status == 400 and "target: Field required" in r.json()["message"]
+    r = call(admin, "POST", "/evals/definitions", body="id: [oops", headers=KEY, query="category=chat")
+    assert r.status == 400 and "invalid YAML" in r.json()["message"]
+    r = call(admin, "POST", "/evals/definitions", json_body=DEF, headers=KEY, query="category=chat")
+    assert r.status == 201 and r.json() == {"stored": "evaluation", "id": "up-1", "category": "chat"}
+    listed = call(admin, "GET", "/evals/definitions", headers=KEY).json()
+    assert [e["id"] for e in listed["evaluations"]] == ["up-1"] and listed["evaluations"][0]["category"] == "chat"
+
+
+def test_clients_trigger_and_reports(admin, aws):
+    from evals.server import CLIENT_INDEX_PK
+
+    call(admin, "POST", "/evals/definitions", json_body=DEF, headers=KEY)
+    assert call(admin, "GET", "/evals/clients/nobody", headers=KEY).status == 404
+    assert call(admin, "POST", "/evals/clients/nobody/run", headers=KEY).status == 404
+    # a client as registration leaves it (no open connection: triggering only resets state)
+    aws.put({"pk": "CLIENT#c1", "sk": "META", "clientId": "c1", "connectionId": "", "ready": False,
+             "inflight": 0, "maxConcurrency": 1})
+    aws.put({"pk": CLIENT_INDEX_PK, "sk": "c1"})
+    aws.put({"pk": "CLIENT#c1", "sk": "EVAL#up-1", "evalId": "up-1", "category": "chat", "status": "completed",
+             "passed": True, "score": 1.0, "def": DEF, "attempts": 1, "rpcIds": [], "history": []})
+    one = call(admin, "GET", "/evals/clients/c1", headers=KEY).json()
+    assert one["passRate"] == 1.0 and one["evaluations"][0]["status"] == "completed"
+    report = call(admin, "GET", "/evals/report", headers=KEY).json()
+    assert report["categories"] == [{"category": "chat", "total": 1, "finished": 1, "passed": 1, "timeouts": 0,
+                                     "errors": 0, "passRate": 1.0}]
+    page = call(admin, "GET", "/evals/report.html", headers=KEY)
+    assert page.status == 200 and page.headers["content-type"].startswith("text/html")
+    assert "<svg" in page.text and "chat" in page.text and "100%" in page.text
+    r = call(admin, "POST", "/evals/clients/c1/run", json_body={"evaluationId": "up-1"}, headers=KEY)
+    assert r.status == 200 and r.json()["triggered"] == 1 and r.json()["connected"] is False
+    assert aws.get("CLIENT#c1", "EVAL#up-1")["status"] == "pending"
+    assert call(admin, "POST", "/evals/clients/c1/run", body="{bad", headers=KEY).status == 400
+    assert json.loads(call(admin, "GET", "/evals/nope", headers=KEY).body)["error"] == "not_found"

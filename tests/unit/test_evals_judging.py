@@ -1,0 +1,90 @@
+"""Judging paths: schema, expected values, snapshots with excluded paths, js-eval, LLM judge, threshold."""
+
+from __future__ import annotations
+
+from evals.definitions import Evaluation
+from evals.judging import judge, strip_paths
+
+
+def ev(**validation):
+    return Evaluation.model_validate({
+        "id": "e", "tool": "extract_schema_data", "target": {"url": "{pages}/p.html"},
+        "input": {"schema": {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]}},
+        "validation": validation})
+
+
+def ok(output):
+    return {"status": "success", "output": output}
+
+
+def test_schema_from_the_tool_input():
+    v = judge(ev(type="schema"), ok({"title": "T"}))
+    assert v["passed"] and [c["check"] for c in v["checks"]] == ["schema"]
+    v = judge(ev(type="schema"), ok({"title": 3}))
+    assert not v["passed"] and "title: 3 is not of type 'string'" in v["checks"][0]["detail"]
+
+
+def test_expected_values_subset_and_normalisation():
+    e = ev(type="expected", expected={"title": "hello world", "tags": ["b"], "n": 2})
+    assert judge(e, ok({"title": " Hello   World", "tags": ["a", "b"], "n": 2.0, "extra": 1}))["passed"]
+    v = judge(e, ok({"title": "hello", "tags": ["a"], "n": 2}))
+    assert not v["passed"] and v["score"] == 0.5  # schema passes, expected fails
+
+
+def test_snapshot_with_excluded_paths():
+    snap = {"expected": {"title": "T", "items": [{"id": 1, "ts": "x"}], "at": "now"}, "exclude_paths": ["at",
+                                                                                                     "items.*.ts"]}
+    e = ev(type="snapshot", snapshot=snap)
+    assert judge(e, ok({"title": "T", "items": [{"id": 1, "ts": "later"}], "at": "then"}))["passed"]
+    v = judge(e, ok({"title": "T", "items": [{"id": 2, "ts": "x"}]}))
+    detail = next(c["detail"] for c in v["checks"] if c["check"] == "snapshot")
+    assert not v["passed"] and "items.0.id" in detail
+    assert strip_paths({"a": [{"b": 1, "c": 2}]}, ["a.*.c"]) == {"a": [{"b": 1}]}
+
+
+def test_js_eval_runs_in_the_browser_runner():
+    calls = []
+
+    def runner(url, script):
+        calls.append((url, script))
+        return 3
+
+    e = ev(type="js-eval", js_eval={"script": "document.querySelectorAll('li').length", "expected_result": 3})
+    v = judge(e, ok({"title": "T"}), js_runner=runner, pages_url="http://pages.test")
+    assert v["passed"] and calls == [("http://pages.test/p.html", "document.querySelectorAll('li').length")]
+    v = judge(e, ok({"title": "T"}), js_runner=lambda u, s: 2)
+    assert not v["passed"]
+    v = judge(e, ok({"title": "T"}), js_runner=None)
+    assert not v["passed"] and "browser function" in v["checks"][-1]["detail"]
+
+    def broken(url, script):
+        raise RuntimeError("ReferenceError: x is not defined")
+
+    v = judge(e, ok({"title": "T"}), js_runner=broken)
+    assert not v["passed"] and "ReferenceError" in v["checks"][-1]["detail"]
+
+
+def test_llm_judge_verdict_score_and_threshold():
+    e = ev(type="hybrid", llm_judge={"criteria": ["mentions T"]}, pass_threshold=0.8)
+    seen = {}
+
+    def judge_fn(evaluation, output, criteria):
+        seen["criteria"] = criteria
+        return {"verdict": "good enough", "score": 0.7}
+
+    v = judge(e, ok({"title": "T"}), llm_judge=judge_fn)
+    assert seen["criteria"] == ["mentions T"]
+    llm = next(c for c in v["checks"] if c["check"] == "llm-judge")
+    assert llm["score"] == 0.7 and llm["detail"] == "good enough"
+    assert v["score"] == 0.85 and v["threshold"] == 0.8 and v["passed"]
+    strict = ev(type="hybrid", llm_judge={"criteria": []}, pass_threshold=0.9)
+    assert not judge(strict, ok({"title": "T"}), llm_judge=judge_fn)["passed"]
+    # without a configured judge the LLM check is skipped, not passed
+    v = judge(e, ok({"title": "T"}), llm_judge=None)
+    assert v["passed"] and any(c.get("skipped") for c in v["checks"])
+
+
+def test_client_reported_failure_never_passes():
+    v = judge(ev(type="none"), {"status": "failed", "output": None})
+    assert not v["passed"]
+    assert judge(ev(type="none"), ok(None))["passed"]
