@@ -9,7 +9,7 @@ export SAM_CLI_TELEMETRY := 0
 export AWS_DEFAULT_REGION ?= us-east-1
 PYTEST_ARGS ?=
 
-.PHONY: dev test lint build deploy bench clean help seed werewolf-sim arena extension-run
+.PHONY: dev test lint build deploy bench clean help seed werewolf-sim arena extension-run eval-client
 
 help:
 	@echo "make dev     run the whole stack locally (HTTP :3000, WebSocket :3001, Lambda :3002, DynamoDB :3003)"
@@ -22,6 +22,7 @@ help:
 	@echo "make arena   play the AI Olympics task suite against the webhook (local stack, or ARENA_ARGS=\"--url ... --secret ...\")"
 	@echo "make extension-run  the task suite through the Proxy API with a browser-extension emulator (EXTENSION_ARGS=\"--mode careful --decline --url ...\")"
 	@echo "make werewolf-sim  seeded Werewolf games against our webhook on the local stack (WEREWOLF_SIM_ARGS)"
+	@echo "make eval-client  run evaluations from an evaluation server with our browser (EVAL_CLIENT_ARGS=\"--url wss://... --secret ...\")"
 	@echo "make clean   remove build outputs and virtualenvs"
 
 $(STAMP): requirements-dev.txt layers/core/requirements.txt infra/bootstrap.sh
@@ -58,6 +59,10 @@ build: $(STAMP) $(SAM)
 deploy: build
 	@if [ -f samconfig.toml ] && grep -Eq 'stack_name *= *"[^"]+"' samconfig.toml; then \
 		$(SAM) deploy; else $(SAM) deploy --guided; fi
+
+EVAL_CLIENT_ARGS ?=
+eval-client: $(STAMP)
+	$(PY) -m infra.eval_client $(EVAL_CLIENT_ARGS)
 
 WEREWOLF_SIM_ARGS ?= --mode all --games 3 --seats rotate
 werewolf-sim: $(STAMP)
