@@ -2,8 +2,12 @@
 
 * ``META`` carries an optimistic ``version``; every change is written with ``version = <read value>``
   as its condition, so two concurrent ``/step`` calls can never both advance a run.
-* A step writes ``META`` and its ``STEP`` item in one ``TransactWriteItems`` call: a step costs one read
-  and one write round trip.
+* A step writes ``META`` (conditional: the optimistic check decides which concurrent request wins) and
+  then its ``STEP`` item (only the winner gets there): one read and two writes per step. Not a
+  ``TransactWriteItems``: it costs twice the write units, and moto (tests, the local stack) copies the
+  whole table on every transaction, which made long local runs slow. Should a function die between the
+  two writes, the run stays consistent (the stored answer replays on retry); only that step's history
+  entry is missing.
 * Everything expires together (``expires_at``, the table's TTL attribute) a fixed time after the run
   was created; readers treat an expired run as absent (TTL deletion is lazy).
 """
@@ -13,11 +17,13 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from agenthost import metering
+from agenthost.config import settings
 from agenthost.store import Item, Store, VersionConflict, keys, marshal
 
-#: DynamoDB serializes transactions itself; moto (tests, the local stack) snapshots and restores whole
-#: tables around a transaction, which loses concurrent writes between threads of one process. Writes from
-#: this process are therefore serialized here; the optimistic ``version`` check still decides who wins.
+#: moto (tests, the local stack) is not atomic between threads of one process (conditional checks and
+#: writes can interleave); DynamoDB is. Writes from this process are serialized here; the optimistic
+#: ``version`` check still decides who wins between processes.
 _write_lock = threading.Lock()
 
 
@@ -52,8 +58,8 @@ class RunRepo:
         return meta, steps
 
     def save(self, meta: Item, step: Item | None = None) -> Item:
-        """Write ``meta`` if nobody changed it since it was read (its ``version``), plus the new ``step``
-        item (which must not exist yet), atomically. Returns the META as written (version + 1).
+        """Write ``meta`` if nobody changed it since it was read (its ``version``), then the new ``step``
+        item. Returns the META as written (version + 1).
         Raises :class:`VersionConflict` when another writer got there first."""
         expected = int(meta["version"])
         body = {**meta, **keys.run(meta["runId"]), "version": expected + 1}
@@ -75,12 +81,15 @@ class RunRepo:
 
     def _write(self, meta_put: dict[str, Any], meta: Item, step: Item | None) -> None:
         self.store.calls += 1
+        self.store.client.put_item(**meta_put)
         if step is None:
-            self.store.client.put_item(**meta_put)
             return
+        # Only the writer whose conditional META write won gets here, so the step item needs no condition.
         step_body = {**step, **keys.run_step(meta["runId"], int(step["stepNumber"])), "expires_at": meta["expires_at"]}
-        self.store.client.transact_write_items(TransactItems=[
-            {"Put": meta_put},
-            {"Put": {"TableName": self.store.table_name, "Item": marshal(step_body),
-                     "ConditionExpression": "attribute_not_exists(pk)"}},
-        ])
+        turn = metering.current()
+        if hasattr(turn, "fold") and not settings().local:
+            # the turn's usage counters ride along with the step item (one round trip instead of two);
+            # not locally, where moto copies the whole shared table for every transaction
+            self.store.put(step_body, also=[turn.fold(self.store.table_name)])
+        else:
+            self.store.put(step_body)
