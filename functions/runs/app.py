@@ -16,7 +16,7 @@ from fastapi.responses import JSONResponse
 
 from agenthost import metering
 from agenthost.config import settings
-from agenthost.http import create_app, make_handler
+from agenthost.http import ApiError, create_app, make_handler
 from agenthost.store import Store
 from runs import security
 from runs.brain import default_brain
@@ -86,6 +86,8 @@ def start(req: StartRequest, eng: RunEngine = Depends(engine)) -> Any:
         from runs import hosted
 
         hosted.check_available()
+        if not req.startUrl:
+            raise ApiError(400, "startUrl is required with \"browser\": \"hosted\"")
     result = eng.start(req)
     if req.browser == "hosted":
         hosted.launch(result["runId"], req)
@@ -108,7 +110,7 @@ def answer(run_id: str, req: AnswerRequest, eng: RunEngine = Depends(engine)) ->
             and result["state"]["status"] == "running":
         from runs import hosted
 
-        hosted.resume_if_hosted(run_id, eng)
+        hosted.resume(run_id, result["state"]["currentStep"])
     return result
 
 
@@ -125,4 +127,13 @@ def get_run(run_id: str, eng: RunEngine = Depends(engine)) -> Any:
     return JSONResponse(out)
 
 
-handler = make_handler(app)
+def _other_events(event: dict, context: Any) -> Any:
+    """Asynchronous invocations: one step of a hosted run (see :mod:`runs.hosted`)."""
+    from runs import hosted
+
+    if hosted.is_hosted_event(event):
+        return hosted.step(event, make_engine())
+    return {"ignored": True}
+
+
+handler = make_handler(app, other_events=_other_events)

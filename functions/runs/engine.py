@@ -177,6 +177,18 @@ class RunEngine:
             return self.cancel(run_id)
         return {"success": True}
 
+    def fail_hosted(self, run_id: str, error: str) -> None:
+        """End a hosted run with ``error`` (its browser failed)."""
+        meta = self._load(run_id)
+        if meta["status"] in END_STATES:
+            return
+        self._end(meta, "error", error=error[:500])
+        meta["updated_at"] = self.clock_ms()
+        try:
+            self.repo.save(meta)
+        except VersionConflict:
+            pass
+
     def get(self, run_id: str) -> dict[str, Any]:
         meta, steps = self.repo.load_all(run_id)
         if meta is None:
@@ -276,6 +288,9 @@ class RunEngine:
                 response = self._response(meta, "execute_tool",
                                           tool={"name": decision.tool, "parameters": decision.parameters})
         meta["recent"] = (recent + [entry])[-RECENT:]
+        if meta.get("browser") == "hosted" and snap is not None:
+            # the hosted loop turns "type" into the browser's "select" on these
+            meta["select_ids"] = [e.id for e in snap.elements if e.tag == "select"][:100]
         if n % reflect.EVERY == 0:
             window = [e for e in meta["recent"] if e["step"] > n - reflect.EVERY]
             meta["reflections"] = (meta["reflections"] + [reflect.reflect(window, n, now)])[-MAX_REFLECTIONS:]

@@ -119,13 +119,36 @@ def suite_rate() -> None:
           f"p99 {pct(lat, 99) * 1000:.0f} ms over {len(lat)} steps")
 
 
-def hosted() -> None:
-    from runs import hosted as h
+def hosted(stack=None) -> None:
+    """Seconds per step of hosted runs (local stack, browser function with the machine's Chromium)."""
+    import httpx
 
-    if not h.available():
-        print("hosted-run seconds per step: n/a (the browser function is not part of this checkout yet)")
-        return
-    print("hosted-run seconds per step: see bench_runs_hosted (not measured here)")
+    from infra.arena.site import Site
+    from tests.support.stack import start_stack
+
+    own = stack is None
+    stack = stack or start_stack()
+    per_step = []
+    try:
+        with Site(ROOT / "tests" / "e2e" / "runs_pages") as site:
+            for task, page in [("Open the Contact us page", "index.html"), ("Open the Checkout page", "index.html"),
+                               ("Open the Contact us page", "index.html")]:
+                rid = httpx.post(f"{stack.http_url}/agent/run/start",
+                                 json={"task": task, "browser": "hosted", "startUrl": site.url + page,
+                                       "maxSteps": 6}).json()["runId"]
+                t0 = time.monotonic()
+                while True:
+                    state = httpx.get(f"{stack.http_url}/agent/run/{rid}").json()["state"]
+                    if state["status"] not in ("created", "running") or time.monotonic() - t0 > 60:
+                        break
+                    time.sleep(0.1)
+                if state["currentStep"]:
+                    per_step.append((state["updatedAt"] - state["createdAt"]) / 1000 / state["currentStep"])
+    finally:
+        if own:
+            stack.stop()
+    print(f"hosted-run seconds per step (local stack, Chromium on this machine, {len(per_step)} runs): "
+          + ", ".join(f"{x:.2f}" for x in per_step) + f"; median {sorted(per_step)[len(per_step) // 2]:.2f} s")
 
 
 if __name__ == "__main__":
