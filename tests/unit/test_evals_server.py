@@ -299,3 +299,19 @@ def test_admin_trigger_reruns(env):
     assert [m["params"]["evaluationId"] for m in sent] == ["e2"]
     with pytest.raises(LookupError):
         s.trigger("c1", "nope")
+
+
+def test_connect_token_is_checked_when_configured(aws, monkeypatch):
+    from evals import app as evals_app
+
+    from infra.local.events import LambdaContext, ws_event
+
+    invoked = []
+    monkeypatch.setattr(evals_app.aws, "client", lambda name, **kw: type(
+        "L", (), {"invoke": lambda self, **k: invoked.append(k)})())
+    monkeypatch.setenv("AGENTHOST_EVALS_CONNECT_TOKEN", "tok")
+    ctx = LambdaContext("agenthost-evals")
+    refused = evals_app.handler(ws_event("$connect", "c1", query={"token": "bad"}), ctx)
+    assert refused["statusCode"] == 401 and not invoked
+    ok = evals_app.handler(ws_event("$connect", "c2", query={"token": "tok"}), ctx)
+    assert ok["statusCode"] == 200 and json.loads(invoked[0]["Payload"])["connectionId"] == "c2"
