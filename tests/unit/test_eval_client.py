@@ -1,0 +1,116 @@
+"""The evaluation client's protocol side against a scripted server (loopback websockets)."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import json
+
+import websockets
+
+from infra.eval_client.client import ClientConfig, EvalClient
+from infra.eval_client.tools import ToolError, run_tool
+
+SECRET = "client-secret"
+
+
+def test_devtools_handshake_progress_result_ping_and_reconnect():
+    seen: list[list[dict]] = []
+
+    async def handler(ws):
+        conn = []
+        seen.append(conn)
+        first = len(seen) == 1
+
+        async def recv():
+            msg = json.loads(await asyncio.wait_for(ws.recv(), 5))
+            conn.append(msg)
+            return msg
+
+        await asyncio.sleep(0.2)
+        assert conn == []  # the client said nothing before welcome
+        await ws.send(json.dumps({"type": "welcome", "serverId": "s", "version": "1", "timestamp": "t"}))
+        reg = await recv()
+        assert reg["type"] == "register" and "secretKey" not in reg
+        await ws.send(json.dumps({"type": "registration_ack", "clientId": reg["clientId"],
+                                  "status": "auth_required", "challenge": "abc"}))
+        verify = await recv()
+        want = hmac.new(SECRET.encode(), b"abc", hashlib.sha256).hexdigest()
+        assert verify == {"type": "auth_verify", "clientId": reg["clientId"], "verified": True, "proof": want}
+        await ws.send(json.dumps({"type": "registration_ack", "clientId": reg["clientId"], "status": "accepted",
+                                  "evaluationsCount": 1}))
+        assert (await recv())["type"] == "ready"
+        if first:
+            ws.transport.abort()
+            return  # drop the connection without a close frame: the client must come back
+        await ws.send(json.dumps({"jsonrpc": "2.0", "method": "evaluate", "id": "11111111-2222-3333-4444-555555555555",
+                                  "params": {"evaluationId": "e1", "tool": "chat", "url": "http://x.test/",
+                                             "input": {"message": "hi"}, "timeout": 5000}}))
+        await ws.send(json.dumps({"jsonrpc": "2.0", "method": "evaluate", "id": "bad-tool",
+                                  "params": {"evaluationId": "e2", "tool": "no_such_tool", "url": "",
+                                             "timeout": 5000}}))
+        while True:
+            try:
+                await recv()
+            except (websockets.ConnectionClosed, TimeoutError):
+                return
+
+    def runner(params, progress):
+        if params["tool"] == "no_such_tool":
+            raise ToolError("Tool not available: no_such_tool")
+        for p in (0.2, 0.3, 0.5):
+            progress(p, f"at {p}")
+        return {"status": "success", "output": {"response": "hello"}, "executionTime": 3}
+
+    async def scenario():
+        async with websockets.serve(handler, "127.0.0.1", 0) as server:
+            port = server.sockets[0].getsockname()[1]
+            client = EvalClient(ClientConfig(url=f"ws://127.0.0.1:{port}", client_id="cid-1", secret=SECRET,
+                                             handshake="devtools", ping_interval_s=0.3, backoff_s=(0.1, 0.4),
+                                             stop_after=2), runner=runner)
+            return await asyncio.wait_for(client.run(), 20)
+
+    stats = asyncio.run(scenario())
+    assert len(seen) == 2 and stats.connects == 2  # reconnected after the unclean close
+    assert seen[1][0]["clientId"] == "cid-1"  # re-registered with the same id
+    msgs = seen[1]
+    progress = [m["progress"] for m in msgs if m.get("type") == "status" and m["evaluationId"] == "e1"]
+    assert progress == [0.1, 0.2, 0.3, 0.5, 1.0]
+    result = next(m for m in msgs if m.get("id") == "11111111-2222-3333-4444-555555555555")
+    assert result["result"]["output"] == {"response": "hello"}
+    error = next(m for m in msgs if m.get("id") == "bad-tool")
+    assert error["error"]["code"] == -32000 and "no_such_tool" in error["error"]["data"]["error"]
+    assert stats.results == 1 and stats.errors == 1
+
+
+def test_spec_handshake_rejection_stops_without_reconnecting():
+    connects = []
+
+    async def handler(ws):
+        connects.append(1)
+        await ws.send(json.dumps({"type": "welcome"}))
+        reg = json.loads(await ws.recv())
+        assert reg["secretKey"] == SECRET and reg["capabilities"]["tools"]
+        await ws.send(json.dumps({"type": "registration_ack", "clientId": reg["clientId"], "status": "rejected",
+                                  "reason": "Invalid secret key"}))
+        await ws.close(1008)
+
+    async def scenario():
+        async with websockets.serve(handler, "127.0.0.1", 0) as server:
+            port = server.sockets[0].getsockname()[1]
+            client = EvalClient(ClientConfig(url=f"ws://127.0.0.1:{port}", secret=SECRET, backoff_s=(0.1, 0.2)))
+            await asyncio.wait_for(client.run(), 10)
+            return client
+
+    client = asyncio.run(scenario())
+    assert client.rejected == "Invalid secret key" and connects == [1]
+
+
+def test_unknown_tool_fails_before_touching_the_browser():
+    try:
+        run_tool(None, {"tool": "teleport"}, lambda p, m: None)  # type: ignore[arg-type]
+    except ToolError as exc:
+        assert "teleport" in str(exc)
+    else:
+        raise AssertionError("expected ToolError")
