@@ -61,6 +61,9 @@ def test_devtools_handshake_progress_result_ping_and_reconnect():
             raise ToolError("Tool not available: no_such_tool")
         for p in (0.2, 0.3, 0.5):
             progress(p, f"at {p}")
+        import time
+
+        time.sleep(0.5)  # long enough for a heartbeat (ping_interval_s=0.3)
         return {"status": "success", "output": {"response": "hello"}, "executionTime": 3}
 
     async def scenario():
@@ -82,6 +85,7 @@ def test_devtools_handshake_progress_result_ping_and_reconnect():
     error = next(m for m in msgs if m.get("id") == "bad-tool")
     assert error["error"]["code"] == -32000 and "no_such_tool" in error["error"]["data"]["error"]
     assert stats.results == 1 and stats.errors == 1
+    assert any(m.get("type") == "ping" and m.get("timestamp") for m in msgs)
 
 
 def test_spec_handshake_rejection_stops_without_reconnecting():
