@@ -139,7 +139,7 @@ class MemoryCatalog(_ListOps):
 
 
 _INTERNAL = ("pk", "sk", "expires_at", "version")
-_cache: dict[tuple[str, str], tuple[float, list[Product]]] = {}
+_cache: dict[tuple[str, str], tuple[float, list[Product], dict[str, Product]]] = {}
 
 
 def _clean(item: Mapping[str, Any]) -> Product:
@@ -158,6 +158,7 @@ class DynamoCatalog(_ListOps):
     def pk(self) -> str:
         return f"CATALOG#{self.name}"
 
+
     def _all(self) -> list[Product]:
         """The whole catalog (one eventually consistent Query). With ``cache_s`` a warm container reuses
         it for that long: search and browse then cost no read; a cart still reads its product directly."""
@@ -168,8 +169,16 @@ class DynamoCatalog(_ListOps):
                 return hit[1]
         products = [_clean(i) for i in self.store.query(self.pk, "PRODUCT#", consistent=False)]
         if self.cache_s > 0:
-            _cache[key] = (time.monotonic(), products)
+            _cache[key] = (time.monotonic(), products, {str(p["id"]): p for p in products})
         return products
+
+    def get_cached(self, item_id: str) -> Product | None:
+        """Like :meth:`get`, but answered from a fresh catalog snapshot when this container has one
+        (stock may then be up to ``cache_s`` old; checkout re-reads every product)."""
+        hit = _cache.get((self.store.table_name, self.name)) if self.cache_s > 0 else None
+        if hit is not None and time.monotonic() - hit[0] < self.cache_s and item_id in hit[2]:
+            return dict(hit[2][item_id])
+        return self.get(item_id)
 
     def get(self, item_id: str) -> Product | None:
         if not item_id or len(item_id) > 200:

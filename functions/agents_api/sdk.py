@@ -38,7 +38,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NoReturn
 from urllib.parse import parse_qs
 
 from fastapi import APIRouter, FastAPI, Request
@@ -428,20 +428,19 @@ class AgentsSite:
             store = site.store()
             sessions = Sessions(store, site.limits.session_ttl_s)
             session = site.session(request, sessions)
-            product = site.catalog(store).get(body.item_id)
-            if product is None:
-                raise ApiError(404, f"item not found: {body.item_id[:100]}")
-            stock = int(product.get("stock", 0))
-            if stock <= 0:
-                raise ApiError(400, f"item {body.item_id} is out of stock")
-            line_cap = min(cap, stock)
+            catalog = site.catalog(store)
+            had = set(session.lines)
+            # a warm catalog snapshot answers existence and stock without a read (DynamoCatalog.get_cached)
+            get = getattr(catalog, "get_cached", catalog.get)
+            product = get(body.item_id)
+            line_cap = min(cap, int(product.get("stock", 0))) if product else 0
+            if product is None or line_cap <= 0:
+                site.refuse_add(catalog, session, body.item_id, body.quantity, cap, product)
             try:
                 quantity = sessions.add(session, body.item_id, body.quantity, line_cap)
             except QuantityRefused:
-                have = session.lines.get(body.item_id, 0)
-                raise ApiError(400, f"quantity: the cart may hold at most {line_cap} of {body.item_id} "
-                                    f"({stock} in stock, limit {cap} per item); it holds {have}") from None
-            cart_size = len(set(session.lines) | {body.item_id})
+                site.refuse_add(catalog, session, body.item_id, body.quantity, cap, product)
+            cart_size = len(had | {body.item_id})
             return ok(models.CartAdded(item_id=body.item_id, quantity=quantity, cart_size=cart_size), 201)
 
         @r.get(f"{b}/cart/view", summary="cart.view")
@@ -548,6 +547,20 @@ class AgentsSite:
         if found is None:
             raise ApiError(401, "invalid or expired session token: create a new session", headers=headers)
         return found
+
+    def refuse_add(self, catalog: Catalog, session: Session, item_id: str, quantity: int, cap: int,
+                   product: Product | None | bool = False) -> NoReturn:
+        """Raise the precise 404/400 for a refused cart add (reads the product only on this error path)."""
+        found = catalog.get(item_id) if product is False else product
+        if not found:
+            raise ApiError(404, f"item not found: {item_id[:100]}")
+        stock = int(found.get("stock", 0))
+        if stock <= 0:
+            raise ApiError(400, f"item {item_id} is out of stock")
+        have = session.lines.get(item_id, 0)
+        line_cap = min(cap, stock)
+        raise ApiError(400, f"quantity: the cart may hold at most {line_cap} of {item_id} ({stock} in stock, "
+                            f"limit {cap} per item); it holds {have}")
 
     def cart(self, store: Store, session: Session) -> models.CartView:
         products = self.catalog(store).get_many(session.lines) if session.lines else {}
