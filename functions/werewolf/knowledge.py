@@ -44,9 +44,17 @@ def stable_rank(*parts: object) -> int:
     return int.from_bytes(digest, "big")
 
 
+_MARKERS_LOW = tuple(m.lower() for m in MARKERS)
+_SYSTEM_NAMES = frozenset({"system", "系统", "法官", "judge"})
+
+
 def is_system(speaker: str) -> bool:
-    s = speaker.strip()
-    return not s or any(m.lower() in s.lower() for m in MARKERS) or s.lower() in ("system", "系统", "法官", "judge")
+    s = speaker.strip().lower()
+    return not s or s in _SYSTEM_NAMES or any(m in s for m in _MARKERS_LOW)
+
+
+def _mark(speaker: str, content: str) -> str:
+    return hashlib.blake2b(f"{speaker}\x00{content}".encode(), digest_size=8).hexdigest()
 
 
 def _clauses(text: str) -> list[str]:
@@ -159,7 +167,23 @@ def build_view(turn: WerewolfTurn, memory: GameMemory) -> View:
     declared: dict[str, str] = {}
     wolf_kill = None
     accus = {k: set(v) for k, v in mem.accusations.items()}
-    for line in turn.chat_history:
+    chat = turn.chat_history
+    start = 0
+    if not night_wolf_chat:
+        # facts are parsed once per line (the public chat only grows); today's lines are read again for the
+        # vote declarations made since daybreak
+        n = mem.chat_seen
+        if 0 < n <= len(chat) and _mark(chat[n - 1].speaker, chat[n - 1].content) == mem.chat_mark:
+            start = n
+        for i in range(min(start, len(chat)) - 1, -1, -1):
+            if is_system(chat[i].speaker) and any(w in chat[i].content.lower() for w in DAYBREAK):
+                start = i
+                break
+        else:
+            start = 0  # no daybreak seen: everything is today
+        if chat:
+            mem.chat_seen, mem.chat_mark = len(chat), _mark(chat[-1].speaker, chat[-1].content)
+    for line in chat[start:]:
         if is_system(line.speaker):
             low = line.content.lower()
             if any(w in low for w in DAYBREAK):

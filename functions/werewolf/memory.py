@@ -8,7 +8,7 @@ harmless.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agenthost.store import keys
@@ -46,13 +46,15 @@ class GameMemory:
     knight_flipped: bool = False
     kills_announced: dict[str, str] = field(default_factory=dict)  # round -> target we announced
     suspicion: dict[str, float] = field(default_factory=dict)
-    turns: int = 0
+    #: public chat lines already parsed (the chat only grows) and a mark of the last one
+    chat_seen: int = 0
+    chat_mark: str = ""
 
     def fingerprint(self) -> str:
-        return json.dumps(asdict(self), sort_keys=True, ensure_ascii=False)
+        return json.dumps(vars(self), sort_keys=True, ensure_ascii=False)
 
     def to_item(self) -> dict[str, Any]:
-        return {**keys.game(self.game_id, self.seat), "data": json.dumps(asdict(self), ensure_ascii=False)}
+        return {**keys.game(self.game_id, self.seat), "data": json.dumps(vars(self), ensure_ascii=False)}
 
     @classmethod
     def from_item(cls, item: dict[str, Any] | None, game_id: str, seat: str) -> GameMemory:

@@ -122,10 +122,11 @@ class WerewolfTurn(BaseModel):
     def _chat(cls, v: Any) -> list[ChatLine]:
         out = []
         for raw in v if isinstance(v, list) else []:
-            if isinstance(raw, dict):
-                out.append(ChatLine.model_validate(raw))
+            if isinstance(raw, dict):  # plain strings after _str: no per-line validation needed
+                out.append(ChatLine.model_construct(speaker=_str(raw.get("speaker")),
+                                                    content=_str(raw.get("content"))))
             elif isinstance(raw, str):
-                out.append(ChatLine(content=raw))
+                out.append(ChatLine.model_construct(speaker="", content=raw))
         return out
 
     @field_validator("known_info", mode="before")
