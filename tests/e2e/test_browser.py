@@ -198,3 +198,22 @@ def test_recovers_after_chromium_is_killed_and_resumes_the_session(site):
     out = call("killed", [], session={"url": saved["url"], "storage_state": saved["storage_state"]})
     assert app._state["launches"] == launches + 1
     assert out["session"]["resumed"] is True and out["observation"]["title"] == "Pricing"
+
+
+def test_other_tools_screenshot_and_live_page_model(site):
+    server, _ = site
+    out = call("tools", [{"tool": "navigate", "url": f"{server.url}/injection.html"},
+                         {"tool": "scroll", "direction": "down", "amount": 300},
+                         {"tool": "type", "element": "Search", "text": "red boots"},
+                         {"tool": "submit"},  # requestSubmit: the page's own handler runs
+                         {"tool": "wait", "condition": "h1:has-text('Results')", "timeout": 2000},
+                         {"tool": "extract", "selector": "h1"},
+                         {"tool": "press", "key": "End"}],
+                observe={"aria": False, "elements": False, "text": True, "screenshot": True})
+    assert [r["ok"] for r in out["results"]] == [True] * 7, out["results"]
+    assert out["results"][5]["data"] == "Results for red boots"
+    assert out["observation"]["screenshot"].startswith("/9j/")  # base64 JPEG
+    live = app._worker.submit(lambda: pages.from_playwright(app._sessions["tools"][1])).result()
+    assert live.source == "live" and live.title == "Shoe search"
+    assert "Search submitted" in live.text
+

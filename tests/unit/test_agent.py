@@ -208,3 +208,14 @@ def test_decision_is_fast():
     for _ in range(20):
         decide("Register with Email: a@b.co and Country: Canada", page)
     assert (time.perf_counter() - t) / 20 < 0.5  # sanity bound only; the benchmark measures
+
+
+def test_deterministic_password_meets_stated_rules():
+    d = DeterministicPolicy().decide(
+        "Register as Username: ada with a password of at least 14 characters including a number and a symbol",
+        pages.from_aria('- textbox "Username"\n- textbox "Password"\n- button "Register"'), [], {}, None,
+        deadline_in(5))
+    typed = {a.args["element"]: a.args["text"] for a in d.actions if a.tool == "type"}
+    pw = typed["Password"]
+    assert typed["Username"] == "ada" and len(pw) >= 14
+    assert any(c.isdigit() for c in pw) and any(not c.isalnum() for c in pw) and any(c.isupper() for c in pw)

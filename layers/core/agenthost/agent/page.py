@@ -344,7 +344,7 @@ def from_observation(observation: dict[str, Any]) -> Page:
     snap = observation.get("elements")
     url = str(observation.get("url") or "")
     title = str(observation.get("title") or "")
-    if snap:
+    if isinstance(snap, list):
         page = from_snapshot({"url": url, "title": title, "elements": snap,
                               "visibleText": observation.get("text") or ""})
         if aria:
