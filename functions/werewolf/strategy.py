@@ -51,6 +51,11 @@ def public_consensus(view: View) -> dict[str, float]:
 
 
 def vote_target(view: View) -> str | None:
+    if view.role == "madman":  # stand by our own fake check, if we made one
+        fake = [t for t, r in view.memory.claimed_checks.get(view.me, {}).items()
+                if r == "werewolf" and t in view.targets]
+        if fake:
+            return fake[0]
     if view.wolf_team:
         mates = set(view.teammates)
         consensus = public_consensus(view)
@@ -172,6 +177,12 @@ def speech(view: View, say: Say, action: str) -> str:
         if target:
             parts.append(say.vote(target, _reason(view, target, say)))
             parts.append(say.rally(target))
+        return say.wrap("".join(parts))
+    if view.role == "madman" and not mem.claimed_checks.get(view.me) and (
+            not view.trusted_seer or view.trusted_seer == view.me) and target:
+        # the madman helps the wolves by claiming seer first and "checking" a village player
+        parts += [say.claim("seer"), say.check(max(1, view.turn.round), target, "werewolf"),
+                  say.vote(target, say.reason_seer(view.me or "我")), say.rally(target)]
         return say.wrap("".join(parts))
     if view.wolf_team:
         accused_by_seer = view.trusted_seer and mem.claimed_checks.get(view.trusted_seer, {}).get(view.me) == "werewolf"
