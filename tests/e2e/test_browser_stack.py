@@ -51,9 +51,10 @@ def _descendant_chromium(root: int) -> list[int]:
 
 
 def test_browser_runs_in_the_local_stack_and_resumes_sessions_from_the_table(stack, browser, site):
-    out = browser.run("stack-s1", [{"tool": "navigate", "url": f"{site.url}/index.html"},
+    out = browser.run("stack-s1", [{"tool": "navigate", "url": f"{site.url}/login"},
+                                   {"tool": "navigate", "url": f"{site.url}/index.html"},
                                    {"tool": "click", "element": "Pricing plans"}])
-    assert out["results"] == [{"ok": True}, {"ok": True}]
+    assert out["results"] == [{"ok": True}, {"ok": True}, {"ok": True}]
     page = pages.from_observation(out["observation"])
     assert page.title == "Pricing" and page.tables[0][2] == ["Pro", "$29/month", "200 GB"]
     ddb = boto3.client("dynamodb", endpoint_url=stack.dynamodb_url, region_name="us-east-1")
@@ -69,6 +70,10 @@ def test_browser_runs_in_the_local_stack_and_resumes_sessions_from_the_table(sta
     out = browser.run("stack-s1", [])  # no state passed: restored from the table
     assert out["session"]["resumed"] is True
     assert out["observation"]["title"] == "Pricing"
+    out = browser.run("stack-s1", [{"tool": "navigate", "url": f"{site.url}/whoami"}])
+    assert "You are signed in" in out["observation"]["text"]  # the cookie survived the dead browser
+    other = browser.run("stack-s2", [{"tool": "navigate", "url": f"{site.url}/whoami"}])
+    assert "You are anonymous" in other["observation"]["text"]  # sessions do not share cookies
 
 
 def test_unknown_function_is_a_clear_error(stack, monkeypatch):

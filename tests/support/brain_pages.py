@@ -3,6 +3,7 @@
 * ``/slow.html?s=N``: answers after N seconds.
 * ``/redirect?to=URL``: 302 to URL.
 * ``/ping``: ``pong`` (used as a canary: ``hits`` counts it).
+* ``/login`` sets a session cookie; ``/whoami`` says whether it came back.
 Every path requested is recorded in ``paths``.
 """
 
@@ -59,6 +60,19 @@ class PageServer:
                         self.send_header("Content-Length", "0")
                         self.end_headers()
                         return None
+                    if parts.path == "/login":  # sets a session cookie, like a sign-in
+                        data = b"<h1>Signed in</h1><a href='/whoami'>Who am I</a>"
+                        self.send_response(200)
+                        self.send_header("Set-Cookie", "sid=s3cr3t-session; Path=/; HttpOnly")
+                        self.send_header("Content-Type", "text/html")
+                        self.send_header("Content-Length", str(len(data)))
+                        self.end_headers()
+                        self.wfile.write(data)
+                        return None
+                    if parts.path == "/whoami":  # shows whether the cookie came back
+                        cookie = self.headers.get("Cookie", "")
+                        who = "signed in" if "sid=s3cr3t-session" in cookie else "anonymous"
+                        return self._text(f"<title>Who</title><h1>You are {who}</h1>", "text/html")
                     if parts.path == "/ping":
                         owner.hits += 1
                         return self._text("pong", "text/plain")
