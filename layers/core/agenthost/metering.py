@@ -359,21 +359,23 @@ class Turn:
         m.add_dimension("protocol", self.protocol)
         m.add_dimensions(protocol=self.protocol, agent=self.agent)
         count = MetricUnit.Count
+        # always: what the dashboard averages and the alarms sum; the rest only when it happened
         m.add_metric("Turns", count, 1)
         m.add_metric("Errors", count, c["errors"])
         m.add_metric("Fallback", count, c["fallbacks"])
-        m.add_metric("BudgetFallback", count, c["budget_fallbacks"])
         m.add_metric("Duration", MetricUnit.Milliseconds, c["duration_ms"])
         m.add_metric("DynamoDBCalls", count, c["ddb_calls"])
-        m.add_metric("DynamoDBThrottles", count, c["ddb_throttles"])
-        m.add_metric("LlmCalls", count, c["llm_calls"])
+        if c["budget_fallbacks"]:
+            m.add_metric("BudgetFallback", count, c["budget_fallbacks"])
+        if c["ddb_throttles"]:
+            m.add_metric("DynamoDBThrottles", count, c["ddb_throttles"])
         if c["llm_calls"]:
+            m.add_metric("LlmCalls", count, c["llm_calls"])
             m.add_metric("LlmErrors", count, c["llm_errors"])
             m.add_metric("TokensIn", count, c["tokens_in"])
             m.add_metric("TokensOut", count, c["tokens_out"])
             for latency in self._llm_latencies:
                 m.add_metric("LlmLatency", MetricUnit.Milliseconds, latency)
-        m.add_metadata("day", self.day)
         if self.fallback_reason:
             m.add_metadata("fallback_reason", self.fallback_reason)
         m.flush_metrics()
@@ -599,20 +601,24 @@ _FOLD_KEY = "agenthost_fold"
 
 
 def _instrument() -> None:
+    """Register the hooks on every cached DynamoDB client (protocols may use their own client config)."""
     try:
-        events = aws.client("dynamodb").meta.events
+        aws.client("dynamodb")
+        found = [c for key, c in list(aws._clients.items()) if key[0] == "dynamodb"]
     except Exception:  # noqa: BLE001 - no client, nothing to count
         return
-    if getattr(events, "_agenthost_metered", False):
-        return
-    with _instrument_lock:
+    for client in found:
+        events = client.meta.events
         if getattr(events, "_agenthost_metered", False):
-            return
-        events.register("provide-client-params.dynamodb", _before_call, unique_id="agenthost-metering-params")
-        events.register("after-call.dynamodb", _after_call, unique_id="agenthost-metering-after")
-        events.register("after-call-error.dynamodb", _after_error, unique_id="agenthost-metering-error")
-        events.register("needs-retry.dynamodb", _on_retry, unique_id="agenthost-metering-retry")
-        events._agenthost_metered = True
+            continue
+        with _instrument_lock:
+            if getattr(events, "_agenthost_metered", False):
+                continue
+            events.register("provide-client-params.dynamodb", _before_call, unique_id="agenthost-metering-params")
+            events.register("after-call.dynamodb", _after_call, unique_id="agenthost-metering-after")
+            events.register("after-call-error.dynamodb", _after_error, unique_id="agenthost-metering-error")
+            events.register("needs-retry.dynamodb", _on_retry, unique_id="agenthost-metering-retry")
+            events._agenthost_metered = True
 
 
 def _before_call(params: dict[str, Any], model: Any, context: dict[str, Any] | None = None,
