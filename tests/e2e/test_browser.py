@@ -217,3 +217,16 @@ def test_other_tools_screenshot_and_live_page_model(site):
     assert live.source == "live" and live.title == "Shoe search"
     assert "Search submitted" in live.text
 
+
+
+def test_element_snapshot_caps_and_puts_the_viewport_first(site):
+    server, _ = site
+    out = call("big", [{"tool": "navigate", "url": f"{server.url}/big.html"},
+                       {"tool": "scroll", "direction": "down", "amount": 4000}])
+    obs = out["observation"]
+    els = obs["elements"]
+    assert len(els) == 100 and len(obs["text"]) <= 6000
+    assert all(e["inViewport"] for e in els[:5])
+    visible = [int(e["text"].split()[-1]) for e in els if e["inViewport"]]
+    assert visible and min(visible) > 1  # after scrolling, the first item is not what is shown first
+    assert len({e["id"] for e in els}) == 100
