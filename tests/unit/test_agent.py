@@ -219,3 +219,22 @@ def test_deterministic_password_meets_stated_rules():
     pw = typed["Password"]
     assert typed["Username"] == "ada" and len(pw) >= 14
     assert any(c.isdigit() for c in pw) and any(not c.isalnum() for c in pw) and any(c.isupper() for c in pw)
+
+
+def test_proxy_snapshot_decision_in_proxy_tool_terms():
+    from agenthost.agent.actions import PROXY_TOOLS
+
+    page = pages.from_snapshot({"url": "https://shop.test/signup", "title": "Sign up", "visibleText": "Sign up",
+                                "elements": [
+        {"id": "agent-1", "tag": "input", "type": "email", "placeholder": "Email"},
+        {"id": "agent-2", "tag": "select", "label": "Country", "options": ["Choose", "Canada", "Japan"],
+         "value": "Choose"},
+        {"id": "agent-3", "tag": "input", "type": "checkbox", "label": "I accept the terms"},
+        {"id": "agent-4", "tag": "button", "text": "Sign up"}]})
+    d = decide("Sign up with Email: ann@example.com, Country: Japan and accept the terms", page, tools=PROXY_TOOLS)
+    assert [a.to_proxy() for a in d.actions] == [
+        {"name": "type", "parameters": {"id": "agent-1", "text": "ann@example.com", "clear": True}},
+        {"name": "type", "parameters": {"id": "agent-2", "text": "Japan"}},
+        {"name": "click", "parameters": {"id": "agent-3"}},
+        {"name": "click", "parameters": {"id": "agent-4"}},
+    ]

@@ -172,7 +172,9 @@ def check_actions(actions: Iterable[Action], page: Page, *, tools: Iterable[str]
         if len(out.actions) >= max_actions:
             out.dropped.append(f"{a.tool}: more than {max_actions} actions")
             continue
-        if a.tool not in allowed and not (a.tool == "check" and "click" in allowed):
+        # check/select map onto click/type for protocols without them (see Action.to_proxy)
+        if a.tool not in allowed and not (a.tool == "check" and "click" in allowed) \
+                and not (a.tool == "select" and "type" in allowed):
             out.dropped.append(f"{a.tool}: not an available tool")
             continue
         try:
