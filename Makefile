@@ -9,7 +9,7 @@ export SAM_CLI_TELEMETRY := 0
 export AWS_DEFAULT_REGION ?= us-east-1
 PYTEST_ARGS ?=
 
-.PHONY: dev test lint build deploy bench clean help seed werewolf-sim arena extension-run eval-client
+.PHONY: dev test lint build deploy bench clean help seed werewolf-sim arena extension-run eval-client usage
 
 help:
 	@echo "make dev     run the whole stack locally (HTTP :3000, WebSocket :3001, Lambda :3002, DynamoDB :3003)"
@@ -18,6 +18,7 @@ help:
 	@echo "make build   sam build of the zip functions and the layer"
 	@echo "make deploy  sam deploy (--guided the first time)"
 	@echo "make bench   benchmarks in tests/perf (numbers printed, nothing asserted)"
+	@echo "make usage   cost report table (GET /usage of make dev; USAGE_ARGS=\"--url URL --agent A --from YYYY-MM-DD\")"
 	@echo "make seed    load seed data (agents.json catalog) into the running local stack's table"
 	@echo "make arena   play the AI Olympics task suite against the webhook (local stack, or ARENA_ARGS=\"--url ... --secret ...\")"
 	@echo "make extension-run  the task suite through the Proxy API with a browser-extension emulator (EXTENSION_ARGS=\"--mode careful --decline --url ...\")"
@@ -67,6 +68,10 @@ eval-client: $(STAMP)
 WEREWOLF_SIM_ARGS ?= --mode all --games 3 --seats rotate
 werewolf-sim: $(STAMP)
 	$(PY) -m infra.werewolf_sim $(WEREWOLF_SIM_ARGS)
+
+USAGE_ARGS ?=
+usage: $(STAMP)
+	$(PY) -m usage.cli $(USAGE_ARGS)
 
 bench: $(STAMP)
 	@for f in tests/perf/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done

@@ -4,7 +4,7 @@ By default it asks ``GET /usage`` of the local stack (``make dev``); ``--url`` p
 API (with ``--api-key`` or ``AGENTHOST_USAGE_API_KEY``); ``--direct`` reads the table itself with the
 current AWS credentials (``AGENTHOST_TABLE``, ``AGENTHOST_DYNAMODB_ENDPOINT`` for a local endpoint).
 
-    make usage ARGS="--agent my-agent --from 2026-11-01 --to 2026-11-22"
+    make usage USAGE_ARGS="--agent my-agent --from 2026-11-01 --to 2026-11-22"
 """
 
 from __future__ import annotations
