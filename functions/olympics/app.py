@@ -22,7 +22,7 @@ from agenthost import metering, signing  # noqa: E402
 from olympics import auth, brain  # noqa: E402
 from olympics.memory import MemoryStore  # noqa: E402
 from olympics.models import TurnRequest  # noqa: E402
-from olympics.turn import BUDGET_S, idle_response, play  # noqa: E402
+from olympics.turn import BUDGET_S, TurnStats, idle_response, play  # noqa: E402
 
 logger = Logger(service="agenthost", use_rfc3339=True)
 _cold = True
@@ -69,6 +69,11 @@ def handler(event: dict[str, Any], context: Any = None) -> dict[str, Any]:
         return _respond(200, idle_response("internal error; waiting for the next turn"))
 
 
+def _record_fallback(usage: Any, stats: TurnStats) -> None:
+    if stats.source != "llm":
+        usage.fallback((stats.llm_error or "no_llm").split(":", 1)[0])
+
+
 def _handle(event: dict[str, Any], context: Any, started: float) -> dict[str, Any]:
     method = str(((event.get("requestContext") or {}).get("http") or {}).get("method") or "POST").upper()
     if method != "POST":
@@ -92,18 +97,34 @@ def _handle(event: dict[str, Any], context: Any, started: float) -> dict[str, An
         logger.info("olympics request unreadable", extra={"error": str(exc)[:300]})
         return _respond(200, idle_response("the request could not be read; nothing to do"))
 
+    memory_store = MemoryStore()
+    try:
+        memory_store.store.client  # noqa: B018 - created before the turn so metering counts its calls
+    except Exception:  # noqa: BLE001, S110 - no client: the turn plays without memory
+        pass
     with metering.turn("olympics", caller.agent_id, decides=True) as usage:
+        folded = False
+
+        def fold(stats: TurnStats) -> dict[str, Any]:
+            # everything the turn records happens before the fold, so the counters ride along in the task
+            # memory's write and the turn stays at one write
+            nonlocal folded
+            folded = True
+            _record_fallback(usage, stats)
+            return usage.fold()
+
         response, stats = play(
             request,
             caller.agent_id,
-            memory_store=MemoryStore(),
+            memory_store=memory_store,
             deterministic=brain.deterministic,
             llm=brain.llm_policy(),
             started=started,
             budget_s=budget_s(),
+            fold=fold,
         )
-        if stats.source != "llm":
-            usage.fallback((stats.llm_error or "no_llm").split(":", 1)[0])
+        if not folded:
+            _record_fallback(usage, stats)
     logger.info("olympics turn", extra={
         "agent": caller.agent_id, "turn": request.turnNumber, "test_ping": caller.test_ping,
         "source": stats.source, "actions": len(response.actions), "done": response.done,

@@ -149,7 +149,12 @@ class MemoryStore:
             fresh=False,
         )
 
-    def save(self, memory: TaskMemory) -> None:
+    def save(self, memory: TaskMemory, also: list[dict[str, Any]] | None = None) -> None:
+        """One write; ``also`` (e.g. the turn's usage counters, ``metering.Turn.fold()``) rides along in the
+        same round trip."""
         item = memory.to_item()
         item["version"] = memory.version + 1
-        self.store.put(item, ttl_s=TTL_S)
+        if also:
+            self.store.put(item, ttl_s=TTL_S, also=also)
+        else:
+            self.store.put(item, ttl_s=TTL_S)

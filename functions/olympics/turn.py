@@ -4,6 +4,7 @@ policy), guard, memory out. Whatever happens inside, a valid turn comes out."""
 from __future__ import annotations
 
 import concurrent.futures
+import contextvars
 import re
 import time
 from collections.abc import Callable
@@ -79,8 +80,10 @@ def play(
     llm: Policy | None = None,
     started: float | None = None,
     budget_s: float = BUDGET_S,
+    fold: Callable[[TurnStats], dict[str, Any]] | None = None,
 ) -> tuple[TurnResponse, TurnStats]:
-    """Play one turn. ``started`` is the ``time.monotonic()`` the request (or cold start) began."""
+    """Play one turn. ``started`` is the ``time.monotonic()`` the request (or cold start) began; ``fold``
+    gives a write to send with the task memory's own (the turn's usage counters), keeping one write."""
     started = time.monotonic() if started is None else started
     deadline = started + budget_s
     stats = TurnStats()
@@ -110,7 +113,8 @@ def play(
         inp = TurnInput(request, page, memory, offered, llm_deadline)
         remaining = llm_deadline - time.monotonic()
         if remaining > 0.5:
-            future = _pool.submit(llm, inp)
+            # the worker sees this turn's context (metering records the LLM call on the turn)
+            future = _pool.submit(contextvars.copy_context().run, llm, inp)
             try:
                 candidate = future.result(timeout=remaining)
                 v = guard.sanitize(candidate.actions, tree, offered, page)
@@ -147,7 +151,7 @@ def play(
     memory.record_actions([{"tool": a.tool, "args": a.args} for a in response.actions])
     if memory_store is not None and time.monotonic() < deadline - 0.5:
         try:
-            memory_store.save(memory)
+            memory_store.save(memory, also=[fold(stats)] if fold is not None else None)
         except Exception as exc:  # noqa: BLE001
             stats.memory_error = (stats.memory_error + " " if stats.memory_error else "") + \
                 f"save: {type(exc).__name__}"

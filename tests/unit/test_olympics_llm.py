@@ -42,7 +42,8 @@ def post(body=None):
     return out, elapsed
 
 
-def test_good_llm_answer_is_played(fake):
+def test_good_llm_answer_is_played(fake, aws):
+    fake_aws = aws
     fake.reply({"thinking": "Filling the form in one turn.", "done": False, "result": "", "actions": [
         {"tool": "type", "args": {"element": "First Name", "text": "Maria"}},
         {"tool": "type", "args": {"element": "Last Name", "text": "Lopez"}},
@@ -53,6 +54,9 @@ def test_good_llm_answer_is_played(fake):
     assert [(a["tool"], a["args"].get("element")) for a in out["actions"]] == [
         ("type", "First Name"), ("type", "Last Name"), ("select", "Country"), ("click", "Submit Registration")]
     assert "sk-test" not in json.dumps(out)
+    # the LLM call (made on a worker thread) is metered on this turn
+    usage = list(fake_aws.query(f"USAGE#{time.strftime('%Y-%m-%d', time.gmtime())}"))
+    assert usage[0]["llm_calls"] == 1 and usage[0]["tokens_in"] == 100 and usage[0].get("fallbacks", 0) == 0
 
 
 def test_slow_llm_is_cut_off_and_the_deterministic_policy_answers(fake, monkeypatch):

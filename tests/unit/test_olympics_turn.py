@@ -191,3 +191,24 @@ def test_a_reported_page_error_becomes_a_note(aws, secret):
     post(body)
     item = aws.get(**keys.task("agent-1", task_hash(PROMPT)))
     assert any("Element 'Sumbit' not found" in n for n in item["notes"])
+
+
+def test_usage_counters_ride_along_in_the_memory_write(aws, secret, monkeypatch):
+    """A whole turn, metering included, is one DynamoDB read and one write."""
+    import botocore.client
+
+    ops: list[str] = []
+    real = botocore.client.BaseClient._make_api_call
+
+    def counting(self, operation, params):
+        if self.meta.service_model.service_name == "dynamodb":
+            ops.append(operation)
+        return real(self, operation, params)
+
+    monkeypatch.setattr(botocore.client.BaseClient, "_make_api_call", counting)
+    for n in (1, 2):
+        ops.clear()
+        post(turn_body(n, prompt=PROMPT))
+        assert ops == ["GetItem", "TransactWriteItems"], ops
+    usage = [i for i in aws.query(f"USAGE#{time.strftime('%Y-%m-%d', time.gmtime())}")]
+    assert usage and usage[0]["turns"] == 2 and usage[0]["agent"] == "agent-1"
