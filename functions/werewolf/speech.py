@@ -71,6 +71,13 @@ class Say:
     def reason_seer(self, seer: str) -> str:
         return f"预言家{seer}验出他是狼人" if self.zh else f"the seer {seer} checked them as a wolf"
 
+    def reason_mine(self) -> str:
+        return "我亲自查验他是狼人" if self.zh else "I checked them myself: a werewolf"
+
+    def reason_doubt_seer(self) -> str:
+        return ("他跳预言家但查验和投票都对不上，我不认" if self.zh
+                else "their seer claim does not match the checks and votes")
+
     def reason_votes(self) -> str:
         return "他的投票和好人方向相反" if self.zh else "their votes went against the good side"
 

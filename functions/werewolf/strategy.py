@@ -146,7 +146,9 @@ def pair(view: View, action: str) -> tuple[str, str] | None:
 
 def _reason(view: View, name: str, say: Say) -> str:
     if view.role == "seer" and view.memory.seer_results.get(name) == "werewolf":
-        return say.reason_seer(view.me)
+        return say.reason_mine()
+    if view.wolf_team and name == view.trusted_seer:
+        return say.reason_doubt_seer()
     if name in view.trusted_checks and view.trusted_checks[name] == "werewolf" and view.trusted_seer:
         return say.reason_seer(view.trusted_seer)
     if view.memory.claims.get(name) == "seer" and name in view.known_wolves:
@@ -182,7 +184,7 @@ def speech(view: View, say: Say, action: str) -> str:
             not view.trusted_seer or view.trusted_seer == view.me) and target:
         # the madman helps the wolves by claiming seer first and "checking" a village player
         parts += [say.claim("seer"), say.check(max(1, view.turn.round), target, "werewolf"),
-                  say.vote(target, say.reason_seer(view.me or "我")), say.rally(target)]
+                  say.vote(target, say.reason_mine()), say.rally(target)]
         return say.wrap("".join(parts))
     if view.wolf_team:
         accused_by_seer = view.trusted_seer and mem.claimed_checks.get(view.trusted_seer, {}).get(view.me) == "werewolf"

@@ -197,7 +197,8 @@ def test_villager_speech_consolidates_on_the_seers_wolf():
     chat = [("柯南", "我是预言家。第1晚验银时是狼人（查杀）。今天我投银时，好人请集中投银时。")]
     out = play(turn("speak", chat=chat), InMemoryStore())
     msg = out.answer["message"]
-    assert "我相信预言家柯南" in msg and "投银时" in msg and "查杀" not in msg or "银时" in msg
+    assert msg.startswith("我是村民。") and "我相信预言家柯南" in msg and "我投银时" in msg
+    assert "预言家柯南验出他是狼人" in msg  # the reason is stated
     assert play(turn("vote", chat=chat), InMemoryStore()).answer == {"target": "银时"}
 
 
@@ -209,6 +210,18 @@ def test_a_second_seer_claim_against_a_known_good_player_is_a_wolf():
             ("路飞", "我是预言家。第1晚验MyBot是狼人（查杀）。今天我投MyBot。")]
     out = play(turn("vote", chat=chat), InMemoryStore())
     assert out.answer == {"target": "路飞"}
+
+
+def test_madman_claims_seer_first_and_sticks_to_the_fake_check():
+    from werewolf.memory import InMemoryStore
+    from werewolf.player import play
+
+    store = InMemoryStore()
+    msg = play(turn("speak", role="madman", game_id="mad"), store).answer["message"]
+    assert msg.startswith("我是预言家。") and "狼人（查杀）" in msg
+    accused = msg.split("验")[1].split("是狼人")[0]
+    chat = [("MyBot", msg)]
+    assert play(turn("vote", role="madman", chat=chat, game_id="mad"), store).answer == {"target": accused}
 
 
 def test_wolf_speech_never_exposes_teammates():
