@@ -155,7 +155,8 @@ def test_fifty_clients_five_evaluations_each(stack):
     ids = [str(uuid.uuid4()) for _ in range(50)]
     started = time.monotonic()
     with ThreadPoolExecutor(8) as pool:
-        list(pool.map(lambda cid: upload_client(stack.http_url, cid, [chat_eval(f"ev{i}") for i in range(5)]), ids))
+        list(pool.map(lambda cid: upload_client(stack.http_url, cid, [chat_eval(f"ev{i}", timeout=120_000)
+                                                                for i in range(5)]), ids))
     uploaded = time.monotonic()
     outstanding_max: dict[str, int] = {}
 
@@ -187,7 +188,7 @@ def test_fifty_clients_five_evaluations_each(stack):
     print(f"uploads {uploaded - started:.1f}s, 50 clients x 5 evaluations {time.monotonic() - uploaded:.1f}s")
     assert max(outstanding_max.values()) <= 2
     statuses = [e["status"] for cid in ids[:5] for e in wait_finished(stack.http_url, cid)["evaluations"]]
-    assert statuses == ["completed"] * 25
+    assert statuses == ["completed"] * 25, statuses
 
 
 @pytest.fixture(scope="module")
