@@ -200,15 +200,12 @@ def judge(ev: Evaluation, result: dict[str, Any], *, js_runner: JsRunner | None 
 
 
 def default_llm_judge() -> LlmJudge | None:
-    """The shared LLM client as a judge, when an LLM is configured and the module exists."""
-    if os.environ.get("AGENTHOST_LLM", "none").strip().lower() in ("", "none"):
-        return None
+    """The shared LLM (``agenthost.llm``) as a judge, when ``AGENTHOST_LLM`` names one."""
     try:
-        from agenthost import llm  # type: ignore[attr-defined]
+        from agenthost.llm import complete_json, provider_from_settings
     except ImportError:
         return None
-    complete_json = getattr(llm, "complete_json", None)
-    if complete_json is None:
+    if provider_from_settings() is None:
         return None
 
     def run(ev: Evaluation, output: Any, criteria: list[str]) -> dict[str, Any]:
@@ -216,14 +213,14 @@ def default_llm_judge() -> LlmJudge | None:
 
         schema = {"type": "object", "properties": {"verdict": {"type": "string"}, "score": {"type": "number"}},
                   "required": ["verdict", "score"]}
-        prompt = (f"Task: {ev.name}\n{ev.description}\nTool input: {json.dumps(ev.input)[:4000]}\n"
-                  f"Criteria:\n" + "\n".join(f"- {c}" for c in criteria) +
+        prompt = (f"Task: {ev.name}\n{ev.description}\nTool: {ev.tool}\nTool input: {json.dumps(ev.input)[:4000]}\n"
+                  "Criteria:\n" + "\n".join(f"- {c}" for c in criteria or ["The output fulfils the task"]) +
                   f"\nOutput to judge:\n{json.dumps(output)[:12000]}\n"
-                  "Answer with a short verdict and a score between 0 and 1.")
-        messages = [{"role": "system", "content": "You grade the output of a web agent strictly."},
+                  "Answer with a one-sentence verdict and a score between 0 (fails) and 1 (fully meets the criteria).")
+        messages = [{"role": "system", "content": "You grade the output of a web agent strictly and fairly."},
                     {"role": "user", "content": prompt}]
-        result: dict[str, Any] = complete_json(messages, schema, time.monotonic() + 15)
-        return result
+        result, _usage = complete_json(messages, schema, time.monotonic() + 15)
+        return dict(result)
 
     return run
 

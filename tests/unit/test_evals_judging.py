@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from evals.definitions import Evaluation
 from evals.judging import judge, strip_paths
 
@@ -88,3 +90,29 @@ def test_client_reported_failure_never_passes():
     v = judge(ev(type="none"), {"status": "failed", "output": None})
     assert not v["passed"]
     assert judge(ev(type="none"), ok(None))["passed"]
+
+
+def test_default_llm_judge_through_an_openai_compatible_server(monkeypatch):
+    from evals.judging import default_llm_judge
+
+    from agenthost import config
+    from tests.support.fake_llm import FakeLLM
+
+    assert default_llm_judge() is None  # AGENTHOST_LLM=none: no judge, the check is skipped
+    with FakeLLM() as llm:
+        monkeypatch.setenv("AGENTHOST_LLM", "openai:fake-model")
+        monkeypatch.setenv("AGENTHOST_LLM_BASE_URL", llm.base_url)
+        monkeypatch.setenv("AGENTHOST_LLM_API_KEY", "k")
+        config.reset()
+        llm.reply({"verdict": "title present", "score": 0.9})
+        judge_fn = default_llm_judge()
+        assert judge_fn is not None
+        e = ev(type="llm-judge", llm_judge={"criteria": ["has a title"]}, pass_threshold=0.8)
+        v = judge(e, ok({"title": "T"}), llm_judge=judge_fn)
+        llm_check = next(c for c in v["checks"] if c["check"] == "llm-judge")
+        assert llm_check == {"check": "llm-judge", "passed": True, "score": 0.9, "detail": "title present"}
+        assert "has a title" in json.dumps(llm.requests[0])
+        llm.reply(status=500)
+        llm.reply(status=500)
+        v = judge(e, ok({"title": "T"}), llm_judge=judge_fn)
+        assert not v["passed"] and "judge failed" in v["checks"][-1]["detail"]
