@@ -94,7 +94,11 @@ def run_tool(browser: Browser, params: dict[str, Any], progress: Progress) -> di
         load_ms = int((time.monotonic() - load_started) * 1000)
         progress(0.3, f"running {tool}")
         if kind == "extract":
-            output = fill(inp.get("schema") or {}, collect(page)) if inp.get("schema") else collect(page)
+            data = collect(page)
+            schema = inp.get("schema") if isinstance(inp.get("schema"), dict) else None
+            output = (_llm_extract(data, schema, str(inp.get("instruction", "")), deadline) if schema else None)
+            if output is None:
+                output = fill(schema, data) if schema else data
         elif kind == "chat":
             output = _chat(page, str(inp.get("message", "")))
         elif kind == "research":
@@ -123,6 +127,33 @@ def _iso() -> str:
     from datetime import UTC, datetime
 
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _llm_extract(data: dict[str, Any], schema: dict[str, Any], instruction: str, deadline: float) -> Any:
+    """Schema-guided extraction by the configured LLM; None when there is none, it fails, or its answer does
+    not validate (the deterministic extraction answers instead)."""
+    try:
+        from agenthost.llm import LlmError, complete_json, provider_from_settings
+    except ImportError:
+        return None
+    if provider_from_settings() is None or deadline - time.monotonic() < 3:
+        return None
+    import json
+
+    import jsonschema
+
+    page = {k: data.get(k) for k in ("url", "title", "meta", "headings", "lists", "tables", "pairs", "paragraphs")}
+    messages = [{"role": "system", "content": "Extract data from the web page into the JSON schema. Use only "
+                                              "what the page states; leave unknown strings empty."},
+                {"role": "user", "content": f"Instruction: {instruction or 'extract the data'}\n"
+                                            f"Page (structured): {json.dumps(page)[:20000]}"}]
+    target = schema if schema.get("type") == "object" else {"type": "object", "properties": {"data": schema}}
+    try:
+        out, _usage = complete_json(messages, target, deadline - 1)
+        jsonschema.validate(out, target)
+    except (LlmError, jsonschema.ValidationError, ValueError):
+        return None
+    return out if target is schema else out.get("data")
 
 
 def _chat(page: Any, message: str) -> dict[str, Any]:
