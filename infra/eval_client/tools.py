@@ -102,7 +102,9 @@ def run_tool(browser: Browser, params: dict[str, Any], progress: Progress) -> di
         elif kind == "chat":
             output = _chat(page, str(inp.get("message", "")))
         elif kind == "research":
-            output = _research(page, str(inp.get("query", "")), deadline)
+            extra = [str(u) for u in inp.get("urls", []) if isinstance(u, str)] if isinstance(inp.get("urls"), list) \
+                else []
+            output = _research(page, str(inp.get("query", "")), deadline, extra)
         else:
             task = str(inp.get("task") or inp.get("objective") or "")
             if inp.get("hint"):
@@ -163,21 +165,29 @@ def _chat(page: Any, message: str) -> dict[str, Any]:
     return {"response": best or data.get("title", ""), "title": data.get("title", ""), "url": data.get("url", "")}
 
 
-def _research(page: Any, query: str, deadline: float) -> dict[str, Any]:
+def _research(page: Any, query: str, deadline: float, urls: list[str] | None = None) -> dict[str, Any]:
+    """The target page, the extra ``urls`` given, and same-site pages linked from them (at most 12 pages)."""
     w = {x for x in words(query) if len(x) > 2}
     first = collect(page)
-    host = urlparse(first.get("url", "")).netloc
     pages = [first]
-    for link in first.get("links", [])[:8]:
-        if time.monotonic() > deadline - 2:
-            break
-        if urlparse(link["url"]).netloc != host or link["url"].split("#")[0] == first["url"].split("#")[0]:
+    seen = {first["url"].split("#")[0]}
+    queue = [(u, True) for u in (urls or [])[:5]]
+    queue += [(lk["url"], False) for lk in first.get("links", [])]
+    hosts = {urlparse(first.get("url", "")).netloc} | {urlparse(u).netloc for u in (urls or [])}
+    while queue and len(pages) < 12 and time.monotonic() < deadline - 2:
+        url, given = queue.pop(0)
+        bare = url.split("#")[0]
+        if bare in seen or not url.startswith(("http://", "https://")) or urlparse(url).netloc not in hosts:
             continue
+        seen.add(bare)
         try:
-            page.goto(link["url"], wait_until="load", timeout=5000)
-            pages.append(collect(page))
+            page.goto(url, wait_until="load", timeout=5000)
+            found = collect(page)
         except Exception:  # noqa: BLE001, S112 - a broken link is skipped
             continue
+        pages.append(found)
+        if given:  # pages linked from the given URLs are read too
+            queue += [(lk["url"], False) for lk in found.get("links", [])]
     findings = []
     for p in pages:
         for para in p.get("paragraphs", []):
