@@ -126,6 +126,9 @@ def build_view(turn: WerewolfTurn, memory: GameMemory) -> View:
     mem.my_name = me or mem.my_name
 
     dead = set(mem.dead) | {p.name for p in turn.dead_players}
+    tm_raw = turn.extra_context.get("teammates")
+    if isinstance(tm_raw, list):  # the teammates list knows deaths a stale roster does not show
+        dead |= {str(t["name"]) for t in tm_raw if isinstance(t, dict) and t.get("name") and t.get("alive") is False}
     mem.dead = sorted(dead)
     alive_names = [p.name for p in sorted(turn.alive_players, key=lambda p: (p.seat is None, p.seat or 0, p.name))]
     alive = []
