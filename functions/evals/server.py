@@ -249,16 +249,19 @@ class Server:
         self.store.put({**keys.connection(connection_id), "clientId": client_id, "state": "registered"},
                        ttl_s=CONN_TTL_S)
         existing = {e["evalId"] for e in self.store.query(f"CLIENT#{client_id}", "EVAL#")}
-        for ev in catalog.assigned(client_id):
-            if ev.id not in existing:
-                self._create_eval(client_id, ev)
+        new = [self._eval_item(client_id, ev) for ev in catalog.assigned(client_id) if ev.id not in existing]
+        if new:  # only ids the query did not find: one batch write (25 per request) instead of a put each
+            self.store.batch_put(new)
         count = len(existing | {e.id for e in catalog.assigned(client_id)})
         self._ack(connection_id, client_id, "accepted", "Client registered successfully", evaluationsCount=count)
 
-    def _create_eval(self, client_id: str, ev: Evaluation, reset: bool = False) -> None:
-        item = {**keys.evaluation(client_id, ev.id), "evalId": ev.id, "name": ev.name, "category": ev.category,
+    def _eval_item(self, client_id: str, ev: Evaluation) -> dict[str, Any]:
+        return {**keys.evaluation(client_id, ev.id), "evalId": ev.id, "name": ev.name, "category": ev.category,
                 "tool": ev.tool, "def": ev.doc(), "status": "pending", "attempts": 0, "rpcIds": [],
                 "history": [], "createdAt": self.store.now(), "notBefore": 0}
+
+    def _create_eval(self, client_id: str, ev: Evaluation, reset: bool = False) -> None:
+        item = self._eval_item(client_id, ev)
         try:
             self.store.put(item, if_absent=not reset)
         except ConditionFailed:
