@@ -24,7 +24,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--handshake", choices=["spec", "devtools"], default="spec")
     ap.add_argument("--concurrency", type=int, default=1)
     ap.add_argument("--idle-exit", type=float, default=None, help="exit after N idle seconds")
+    ap.add_argument("--serve-pages", type=int, nargs="?", const=8765, default=None, metavar="PORT",
+                    help="serve the local suite's pages (infra/eval_client/pages) on 127.0.0.1:PORT (8765, the "
+                         "server's default AGENTHOST_EVALS_PAGES_URL) while running")
     args = ap.parse_args(argv)
+    if args.serve_pages is not None:
+        import functools
+        import http.server
+        import threading
+        from pathlib import Path
+
+        class Quiet(http.server.SimpleHTTPRequestHandler):
+            def log_message(self, *a: object) -> None:
+                pass
+
+        pages = Path(__file__).resolve().parent / "pages"
+        httpd = http.server.ThreadingHTTPServer(("127.0.0.1", args.serve_pages),
+                                                functools.partial(Quiet, directory=str(pages)))
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        print(f"serving {pages} on http://127.0.0.1:{args.serve_pages}", flush=True)
 
     from infra.eval_client.client import ClientConfig, EvalClient
 
