@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
-from agenthost import aws
+from agenthost import aws, metering
 from agenthost.config import secret
 from agenthost.http import logger
 from agenthost.store import Store, keys
@@ -135,7 +135,10 @@ def on_message(event: dict, context: Any) -> dict:
         import base64
 
         raw = base64.b64decode(raw).decode("utf-8", "replace")
-    build_server(context).on_message(connection_id, raw)
+    agent = os.environ.get("AGENTHOST_EVALS_AGENT_ID", "") or "evals"
+    with metering.turn("evals", agent) as usage:
+        usage.ws(messages=2)  # the client's message and (usually) one reply; WebSocket messages are billed both ways
+        build_server(context).on_message(connection_id, raw)
     return {"statusCode": 200}
 
 

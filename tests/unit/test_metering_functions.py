@@ -59,3 +59,34 @@ def test_agents_api_capability_calls_are_turns(aws):
     day = metering.day_of(__import__("time").time())
     item = aws.get(**metering.usage_key(day, "store", "agents_api"))
     assert item["turns"] == 1  # the discovery document is not a turn
+
+
+def test_evals_websocket_messages_are_turns(aws, monkeypatch):
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from infra.local.events import LambdaContext
+
+    posted = []
+
+    class Connections(BaseHTTPRequestHandler):  # stands in for the @connections management API
+        def do_POST(self):  # noqa: N802
+            posted.append(self.rfile.read(int(self.headers.get("content-length") or 0)))
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *a):
+            pass
+
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), Connections)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    monkeypatch.setenv("AGENTHOST_WS_ENDPOINT", f"http://127.0.0.1:{srv.server_address[1]}/local")
+    try:
+        from evals.app import handler
+
+        ev = json.loads((__import__("pathlib").Path("infra/events/evals-ping.json")).read_text())
+        assert handler(ev, LambdaContext("evals"))["statusCode"] == 200
+    finally:
+        srv.shutdown()
+    item = aws.get(**metering.usage_key(metering.day_of(__import__("time").time()), "evals", "evals"))
+    assert (item["turns"], item["ws_messages"]) == (1, 2)
