@@ -200,6 +200,8 @@ def test_bad_budget_configuration_names_the_problem(monkeypatch):
 
 
 def test_emits_one_emf_record_with_protocol_and_agent_dimensions(aws, monkeypatch, capsys):
+    with metering.turn("werewolf", "seat-3", clock=lambda: NOW) as t:  # metrics disabled: nothing printed,
+        t.llm(tokens_in=99)                                              # and nothing carried over
     monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "false")
     with metering.turn("werewolf", "seat-3", clock=lambda: NOW) as t:
         t.llm(tokens_in=12, tokens_out=3, latency_ms=450.0)

@@ -355,7 +355,11 @@ class Turn:
         from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
 
         c = self.counters
-        m = EphemeralMetrics(namespace=os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or "agenthost")
+        m = getattr(_emf, "metrics", None)  # one isolated metric set per thread, reused (flush clears it)
+        if m is None:
+            m = _emf.metrics = EphemeralMetrics(
+                namespace=os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or "agenthost")
+        m.clear_metrics()  # flush clears only when metrics are enabled; never carry a previous turn's
         m.add_dimension("protocol", self.protocol)
         m.add_dimensions(protocol=self.protocol, agent=self.agent)
         count = MetricUnit.Count
@@ -413,6 +417,9 @@ class Turn:
                 time.sleep(0.01 * (attempt + 1))
         self.written = item
         _remember(self.day, self.agent, self.protocol, item, self.clock())
+
+
+_emf = threading.local()
 
 
 class _NullTurn(Turn):
