@@ -33,6 +33,9 @@ def answer(payload) -> dict:
 @pytest.mark.parametrize("mode", list(MODES))
 def test_every_recorded_payload_of_a_mode_gets_a_valid_answer(aws, mode):
     payloads = recorded_payloads(mode, range(3, 4))
+    common = {"speak", "vote", "speak_rebuttal"}
+    # every night/special action, and every 3rd of the many speeches and votes (keeps the suite fast)
+    payloads = [x for i, x in enumerate(payloads) if x[0]["action_type"] not in common or i % 3 == 0]
     seen = set()
     for p, truly_alive in payloads:
         mates = {t["name"] for t in p["extra_context"].get("teammates", [])}

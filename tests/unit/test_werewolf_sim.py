@@ -147,8 +147,8 @@ def test_invalid_agent_answers_are_counted_and_the_game_goes_on():
 
 @pytest.mark.parametrize("mode", list(MODES))
 def test_our_agent_in_every_seat_of_every_mode_is_always_valid(mode):
-    s = play_games(mode, range(1, 4), InProcessPlayer, all_seats(mode))
-    assert s.agent_calls > 50 and s.validity() == 1.0, s.invalid_samples
+    s = play_games(mode, range(1, 3), InProcessPlayer, all_seats(mode))
+    assert s.agent_calls > 30 and s.validity() == 1.0, s.invalid_samples
 
 
 def test_strength_report_compares_with_random_bots_on_the_same_seeds():
