@@ -275,7 +275,8 @@ def per_protocol(n: int = 120) -> None:
     from agenthost.pricing import Prices
     from tests.support.olympics import SECRET
 
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    # moto's server occasionally fails a concurrent transaction (botocore retries it); keep its tracebacks out
+    logging.getLogger("werkzeug").setLevel(logging.CRITICAL)
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
     port = server._server.server_port  # noqa: SLF001
