@@ -107,3 +107,28 @@ def test_client_recovers_from_expired_session(tight):
         cart = shop.view_cart()  # 401 (expired) -> one new session -> retried
         assert shop.token != first and cart["items"] == []
         assert [s for _, u, s in shop.history if u.endswith("/cart/view")] == [401, 200]
+
+
+@pytest.mark.browser
+def test_a_person_reviews_and_confirms_checkout_in_chromium(stack):
+    from playwright.sync_api import sync_playwright
+
+    with client(stack.http_url) as shop:
+        item = next(i for i in shop.browse(category="mugs", limit=50, in_stock="true")["items"] if i["stock"] >= 3)
+        shop.add_to_cart(item["id"], 3)
+        url = shop.checkout().url
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+            "--disable-component-update", "--disable-sync", "--no-first-run"])
+        try:
+            page = browser.new_page()
+            page.goto(url)
+            assert item["name"] in page.inner_text("table")
+            assert page.inner_text("#total") == f"{3 * item['price_minor'] / 100:,.2f} USD"
+            page.get_by_role("button", name="Confirm order").click()
+            page.wait_for_selector("text=Order confirmed")
+            page.goto(url)  # one-time: the link is spent
+            assert "Already completed" in page.inner_text("h1")
+        finally:
+            browser.close()
