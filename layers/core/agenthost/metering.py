@@ -60,6 +60,7 @@ from typing import Any
 
 from agenthost import aws
 from agenthost.pricing import prices
+from agenthost.store import keys
 
 #: The numeric counters of a usage record, in report order.
 COUNTERS = (
@@ -77,7 +78,7 @@ _MAX_ID = 128
 
 def usage_key(day: str, agent: str, protocol: str) -> dict[str, str]:
     """Key of one agent's usage of one protocol on one UTC day."""
-    return {"pk": f"USAGE#{day}", "sk": f"{agent}#{protocol}"}
+    return keys.usage(day, agent, protocol)
 
 
 def day_of(epoch_s: float) -> str:

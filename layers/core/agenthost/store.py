@@ -89,8 +89,9 @@ class keys:  # noqa: N801 - a namespace of key builders, used as ``keys.run(id)`
         return {"pk": f"IDEMP#{scope}#{key}", "sk": "META"}
 
     @staticmethod
-    def usage(agent: str, day: str) -> dict[str, str]:
-        return {"pk": f"USAGE#{agent}", "sk": f"DAY#{day}"}
+    def usage(day: str, agent: str, protocol: str) -> dict[str, str]:
+        """One agent's usage of one protocol on one UTC day (a day's report is one Query)."""
+        return {"pk": f"USAGE#{day}", "sk": f"{agent}#{protocol}"}
 
 
 # --- (de)serialization ------------------------------------------------------------------------
