@@ -71,10 +71,14 @@ async def turn(request: Request) -> JSONResponse:
         return JSONResponse(dict(GENERIC))
     agent = os.environ.get("AGENTHOST_WEREWOLF_AGENT_ID", "") or "werewolf"
     with metering.turn("werewolf", agent, decides=True) as usage:
+
+        def decided(source: str) -> None:
+            if source != "llm":
+                usage.fallback("invalid" if source == "fallback" else "no_llm")
+
+        # the usage counters ride along with the memory write (one round trip), see agenthost.metering
         outcome = play(raw, get_store(), say=get_say(), policy=get_policy(),
-                       deadline=started + TURN_BUDGET_S, logger=logger)
-        if outcome.source != "llm":
-            usage.fallback("invalid" if outcome.source == "fallback" else "no_llm")
+                       deadline=started + TURN_BUDGET_S, logger=logger, on_decided=decided, fold=usage.fold)
     turn_info = raw if isinstance(raw, dict) else {}
     logger.info("werewolf turn", extra={
         "game_id": str(turn_info.get("game_id", ""))[:64], "action_type": str(turn_info.get("action_type", ""))[:32],

@@ -70,7 +70,7 @@ class GameMemory:
 
 class StoreLike(Protocol):
     def get(self, pk: str, sk: str, *, consistent: bool = True) -> dict[str, Any] | None: ...
-    def put(self, item: dict[str, Any], *, ttl_s: int | None = None) -> Any: ...
+    def put(self, item: dict[str, Any], *, ttl_s: int | None = None, also: Any = ()) -> Any: ...
 
 
 def load(store: StoreLike | None, game_id: str, seat: str) -> GameMemory:
@@ -81,11 +81,14 @@ def load(store: StoreLike | None, game_id: str, seat: str) -> GameMemory:
     return GameMemory.from_item(store.get(k["pk"], k["sk"]), game_id, seat)
 
 
-def save(store: StoreLike | None, memory: GameMemory) -> None:
-    """One write, with the two-day TTL."""
+def save(store: StoreLike | None, memory: GameMemory, also: Any = ()) -> None:
+    """One write, with the two-day TTL; ``also`` (metering counters) rides in the same round trip."""
     if store is None or not memory.game_id:
         return
-    store.put(memory.to_item(), ttl_s=TTL_S)
+    if also:
+        store.put(memory.to_item(), ttl_s=TTL_S, also=list(also))
+    else:
+        store.put(memory.to_item(), ttl_s=TTL_S)
 
 
 class InMemoryStore:
@@ -99,7 +102,7 @@ class InMemoryStore:
         self.calls += 1
         return self.items.get((pk, sk))
 
-    def put(self, item: dict[str, Any], *, ttl_s: int | None = None) -> dict[str, Any]:
+    def put(self, item: dict[str, Any], *, ttl_s: int | None = None, also: Any = ()) -> dict[str, Any]:
         self.calls += 1
         self.items[(item["pk"], item["sk"])] = dict(item)
         return item

@@ -40,12 +40,23 @@ class Policy:
 
 
 def play(raw: Any, store: StoreLike | None, *, say: Say | None = None, policy: Policy | None = None,
-         deadline: float | None = None, logger: Any = None) -> Outcome:
+         deadline: float | None = None, logger: Any = None, on_decided: Any = None, fold: Any = None) -> Outcome:
+    """One turn. ``on_decided(source)`` runs once the answer is final; ``fold()`` (metering) returns a
+    transaction entry written together with the memory item."""
+    outcome = _play(raw, store, say=say, policy=policy, deadline=deadline, logger=logger,
+                    on_decided=on_decided, fold=fold)
+    return outcome
+
+
+def _play(raw: Any, store: StoreLike | None, *, say: Say | None, policy: Policy | None,
+          deadline: float | None, logger: Any, on_decided: Any, fold: Any) -> Outcome:
     say = say or Say()
     deadline = deadline or (time.monotonic() + 20.0)
     try:
         turn = WerewolfTurn.lenient(raw)
     except Exception:  # noqa: BLE001 - lenient parsing should not fail; answer anyway
+        if on_decided is not None:
+            on_decided("fallback")
         return Outcome(dict(GENERIC), "fallback", ["unparseable turn"])
     seat = str(turn.your_seat) if turn.your_seat is not None else "unknown"
     mem: GameMemory
@@ -62,6 +73,8 @@ def play(raw: Any, store: StoreLike | None, *, say: Say | None = None, policy: P
     except Exception:  # noqa: BLE001
         if logger:
             logger.exception("werewolf view failed")
+        if on_decided is not None:
+            on_decided("fallback")
         return Outcome(_bare_safest(turn, say), "fallback", ["view failed"])
 
     last_guard = mem.guard_history[-1][1] if mem.guard_history else None
@@ -100,9 +113,11 @@ def play(raw: Any, store: StoreLike | None, *, say: Say | None = None, policy: P
             source = "fallback"
             answer = _finish(safest(view, say), say).wire()
     record(view, turn.action_type, answer)
+    if on_decided is not None:
+        on_decided(source)
     if mem.fingerprint() != before:
         try:
-            memory_mod.save(store, mem)
+            memory_mod.save(store, mem, also=[fold()] if fold is not None else ())
         except Exception:  # noqa: BLE001
             if logger:
                 logger.warning("werewolf memory write failed")

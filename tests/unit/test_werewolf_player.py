@@ -336,3 +336,17 @@ def test_handler_uses_the_configured_llm(aws, fake, monkeypatch):
         assert post(turn("vote")).json()["target"] in {"柯南", "路飞", "小丸子", "银时", "鸣人"}
     finally:
         llm.reset()
+
+
+def test_handler_turn_is_one_read_and_one_write_including_usage_counters(aws):
+    from agenthost import aws as aws_clients
+
+    ops = []
+    aws_clients.client("dynamodb").meta.events.register(
+        "before-call.dynamodb", lambda model, **kw: ops.append(model.name))
+    r = post(turn("seer_check", role="seer", rnd=1, phase="night_seer", game_id="rt"))
+    assert r.status == 200
+    assert ops == ["GetItem", "TransactWriteItems"]  # memory read; memory + usage counters in one write
+    usage = aws.client.scan(TableName=aws.table_name)["Items"]
+    assert any(i["pk"]["S"].startswith("USAGE#") for i in usage)
+    assert any(i["pk"]["S"] == "GAME#rt#3" for i in usage)
