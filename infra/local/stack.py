@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 import sys
 import time
 from pathlib import Path
@@ -66,18 +67,40 @@ def serialize_dynamodb_writes() -> None:
     DynamoDBBackend._agenthost_serialized = True  # type: ignore[attr-defined]
 
 
+def _bind(host: str, port: int) -> socket.socket:
+    """Listen on ``host:port`` now (port 0: any free port), so the port is ours before anything else starts
+    and a test can run stacks side by side without racing for ports."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise SystemExit(f"cannot listen on {host}:{port} ({exc.strerror}); set another port") from None
+    sock.listen(2048)
+    sock.setblocking(False)
+    return sock
+
+
 class LocalStack:
     def __init__(self, host: str = "127.0.0.1"):
         self.host = host
-        self.http_port = _port("AGENTHOST_HTTP_PORT")
-        self.ws_port = _port("AGENTHOST_WS_PORT")
-        self.lambda_port = _port("AGENTHOST_LAMBDA_PORT")
-        self.dynamodb_port = _port("AGENTHOST_DYNAMODB_PORT")
         self.moto: Any = None
         self.servers: list[Any] = []
+        self.sockets: dict[str, socket.socket] = {}
+
+    def _listen(self) -> None:
+        """Bind the three gateway ports up front (0 picks free ones; the banner prints the real ones)."""
+        self.dynamodb_port = _port("AGENTHOST_DYNAMODB_PORT")
+        for name in ("http", "ws", "lambda"):
+            setattr(self, f"{name}_port", _port(f"AGENTHOST_{name.upper()}_PORT"))
+            sock = _bind(self.host, getattr(self, f"{name}_port"))
+            self.sockets[name] = sock
+            setattr(self, f"{name}_port", sock.getsockname()[1])
 
     def prepare(self) -> None:
         dotenv = load_dotenv(Path(os.environ.get("AGENTHOST_ENV_FILE", ROOT / ".env")))
+        self._listen()  # after .env: it may set the ports
         for key, value in LOCAL_SECRETS.items():
             os.environ.setdefault(key, value)
         os.environ.setdefault("AWS_ACCESS_KEY_ID", "local")
@@ -99,6 +122,7 @@ class LocalStack:
             serialize_dynamodb_writes()
             self.moto = ThreadedMotoServer(ip_address=self.host, port=self.dynamodb_port, verbose=False)
             self.moto.start()
+            self.dynamodb_port = self.moto.get_host_and_port()[1]
             dynamodb = f"http://{self.host}:{self.dynamodb_port}"
         self.dynamodb_endpoint = dynamodb
 
@@ -178,17 +202,18 @@ class LocalStack:
         from infra.local.gateway import HttpGateway, LambdaApi, WebSocketGateway
 
         apps = [
-            (HttpGateway(self.template, self.runtime, log=_log), self.http_port),
-            (WebSocketGateway(self.template, self.runtime, log=_log), self.ws_port),
-            (LambdaApi(self.runtime, log=_log), self.lambda_port),
+            (HttpGateway(self.template, self.runtime, log=_log), self.sockets["http"]),
+            (WebSocketGateway(self.template, self.runtime, log=_log), self.sockets["ws"]),
+            (LambdaApi(self.runtime, log=_log), self.sockets["lambda"]),
         ]
-        for app, port in apps:
-            config = uvicorn.Config(app, host=self.host, port=port, log_level="warning",
+        tasks = []
+        for app, sock in apps:
+            config = uvicorn.Config(app, host=self.host, port=sock.getsockname()[1], log_level="warning",
                                     ws_max_size=16 * 1024 * 1024, ws_ping_interval=None, lifespan="on")
             server = uvicorn.Server(config)
             server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
             self.servers.append(server)
-        tasks = [asyncio.create_task(s.serve()) for s in self.servers]
+            tasks.append(asyncio.create_task(server.serve(sockets=[sock])))
         while not all(s.started for s in self.servers):
             if any(t.done() for t in tasks):
                 for t in tasks:

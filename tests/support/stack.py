@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -13,12 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @dataclass
@@ -46,28 +39,34 @@ class RunningStack:
         return self.proc.returncode
 
 
+PORT_NAMES = ("AGENTHOST_HTTP_PORT", "AGENTHOST_WS_PORT", "AGENTHOST_LAMBDA_PORT", "AGENTHOST_DYNAMODB_PORT")
+BANNER = {"HTTP API": "http", "WebSocket API": "ws", "Lambda invoke": "lambda", "DynamoDB": "dynamodb"}
+
+
 def start_stack(extra_env: dict[str, str] | None = None, timeout: float = 60) -> RunningStack:
-    ports = {name: free_port() for name in
-             ("AGENTHOST_HTTP_PORT", "AGENTHOST_WS_PORT", "AGENTHOST_LAMBDA_PORT", "AGENTHOST_DYNAMODB_PORT")}
+    """The stack binds free ports itself (port 0) and its banner says which: no race with other processes
+    for a port picked here and released."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_ENDPOINT_URL")}
     env.pop("AGENTHOST_TABLE", None)
-    env.update({k: str(v) for k, v in ports.items()})
+    env.update(dict.fromkeys(PORT_NAMES, "0"))
     env["AGENTHOST_ENV_FILE"] = str(ROOT / "tests" / "nonexistent.env")
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "functions"), str(ROOT / "layers" / "core")])
     env["PYTHONUNBUFFERED"] = "1"
     env.update(extra_env or {})
     proc = subprocess.Popen([sys.executable, "-m", "infra.local"], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    h, w, lp, dp = (ports[k] for k in ("AGENTHOST_HTTP_PORT", "AGENTHOST_WS_PORT",
-                                       "AGENTHOST_LAMBDA_PORT", "AGENTHOST_DYNAMODB_PORT"))
-    stack = RunningStack(proc, f"http://127.0.0.1:{h}", f"ws://127.0.0.1:{w}/local",
-                         f"http://127.0.0.1:{w}/local", f"http://127.0.0.1:{lp}", f"http://127.0.0.1:{dp}", env)
+    stack = RunningStack(proc, "", "", "", "", "", env)
+    urls: dict[str, str] = {}
     ready = threading.Event()
 
     def pump() -> None:
         assert proc.stdout is not None
         for line in proc.stdout:
             stack.output.append(line.rstrip("\n"))
+            if not ready.is_set():
+                label, _, rest = line.strip().partition("  ")
+                if label in BANNER and rest.strip():
+                    urls[BANNER[label]] = rest.split()[0]
             if line.startswith("ready"):
                 ready.set()
         ready.set()
@@ -78,6 +77,12 @@ def start_stack(extra_env: dict[str, str] | None = None, timeout: float = 60) ->
         if time.monotonic() > deadline:
             stack.stop()
             raise RuntimeError("local stack did not start:\n" + stack.log_text())
-    if proc.poll() is not None:
+    if proc.poll() is not None or len(urls) < len(BANNER):
+        stack.stop()
         raise RuntimeError("local stack exited:\n" + stack.log_text())
+    stack.http_url, stack.ws_url, stack.lambda_url, stack.dynamodb_url = (
+        urls["http"], urls["ws"], urls["lambda"], urls["dynamodb"])
+    stack.ws_management_url = "http" + urls["ws"][2:]
+    for name, url in zip(PORT_NAMES, (urls["http"], urls["ws"], urls["lambda"], urls["dynamodb"]), strict=True):
+        env[name] = url.split(":")[2].split("/")[0]
     return stack
