@@ -45,7 +45,7 @@ arena: $(STAMP)
 extension-run: $(STAMP)
 	$(PY) -m infra.extension $(EXTENSION_ARGS)
 
-test: $(STAMP)
+test: $(STAMP) $(SAM)
 	$(PY) -m pytest -n 2 --dist loadfile $(PYTEST_ARGS)
 
 lint: $(STAMP) $(SAM)
