@@ -15,6 +15,9 @@ env.apply()
 
 from agenthost import aws as aws_clients  # noqa: E402
 from agenthost import config  # noqa: E402
+from infra.local import fastmoto  # noqa: E402
+
+fastmoto.tune()  # the same DynamoDB emulation the local stack runs (serialized writes, faster queries)
 
 
 @pytest.fixture(autouse=True)

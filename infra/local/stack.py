@@ -44,29 +44,6 @@ def _log(message: str) -> None:
     print(message, flush=True)
 
 
-def serialize_dynamodb_writes() -> None:
-    """moto applies a conditional write as read, check, write with no lock, and its server is threaded, so
-    concurrent writes to one item can interleave; DynamoDB serializes writes per item (atomic counters and
-    conditions rely on it). One lock around moto's write operations makes the emulation faithful."""
-    import threading
-
-    from moto.dynamodb.models import DynamoDBBackend
-
-    if getattr(DynamoDBBackend, "_agenthost_serialized", False):
-        return
-    lock = threading.RLock()
-
-    def locked(fn: Any) -> Any:
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
-            with lock:
-                return fn(*args, **kwargs)
-        return wrapper
-
-    for name in ("put_item", "update_item", "delete_item", "transact_write_items"):
-        setattr(DynamoDBBackend, name, locked(getattr(DynamoDBBackend, name)))
-    DynamoDBBackend._agenthost_serialized = True  # type: ignore[attr-defined]
-
-
 def _bind(host: str, port: int) -> socket.socket:
     """Listen on ``host:port`` now (port 0: any free port), so the port is ours before anything else starts
     and a test can run stacks side by side without racing for ports."""
@@ -119,7 +96,9 @@ class LocalStack:
 
             logging.getLogger("werkzeug").setLevel(logging.ERROR)
 
-            serialize_dynamodb_writes()
+            from infra.local import fastmoto
+
+            fastmoto.tune()  # faithful concurrent writes, and fast enough for a whole stack
             self.moto = ThreadedMotoServer(ip_address=self.host, port=self.dynamodb_port, verbose=False)
             self.moto.start()
             self.dynamodb_port = self.moto.get_host_and_port()[1]
