@@ -102,7 +102,7 @@ def send_welcome(connection_id: str, deadline_s: float = WELCOME_RETRY_S) -> boo
             connections.post(connection_id, {"type": "welcome", "serverId": SERVER_ID,
                                              "version": VERSION, "timestamp": _now_iso()})
             return True
-        except connections.Gone:
+        except (connections.Gone, connections.SendFailed):
             if time.monotonic() + delay > stop:
                 logger.warning("welcome not delivered: connection never opened")
                 return False

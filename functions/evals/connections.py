@@ -20,6 +20,10 @@ class TooLarge(ValueError):
     """The message exceeds API Gateway's 128 KB WebSocket message limit (nothing was sent)."""
 
 
+class SendFailed(Exception):
+    """The post failed for another reason (timeout, throttling, 5xx): delivery is unknown."""
+
+
 def _client() -> Any:
     endpoint = settings().ws_endpoint or None
     return aws.client("apigatewaymanagementapi", endpoint_url=endpoint, max_attempts=1)
@@ -36,6 +40,8 @@ def post(connection_id: str, message: dict[str, Any] | str) -> None:
         client.post_to_connection(ConnectionId=connection_id, Data=raw)
     except client.exceptions.GoneException:
         raise Gone(connection_id) from None
+    except Exception as exc:  # noqa: BLE001 - botocore timeouts, throttling, 5xx: the caller decides
+        raise SendFailed(type(exc).__name__) from None
 
 
 def close(connection_id: str) -> None:

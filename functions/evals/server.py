@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from agenthost.http import logger
 from agenthost.store import ConditionFailed, Store, keys
 from evals import connections
 from evals.definitions import Catalog, ClientFile, DefinitionError, Evaluation, parse_document
@@ -41,6 +42,7 @@ DEFS_PK = "EVALDEFS"
 CONN_TTL_S = 3 * 3600  # API Gateway closes a connection after 2 h
 CLIENT_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
 FINAL = ("completed", "failed", "timeout")
+SEND_RETRY_S = 2.0  # after a post whose delivery is unknown, send the evaluation again this much later
 ST = {"#st": "status"}  # "status" is a DynamoDB reserved word
 _REGISTERED: dict[str, str] = {}  # connection id -> client id, for registered connections
 
@@ -100,20 +102,28 @@ class Server:
 
     # ------------------------------------------------------------------ sending
     def _send(self, connection_id: str, message: dict[str, Any]) -> bool:
-        try:
-            ok = self.send(connection_id, message)
-        except connections.TooLarge:
-            raise
+        """Post one message. False when the connection is gone; raises :class:`connections.TooLarge` (nothing
+        sent) and :class:`connections.SendFailed` (delivery unknown)."""
+        ok = self.send(connection_id, message)
         if ok:
             self.messages_sent += 1
         return ok
 
+    def _reply(self, connection_id: str, message: dict[str, Any]) -> bool:
+        """A reply the protocol can do without (ack, pong, notice): a failed post is logged, not raised."""
+        try:
+            return self._send(connection_id, message)
+        except (connections.SendFailed, connections.TooLarge) as exc:
+            _log_warning("reply not delivered", kind=str(message.get("type") or "rpc-error"),
+                         error=type(exc).__name__)
+            return False
+
     def _rpc_error(self, connection_id: str, code: int, message: str, rpc_id: Any = None) -> None:
-        self._send(connection_id, {"jsonrpc": "2.0", "id": rpc_id, "error": {"code": code, "message": message}})
+        self._reply(connection_id, {"jsonrpc": "2.0", "id": rpc_id, "error": {"code": code, "message": message}})
 
     def _notice(self, connection_id: str, code: str, message: str) -> None:
         """A non-JSON-RPC error notice (never carries ``id``, so clients cannot take it for a reply)."""
-        self._send(connection_id, {"type": "error", "error": code, "message": message,
+        self._reply(connection_id, {"type": "error", "error": code, "message": message,
                                    "timestamp": now_iso(self.clock)})
 
     # ------------------------------------------------------------------ entry point
@@ -142,11 +152,11 @@ class Server:
         fn(connection_id, message)
 
     def on_ping(self, connection_id: str, _message: dict[str, Any]) -> None:
-        self._send(connection_id, {"type": "pong", "timestamp": now_iso(self.clock)})
+        self._reply(connection_id, {"type": "pong", "timestamp": now_iso(self.clock)})
 
     # ------------------------------------------------------------------ registration
     def _ack(self, connection_id: str, client_id: str, status: str, message: str, **extra: Any) -> None:
-        self._send(connection_id, {"type": "registration_ack", "clientId": client_id, "status": status,
+        self._reply(connection_id, {"type": "registration_ack", "clientId": client_id, "status": status,
                                    "message": message, **extra})
 
     def _reject(self, connection_id: str, client_id: str, reason: str, close: bool = True, **extra: Any) -> None:
@@ -402,7 +412,7 @@ class Server:
             inflight += 1
             rpc = str(uuid.uuid4())
             outcome = self._send_eval(client_id, conn, ev, rpc)
-            if outcome == "gone":
+            if outcome in ("gone", "failed"):
                 break
             if outcome == "sent":
                 sent += 1
@@ -411,7 +421,8 @@ class Server:
         return sent
 
     def _send_eval(self, client_id: str, conn: str, ev: dict[str, Any], rpc: str, resend: bool = False) -> str:
-        """``sent``, ``released`` (slot given back) or ``gone`` (the connection is closed)."""
+        """``sent``, ``released`` (slot given back), ``gone`` (the connection is closed) or ``failed`` (the post
+        failed: the evaluation is pending again and a dispatch is scheduled)."""
         d = ev.get("def") or {}
         timeout_ms = int(d.get("timeout", 30000))
         deadline = self.clock() * 1000 + timeout_ms
@@ -449,6 +460,21 @@ class Server:
                    f"WebSocket message limit ({exc})"}
             self._finish_attempt(client_id, {**ev, "attempts": 99}, "failed", {"error": err})
             return "released"
+        except connections.SendFailed as exc:
+            # Delivery unknown (timeout, throttling): take the evaluation back and send it again shortly with a
+            # new id. Should the first copy have arrived after all, its answer is recorded as late.
+            _log_warning("evaluate not delivered; retrying shortly", error=str(exc))
+            try:
+                self.store.update(**key, set_={"status": "pending", "rpcId": "", "sentConn": "",
+                                               "notBefore": self.clock() + SEND_RETRY_S},
+                                  condition="#st = :running AND rpcId = :rpc", names=ST,
+                                  values={":running": "running", ":rpc": rpc})
+                self._release(client_id)
+            except ConditionFailed:
+                pass
+            self.timers.schedule(f"evs-{uuid.uuid4()}", self.clock() + SEND_RETRY_S,
+                                 {"agenthost": "dispatch", "clientId": client_id})
+            return "failed"
         if not ok:
             # the connection is gone: put the evaluation back and wait for the client to come back
             try:
@@ -580,6 +606,10 @@ class Server:
             count += 1
         self.dispatch(client_id)
         return count
+
+
+def _log_warning(message: str, **extra: Any) -> None:
+    logger.warning(message, extra=extra)
 
 
 def forget_connection(connection_id: str) -> None:

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from infra.local.defaults import LOCAL_SECRETS
-from tests.support.evals import PagesServer, Scripted, chat_eval, upload_client, wait_finished
+from tests.support.evals import PagesServer, Scripted, chat_eval, client_state, upload_client, wait_finished
 
 pytestmark = pytest.mark.e2e
 SECRET = LOCAL_SECRETS["AGENTHOST_EVALS_SECRET"]
@@ -169,7 +169,14 @@ def test_fifty_clients_five_evaluations_each(stack):
         done, pending = 0, []
         while done < 5:
             while len(pending) < min(2, 5 - done):
-                pending.append(await c.recv_until(is_eval, timeout=60))
+                try:
+                    pending.append(await c.recv_until(is_eval, timeout=60))
+                except TimeoutError:  # say what the server thinks it sent, and what arrived
+                    state = await asyncio.to_thread(client_state, stack.http_url, cid)
+                    got = [m["params"]["evaluationId"] for m in c.received if is_eval(m)]
+                    raise AssertionError(f"client {cid} waited 60 s for an evaluation; received {got}; server: "
+                                         f"{[(e['evalId'], e['status']) for e in state['evaluations']]}, "
+                                         f"inflight {state.get('inflight')}") from None
             try:  # anything beyond maxConcurrency would arrive now
                 pending.append(await c.recv_until(is_eval, timeout=0.3))
             except TimeoutError:

@@ -315,3 +315,47 @@ def test_connect_token_is_checked_when_configured(aws, monkeypatch):
     assert refused["statusCode"] == 401 and not invoked
     ok = evals_app.handler(ws_event("$connect", "c2", query={"token": "tok"}), ctx)
     assert ok["statusCode"] == 200 and json.loads(invoked[0]["Payload"])["connectionId"] == "c2"
+
+
+def test_an_evaluate_whose_post_fails_is_taken_back_and_sent_again(env):
+    """A post that times out (delivery unknown) must not leave the evaluation 'running' with nobody
+    working on it: it goes back to pending, its slot is freed and a dispatch is scheduled shortly."""
+    make, hub, clock, timers, _ = env
+    s = make()
+    register(s, hub, "k1")
+    flaky = {"left": 1}
+    real_send = hub.send
+
+    def send(cid, msg):
+        if msg.get("method") == "evaluate" and flaky["left"]:
+            flaky["left"] -= 1
+            raise connections.SendFailed("ReadTimeoutError")
+        return real_send(cid, msg)
+
+    s.send = send
+    s.on_message("k1", json.dumps({"type": "ready"}))
+    assert evaluates(hub.take("k1")) == []  # the first post failed: nothing more is sent from this invocation
+    e1 = s.store.get("CLIENT#c1", "EVAL#e1")
+    assert e1["status"] == "pending" and e1["notBefore"] == clock.t + server_module.SEND_RETRY_S
+    assert s.store.get("CLIENT#c1", "META")["inflight"] == 0
+    retry = [t for t in timers.scheduled if t[2].get("agenthost") == "dispatch"]
+    assert len(retry) == 1 and retry[0][1] == clock.t + server_module.SEND_RETRY_S
+
+    clock.t += server_module.SEND_RETRY_S
+    assert s.dispatch("c1") == 2  # what the scheduled dispatch does
+    again = evaluates(hub.take("k1"))
+    assert [m["params"]["evaluationId"] for m in again] == ["e1", "e2"]
+    assert s.store.get("CLIENT#c1", "EVAL#e1")["attempts"] == 2  # a new attempt, with a new id
+
+
+def test_a_failed_reply_does_not_fail_the_invocation(env):
+    make, hub, *_ = env
+    s = make()
+
+    def send(_cid, _msg):
+        raise connections.SendFailed("LimitExceededException")
+
+    s.send = send
+    hub.connect("k1")
+    s.on_message("k1", json.dumps({"type": "ping"}))  # the pong is lost, nothing raises
+    s.on_message("k1", "{not json")
