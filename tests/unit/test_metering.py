@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 
 import pytest
 
@@ -17,11 +18,17 @@ DAY = metering.day_of(NOW)
 @pytest.fixture(autouse=True)
 def _reset_metering(monkeypatch):
     for name in ("AGENTHOST_LLM_BUDGET_TOKENS", "AGENTHOST_LLM_BUDGET_USD", "AGENTHOST_LLM_BUDGETS",
-                 "AGENTHOST_PRICES", "AGENTHOST_BUDGET_CACHE_S"):
+                 "AGENTHOST_PRICES", "AGENTHOST_BUDGET_CACHE_S", "AGENTHOST_METERING_FOLD"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("AGENTHOST_MEMORY_MB", "512")
     metering.reset()
     yield
+    metering.reset()
+
+
+@pytest.fixture
+def folding(monkeypatch):
+    monkeypatch.setenv("AGENTHOST_METERING_FOLD", "true")
     metering.reset()
 
 
@@ -89,7 +96,7 @@ def test_counters_are_exact_under_concurrent_turns(atomic_moto):
     assert item["ddb_calls"] == threads * per_thread  # one counter write per turn, nothing else
 
 
-def test_fold_writes_counters_with_the_protocols_put_in_one_round_trip(aws):
+def test_fold_writes_counters_with_the_protocols_put_in_one_round_trip(aws, folding):
     store = Store()
     with metering.turn("olympics", "a", store=store, clock=lambda: NOW) as t:
         t.llm(tokens_in=5, tokens_out=1, model="gpt-4o-mini")
@@ -103,7 +110,29 @@ def test_fold_writes_counters_with_the_protocols_put_in_one_round_trip(aws):
     assert item["ddb_calls"] == 1 and item["ddb_wru"] >= 4
 
 
-def test_counters_recorded_after_a_fold_are_added_on_exit(aws):
+def test_without_folding_the_put_stays_plain_and_counters_are_one_add_on_exit(aws):
+    """The default: a transaction bills 2 WRU per item, so the counters go in their own ADD (1 WRU)."""
+    store = Store()
+    with metering.turn("olympics", "a", store=store, clock=lambda: NOW) as t:
+        t.llm(tokens_in=5, tokens_out=1, model="gpt-4o-mini")
+        assert t.fold() is None
+        before = store.calls
+        store.put({**keys.task("a", "h0"), "memory": "x"}, also=[t.fold()])
+        assert store.calls == before + 1  # a plain PutItem
+    assert store.calls == before + 2  # and the counters' ADD on exit
+    item = usage(store, "a", "olympics")
+    assert (item["turns"], item["tokens_in"], item["llm_calls"]) == (1, 5, 1)
+    assert item["ddb_calls"] == 2 and item["ddb_wru"] == 2
+
+
+def test_a_fold_outside_any_turn_writes_nothing(aws, folding):
+    """Code that folds ``metering.current()`` may run outside a turn (an async step): no bogus usage."""
+    aws.put({**keys.task("a", "h9"), "memory": "x"}, also=[metering.current().fold()])
+    assert aws.get(**keys.task("a", "h9"))["memory"] == "x"
+    assert list(aws.query(f"USAGE#{metering.day_of(time.time())}")) == []
+
+
+def test_counters_recorded_after_a_fold_are_added_on_exit(aws, folding):
     with metering.turn("olympics", "a", clock=lambda: NOW) as t:
         aws.put({**keys.task("a", "h2"), "v": 1}, also=[t.fold()])
         t.fallback("timeout")
@@ -113,7 +142,7 @@ def test_counters_recorded_after_a_fold_are_added_on_exit(aws):
         (1, 1, 1, 1, 7)
 
 
-def test_a_failed_fold_is_written_in_full_on_exit(aws):
+def test_a_failed_fold_is_written_in_full_on_exit(aws, folding):
     aws.put({**keys.run("r"), "step": 0}, expected_version=0)
     with metering.turn("runs", "ext", clock=lambda: NOW) as t:
         t.llm(tokens_in=11, tokens_out=4)
@@ -146,7 +175,7 @@ def test_outside_a_turn_current_records_nothing(aws):
     rec.llm(tokens_in=10)
     rec.fallback()
     assert rec.llm_allowed() is True
-    assert list(aws.query(f"USAGE#{metering.day_of(__import__('time').time())}")) == []
+    assert list(aws.query(f"USAGE#{metering.day_of(time.time())}")) == []
 
 
 def test_token_budget_cuts_over_to_the_deterministic_policy(aws, monkeypatch):
@@ -220,7 +249,7 @@ def test_emits_one_emf_record_with_protocol_and_agent_dimensions(aws, monkeypatc
     assert rec["DynamoDBCalls"] == [1.0] and rec["fallback_reason"] == "invalid"
 
 
-def test_when_the_fold_cannot_commit_the_item_is_written_alone_and_counters_on_exit(aws):
+def test_when_the_fold_cannot_commit_the_item_is_written_alone_and_counters_on_exit(aws, folding):
     from agenthost.store import marshal
 
     failing = {"Update": {"TableName": aws.table_name, "Key": marshal(keys.task("a", "missing")),

@@ -193,9 +193,16 @@ def test_a_reported_page_error_becomes_a_note(aws, secret):
     assert any("Element 'Sumbit' not found" in n for n in item["notes"])
 
 
-def test_usage_counters_ride_along_in_the_memory_write(aws, secret, monkeypatch):
-    """A whole turn, metering included, is one DynamoDB read and one write."""
+@pytest.mark.parametrize("fold", [False, True])
+def test_usage_counters_ride_along_in_the_memory_write(aws, secret, monkeypatch, fold):
+    """A whole turn is one DynamoDB read and one memory write; the usage counters are one more ADD, or
+    ride in the memory write when folding is on (AGENTHOST_METERING_FOLD)."""
     import botocore.client
+
+    from agenthost import metering
+
+    monkeypatch.setenv("AGENTHOST_METERING_FOLD", str(fold).lower())
+    metering.reset()
 
     ops: list[str] = []
     real = botocore.client.BaseClient._make_api_call
@@ -209,6 +216,7 @@ def test_usage_counters_ride_along_in_the_memory_write(aws, secret, monkeypatch)
     for n in (1, 2):
         ops.clear()
         post(turn_body(n, prompt=PROMPT))
-        assert ops == ["GetItem", "TransactWriteItems"], ops
+        assert ops == (["GetItem", "TransactWriteItems"] if fold else ["GetItem", "PutItem", "UpdateItem"]), ops
+    metering.reset()
     usage = [i for i in aws.query(f"USAGE#{time.strftime('%Y-%m-%d', time.gmtime())}")]
     assert usage and usage[0]["turns"] == 2 and usage[0]["agent"] == "agent-1"

@@ -338,15 +338,22 @@ def test_handler_uses_the_configured_llm(aws, fake, monkeypatch):
         llm.reset()
 
 
-def test_handler_turn_is_one_read_and_one_write_including_usage_counters(aws):
+@pytest.mark.parametrize("fold", [False, True])
+def test_handler_turn_is_one_read_and_one_write_including_usage_counters(aws, monkeypatch, fold):
+    """One memory read and one memory write; the usage counters are one more ADD, or ride in the memory
+    write when folding is on (AGENTHOST_METERING_FOLD)."""
     from agenthost import aws as aws_clients
+    from agenthost import metering
 
+    monkeypatch.setenv("AGENTHOST_METERING_FOLD", str(fold).lower())
+    metering.reset()
     ops = []
     aws_clients.client("dynamodb").meta.events.register(
         "before-call.dynamodb", lambda model, **kw: ops.append(model.name))
     r = post(turn("seer_check", role="seer", rnd=1, phase="night_seer", game_id="rt"))
     assert r.status == 200
-    assert ops == ["GetItem", "TransactWriteItems"]  # memory read; memory + usage counters in one write
+    assert ops == (["GetItem", "TransactWriteItems"] if fold else ["GetItem", "PutItem", "UpdateItem"])
+    metering.reset()
     usage = aws.client.scan(TableName=aws.table_name)["Items"]
     assert any(i["pk"]["S"].startswith("USAGE#") for i in usage)
     assert any(i["pk"]["S"] == "GAME#rt#3" for i in usage)

@@ -21,9 +21,10 @@ On exit the turn
   ``TokensIn``, ``TokensOut``, ``LlmLatency``, ``Fallback``, ``BudgetFallback``, ``Duration``,
   ``DynamoDBCalls``, ``DynamoDBThrottles``;
 * adds its counters to the agent's daily usage item with one atomic ``UpdateItem`` (``ADD``), unless
-  they were already folded into the protocol's own write: ``store.put(item, also=[t.fold()])`` sends the
-  protocol's put and the counters in one ``TransactWriteItems`` (one round trip; anything recorded
-  after the fold is written on exit, so counters stay exact).
+  they were already folded into the protocol's own write: with ``AGENTHOST_METERING_FOLD=true``,
+  ``store.put(item, also=[t.fold()])`` sends the protocol's put and the counters in one
+  ``TransactWriteItems`` (one round trip fewer, but 2 WRU per item instead of 1: off by default, see
+  the README's cost model; anything recorded after the fold is written on exit, so counters stay exact).
 
 DynamoDB calls, throttles and consumed capacity are counted by a botocore hook on the shared DynamoDB
 client for the turn that is active in the calling thread (:func:`current`), so protocol code does not
@@ -121,6 +122,7 @@ class MeteringConfig:
     budget_cache_s: float
     memory_mb: int
     arch: str
+    fold: bool = False
 
     @classmethod
     def from_env(cls) -> MeteringConfig:
@@ -150,6 +152,7 @@ class MeteringConfig:
             memory_mb=int(os.environ.get("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "0") or 0)
             or int(os.environ.get("AGENTHOST_MEMORY_MB", "512") or 512),
             arch="arm64" if machine in ("aarch64", "arm64") else "x86_64",
+            fold=os.environ.get("AGENTHOST_METERING_FOLD", "").strip().lower() in ("1", "true", "yes", "on"),
         )
 
     def budget_for(self, agent: str) -> Budget:
@@ -304,15 +307,20 @@ class Turn:
         self.counters["errors"] = 1
 
     # folding into the protocol's own write
-    def fold(self, table_name: str | None = None) -> dict[str, Any]:
-        """A ``TransactWriteItems`` entry adding this turn's counters so far to the daily usage item.
+    def fold(self, table_name: str | None = None) -> dict[str, Any] | None:
+        """A ``TransactWriteItems`` entry adding this turn's counters so far to the daily usage item, or
+        ``None`` when folding is off (``AGENTHOST_METERING_FOLD``, default off: the counters are then one
+        ``ADD`` on exit).
 
-        Pass it as ``store.put(item, also=[t.fold()])``: one round trip instead of two. Counters
+        Pass it as ``store.put(item, also=[t.fold()])``: one round trip instead of two, but DynamoDB bills
+        a transaction at 2 WRU per item, so a fold costs more than the separate ``ADD`` it saves. Counters
         recorded after the fold are written on exit; a fold whose transaction failed is written on exit
         in full."""
         from agenthost.config import settings
         from agenthost.store import marshal
 
+        if not config().fold:
+            return None
         self._finish_counters()
         snapshot = dict(self.counters)
         # the transaction itself: one call, two transactional writes of at least 2 WRU each
@@ -443,6 +451,9 @@ class _NullTurn(Turn):
 
     def error(self) -> None:
         return None
+
+    def fold(self, table_name: str | None = None) -> None:
+        return None  # outside a turn there is nothing to write
 
 
 def _attributes(t: Turn) -> dict[str, Any]:

@@ -246,7 +246,7 @@ class Store:
         ttl_s: int | None = None,
         if_absent: bool = False,
         expected_version: int | None = None,
-        also: Sequence[Mapping[str, Any]] = (),
+        also: Sequence[Mapping[str, Any] | None] = (),
     ) -> Item:
         """Write ``item``. ``ttl_s`` sets ``expires_at``; ``if_absent`` refuses to overwrite a live item;
         ``expected_version`` is the optimistic check (the stored ``version`` must equal it; 0 means new)
@@ -255,6 +255,7 @@ class Store:
         ``also``: further ``TransactWriteItems`` entries (low-level, e.g. ``metering`` counters from
         ``turn.fold()``) written atomically with this put in one round trip. When only those entries
         make the transaction fail, the item is written alone (they are best effort, the item is not)."""
+        also = [entry for entry in also if entry]  # metering.Turn.fold() is None when folding is off
         body: Item = dict(item)
         if ttl_s is not None:
             body["expires_at"] = self.now() + int(ttl_s)
