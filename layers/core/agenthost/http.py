@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import threading
 import time
 import uuid
@@ -48,6 +49,14 @@ warnings.filterwarnings("ignore", message="No application metrics to publish")
 
 logger = Logger(service="agenthost", use_rfc3339=True)
 metrics = Metrics(namespace="agenthost")
+
+# CloudWatch Logs bills every byte ingested ($0.50/GB: ~1 KB a turn is $0.50 per 1M turns). Keep what
+# identifies a line (level, message, time, service, function_name, cold_start, request_id) and drop what
+# repeats it: the ARN and memory size (fixed per function), Powertools' own request id (request_id is
+# the same id), the code location (errors carry their traceback) and asyncio task names.
+_REPEATED_KEYS = ["function_arn", "function_memory_size", "function_request_id", "location"]
+logging.logAsyncioTasks = False  # type: ignore[attr-defined]  # Python 3.12+
+logger.remove_keys(_REPEATED_KEYS)
 
 _tracer: Any = None
 
@@ -273,7 +282,8 @@ def make_handler(
     @metrics.log_metrics(capture_cold_start_metric=not settings().local)
     def handler(event: dict, context: Any) -> Any:
         _ensure_event_loop()
-        logger.append_keys(function=service)
+        logger.remove_keys(_REPEATED_KEYS)  # inject_lambda_context appended them again
+        logger.append_keys(function=service, request_id=getattr(context, "aws_request_id", None))
         if other_events is not None and not _is_http_event(event):
             return other_events(event, context)
         return mangum(event, context)
