@@ -5,7 +5,8 @@
 * Per-client files under ``<root>/clients/<client-id>.yaml`` (the older layout)::
 
       client: {id: ..., name: ..., secret_key: ...}   # secret_key optional
-      settings: {max_concurrent_evaluations: 3, retry_policy: {max_retries: 1, initial_delay: 0}}
+      settings: {max_concurrent_evaluations: 3, default_timeout: 60000,  # ms, for evaluations without one
+                 retry_policy: {max_retries: 1, initial_delay: 0, backoff_multiplier: 2}}
       evaluations: [ {id: ..., ...}, ... ]            # exactly this client's evaluations
 
 Files are validated with pydantic; every problem is reported as ``path: field: message`` and the
@@ -108,7 +109,8 @@ class RetryPolicy(_Lenient):
 
 class ClientSettings(_Lenient):
     max_concurrent_evaluations: int | None = Field(default=None, ge=1, le=100)
-    default_timeout: int | None = Field(default=None, ge=1000)
+    #: ms; applies to this file's evaluations that set no ``timeout`` of their own
+    default_timeout: int | None = Field(default=None, ge=1000, le=2 * 3600 * 1000)
     retry_policy: RetryPolicy = Field(default_factory=RetryPolicy)
 
 
@@ -179,6 +181,8 @@ def parse_document(doc: Any, source: str, category: str = "default") -> Catalog:
             cf = ClientFile.model_validate(doc)
             for e in cf.evaluations:
                 e.category = _category(e, category)
+                if cf.settings.default_timeout and "timeout" not in e.model_fields_set:
+                    e.timeout = cf.settings.default_timeout
             ids = [e.id for e in cf.evaluations]
             dupes = sorted({i for i in ids if ids.count(i) > 1})
             if dupes:

@@ -43,10 +43,15 @@ CONN_TTL_S = 3 * 3600  # API Gateway closes a connection after 2 h
 CLIENT_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$")
 FINAL = ("completed", "failed", "timeout")
 SEND_RETRY_S = 2.0  # after a post whose delivery is unknown, send the evaluation again this much later
+#: client-supplied values (ids, methods, types) echoed in replies are cut to this many characters, so no reply
+#: can come near API Gateway's 32 KB frame / 128 KB message limits whatever the client sent
+MAX_ECHO = 128
+MAX_TEXT = 1000  # longest message text in an error reply or notice
 ST = {"#st": "status"}  # "status" is a DynamoDB reserved word
 _REGISTERED: dict[str, str] = {}  # connection id -> client id, for registered connections
 
-Send = Callable[[str, dict[str, Any]], bool]  # False when the connection is gone; raises TooLarge
+# False (or 0) when the connection is gone, else True or the bytes posted; raises TooLarge / SendFailed
+Send = Callable[[str, dict[str, Any]], bool | int]
 
 
 def now_iso(clock: Callable[[], float] = time.time) -> str:
@@ -57,7 +62,7 @@ def now_iso(clock: Callable[[], float] = time.time) -> str:
 class Options:
     """Server behaviour; :meth:`from_env` reads it from the environment."""
 
-    secret: str = ""
+    secret: str = field(default="", repr=False)
     disclose_secret: bool = False
     auto_create: bool = True
     default_concurrency: int = 3
@@ -98,16 +103,20 @@ class Server:
     js_runner: JsRunner | None = None
     llm_judge: LlmJudge | None = None
     close: Callable[[str], None] = lambda _c: None
+    #: messages posted to clients, and the billed units they make (API Gateway meters 32 KB increments)
     messages_sent: int = 0
+    billed_sent: int = 0
 
     # ------------------------------------------------------------------ sending
     def _send(self, connection_id: str, message: dict[str, Any]) -> bool:
         """Post one message. False when the connection is gone; raises :class:`connections.TooLarge` (nothing
-        sent) and :class:`connections.SendFailed` (delivery unknown)."""
+        sent) and :class:`connections.SendFailed` (delivery unknown). ``send`` may return the number of bytes
+        it posted instead of True (the Lambda's poster does), which the billed units count."""
         ok = self.send(connection_id, message)
         if ok:
             self.messages_sent += 1
-        return ok
+            self.billed_sent += connections.billed_units(ok if type(ok) is int else 1)
+        return bool(ok)
 
     def _reply(self, connection_id: str, message: dict[str, Any]) -> bool:
         """A reply the protocol can do without (ack, pong, notice): a failed post is logged, not raised."""
@@ -119,11 +128,18 @@ class Server:
             return False
 
     def _rpc_error(self, connection_id: str, code: int, message: str, rpc_id: Any = None) -> None:
-        self._reply(connection_id, {"jsonrpc": "2.0", "id": rpc_id, "error": {"code": code, "message": message}})
+        """A JSON-RPC error reply. ``id`` is the request's (only a short string or a number is echoed: anything
+        else could make the reply exceed the frame limit) or null, as JSON-RPC 2.0 requires when the request's
+        id could not be determined (-32700, -32600)."""
+        if not (isinstance(rpc_id, str) and len(rpc_id) <= MAX_ECHO) and \
+                not (isinstance(rpc_id, int | float) and not isinstance(rpc_id, bool)):
+            rpc_id = None
+        self._reply(connection_id, {"jsonrpc": "2.0", "id": rpc_id,
+                                    "error": {"code": code, "message": message[:MAX_TEXT]}})
 
     def _notice(self, connection_id: str, code: str, message: str) -> None:
         """A non-JSON-RPC error notice (never carries ``id``, so clients cannot take it for a reply)."""
-        self._reply(connection_id, {"type": "error", "error": code, "message": message,
+        self._reply(connection_id, {"type": "error", "error": code, "message": message[:MAX_TEXT],
                                    "timestamp": now_iso(self.clock)})
 
     # ------------------------------------------------------------------ entry point
@@ -147,12 +163,20 @@ class Server:
             return
         fn = handlers.get(kind)
         if fn is None:
-            self._rpc_error(connection_id, -32600, f"Invalid Request: unknown message type {kind[:40]!r}")
+            # A protocol message of a type this server does not know (a newer client, say) is not JSON-RPC:
+            # answer with a notice, never with an id/error pair a DevTools client could take for a reply.
+            self._notice(connection_id, "unknown_type", f"unknown message type {_echo(kind)}; expected one of "
+                         f"{', '.join(sorted(handlers))}")
             return
         fn(connection_id, message)
 
     def on_ping(self, connection_id: str, _message: dict[str, Any]) -> None:
         self._reply(connection_id, {"type": "pong", "timestamp": now_iso(self.clock)})
+        # Clients ping every 30 s: the lazy deadline check then runs at least that often even if a timer was
+        # lost (one query; a cached registration needs no other read).
+        client_id = self._conn_client(connection_id)
+        if client_id is not None:
+            self.load(client_id)
 
     # ------------------------------------------------------------------ registration
     def _ack(self, connection_id: str, client_id: str, status: str, message: str, **extra: Any) -> None:
@@ -173,7 +197,7 @@ class Server:
     def on_register(self, connection_id: str, message: dict[str, Any]) -> None:
         client_id = message.get("clientId")
         if not isinstance(client_id, str) or not CLIENT_ID_RE.match(client_id):
-            self._ack(connection_id, str(client_id)[:128] if client_id is not None else "", "rejected",
+            self._ack(connection_id, str(client_id)[:MAX_ECHO] if client_id is not None else "", "rejected",
                       "clientId must be a string of letters, digits and . _ : - (a UUID)",
                       reason="invalid clientId")
             return
@@ -207,7 +231,7 @@ class Server:
             self._ack(connection_id, client_id, "auth_required", text, **extra)
 
     def on_auth_verify(self, connection_id: str, message: dict[str, Any]) -> None:
-        client_id = str(message.get("clientId") or "")
+        client_id = str(message.get("clientId") or "")[:MAX_ECHO]
         conn = self.store.get(**keys.connection(connection_id))
         if not conn or conn.get("state") != "pending_auth" or conn.get("clientId") != client_id:
             self._reject(connection_id, client_id, "auth_verify without a pending registration for this client",
@@ -305,8 +329,18 @@ class Server:
             return
         self.dispatch(client_id)
 
-    def load(self, client_id: str) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
-        """The client and its evaluations, with overdue deadlines enforced (the lazy check)."""
+    def load(self, client_id: str, dispatch: bool = True) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+        """The client and its evaluations, with overdue deadlines enforced (the lazy check). When that
+        expired something, the freed slots are used at once (``dispatch``; callers that dispatch anyway pass
+        False) and the state is returned as it is after that dispatch."""
+        meta, evals, expired = self._read(client_id)
+        if expired and dispatch:
+            self.dispatch(client_id, (meta, evals))
+            meta, evals, _ = self._read(client_id)
+        return meta, evals
+
+    def _read(self, client_id: str) -> tuple[dict[str, Any] | None, list[dict[str, Any]], int]:
+        """One query of the client's partition, overdue evaluations expired; also returns how many were."""
         meta, evals = None, []
         for item in self.store.query(f"CLIENT#{client_id}"):
             if item["sk"] == "META":
@@ -314,16 +348,16 @@ class Server:
             elif item["sk"].startswith("EVAL#"):
                 evals.append(item)
         now_ms = self.clock() * 1000
-        expired = False
+        expired = 0
         for i, ev in enumerate(evals):
             if ev.get("status") == "running" and float(ev.get("deadline", 0)) <= now_ms:
                 updated = self._expire(client_id, ev, meta)
                 if updated is not None:
                     evals[i] = updated
-                    expired = True
+                    expired += 1
         if expired:  # slots were released: read the counter again
             meta = self.store.get(**keys.client(client_id))
-        return meta, evals
+        return meta, evals, expired
 
     def _release(self, client_id: str) -> None:
         try:
@@ -380,7 +414,7 @@ class Server:
                  loaded: tuple[dict[str, Any] | None, list[dict[str, Any]]] | None = None) -> int:
         """Send evaluations up to the client's free slots. Returns how many were sent. ``loaded`` is a
         fresh :meth:`load` result the caller already has (saves a query)."""
-        meta, evals = loaded if loaded is not None else self.load(client_id)
+        meta, evals = loaded if loaded is not None else self.load(client_id, dispatch=False)
         if not meta or not meta.get("ready") or not meta.get("connectionId"):
             return 0
         conn = str(meta["connectionId"])
@@ -490,7 +524,10 @@ class Server:
             except ConditionFailed:
                 pass
             return "gone"
-        self.timers.schedule(f"evd-{rpc}", deadline / 1000,
+        # One timer per deadline: a re-send restarts the deadline under the same JSON-RPC id, and Scheduler
+        # refuses a second schedule with a name still in use, so the name carries the deadline too. The
+        # earlier timer then finds the deadline moved and does nothing.
+        self.timers.schedule(timer_name(rpc, deadline), deadline / 1000,
                              {"agenthost": "deadline", "clientId": client_id, "evalId": ev["evalId"], "rpcId": rpc})
         return "sent"
 
@@ -499,7 +536,7 @@ class Server:
         rpc_id = message.get("id")
         if "method" in message:
             if rpc_id is not None:
-                self._rpc_error(connection_id, -32601, f"Method not found: {str(message['method'])[:60]}", rpc_id)
+                self._rpc_error(connection_id, -32601, f"Method not found: {_echo(message['method'])}", rpc_id)
             return
         if message.get("jsonrpc") != "2.0" or not isinstance(rpc_id, str) or \
                 ("result" in message) == ("error" in message):
@@ -510,10 +547,12 @@ class Server:
         if client_id is None:
             self._notice(connection_id, "not_registered", "result ignored: this connection has not registered")
             return
-        meta, evals = self.load(client_id)
+        meta, evals, expired = self._read(client_id)  # the paths below dispatch from this read
         ev = next((e for e in evals if rpc_id in (e.get("rpcIds") or [])), None)
         if ev is None:
-            self._notice(connection_id, "unknown_request", f"no evaluation was sent with id {rpc_id}")
+            if expired:
+                self.dispatch(client_id, (meta, evals))
+            self._notice(connection_id, "unknown_request", f"no evaluation was sent with id {_echo(rpc_id)}")
             return
         result = message.get("result")
         error = message.get("error")
@@ -559,13 +598,18 @@ class Server:
         except (TypeError, ValueError):
             progress = 0.0
         try:
-            self.store.update(**keys.evaluation(client_id, eval_id),
-                              set_={"progress": max(0.0, min(1.0, progress)),
-                                    "statusMessage": str(message.get("message", ""))[:500],
-                                    "clientStatus": str(message.get("status", ""))[:40], "statusAt": self.clock()},
-                              condition="#st = :running", names=ST, values={":running": "running"})
+            ev = self.store.update(**keys.evaluation(client_id, eval_id[:MAX_ECHO]),
+                                   set_={"progress": max(0.0, min(1.0, progress)),
+                                         "statusMessage": str(message.get("message", ""))[:500],
+                                         "clientStatus": str(message.get("status", ""))[:40],
+                                         "statusAt": self.clock()},
+                                   condition="#st = :running", names=ST, values={":running": "running"})
         except ConditionFailed:
-            pass  # progress for an evaluation that is not running (late, or unknown): nothing to record
+            return  # progress for an evaluation that is not running (late, or unknown): nothing to record
+        if float(ev.get("deadline", 0)) <= self.clock() * 1000:
+            # the lazy check, from the item the update returned: past its deadline, progress or not
+            if self._expire(client_id, ev) is not None:
+                self.dispatch(client_id)
 
     # ------------------------------------------------------------------ timers and admin
     def on_deadline(self, client_id: str, eval_id: str, rpc_id: str) -> bool:
@@ -606,6 +650,17 @@ class Server:
             count += 1
         self.dispatch(client_id)
         return count
+
+
+def timer_name(rpc_id: str, deadline_ms: float) -> str:
+    """The deadline timer's schedule name: unique per JSON-RPC id *and* deadline (at most 64 characters)."""
+    return f"evd-{rpc_id}-{int(deadline_ms)}"[:64]
+
+
+def _echo(value: Any) -> str:
+    """A client-supplied value, quoted and cut to :data:`MAX_ECHO` characters, for a reply's message text."""
+    text = value if isinstance(value, str) else json.dumps(value, default=str)[:MAX_ECHO + 1]
+    return repr(text[:MAX_ECHO]) + ("..." if len(text) > MAX_ECHO else "")
 
 
 def _log_warning(message: str, **extra: Any) -> None:

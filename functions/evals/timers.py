@@ -57,13 +57,18 @@ class Timers:
 
 
 class NoTimers:
-    """For tests and tools that drive deadlines themselves."""
+    """For tests and tools that drive deadlines themselves. Like Scheduler, it refuses a second schedule under
+    a name already used (``refused`` lists them) and creates nothing for it."""
 
     def __init__(self) -> None:
         self.scheduled: list[tuple[str, float, dict[str, Any]]] = []
+        self.refused: list[str] = []
         self.created = 0
 
     def schedule(self, name: str, at_epoch_s: float, payload: dict[str, Any]) -> bool:
+        if any(n == name for n, _, _ in self.scheduled):
+            self.refused.append(name)
+            return False
         self.scheduled.append((name, at_epoch_s, payload))
         self.created += 1
         return True

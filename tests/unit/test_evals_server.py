@@ -201,13 +201,48 @@ def test_ready_before_register_and_bad_frames(env):
     assert notice["type"] == "error" and "register" in notice["message"] and "id" not in notice
     s.on_message("k1", "{oops")
     s.on_message("k1", "[1,2]")
-    s.on_message("k1", json.dumps({"type": "bogus"}))
+    s.on_message("k1", json.dumps({"kind": "register"}))
     s.on_message("k1", json.dumps({"jsonrpc": "2.0", "method": "shutdown", "id": "x1"}))
     s.on_message("k1", json.dumps({"jsonrpc": "2.0", "id": 5}))
-    codes = [m["error"]["code"] for m in hub.take("k1")]
-    assert codes == [-32700, -32600, -32600, -32601, -32600]
+    replies = hub.take("k1")
+    assert [m["error"]["code"] for m in replies] == [-32700, -32600, -32600, -32601, -32600]
+    # JSON-RPC 2.0: id null when the request's id could not be determined; -32601 echoes the caller's id
+    assert [m["id"] for m in replies] == [None, None, None, "x1", None]
+    assert "Expecting" in replies[0]["error"]["message"] and "shutdown" in replies[3]["error"]["message"]
+    # a message of an unknown protocol type is not JSON-RPC: a notice without id (DevTools would take an
+    # id/error pair for a reply to one of its own requests)
+    s.on_message("k1", json.dumps({"type": "bogus"}))
+    [notice] = hub.take("k1")
+    assert notice["type"] == "error" and notice["error"] == "unknown_type" and "id" not in notice
+    assert "'bogus'" in notice["message"] and "register" in notice["message"]
     s.on_message("k1", json.dumps({"type": "ping"}))
     assert hub.take("k1")[0]["type"] == "pong"
+
+
+def test_echoed_client_values_are_clipped_so_replies_stay_small(env):
+    """Whatever a client sends (up to the 128 KB message limit), no reply echoes it back in full: every reply
+    stays far below API Gateway's 32 KB frame limit."""
+    make, hub, *_ = env
+    s = make()
+    register(s, hub, "k1")
+    huge = "x" * 100_000
+    s.on_message("k1", json.dumps({"jsonrpc": "2.0", "method": huge, "id": huge}))
+    s.on_message("k1", json.dumps({"jsonrpc": "2.0", "method": "m", "id": {"nested": [huge]}}))
+    s.on_message("k1", json.dumps({"jsonrpc": "2.0", "id": huge, "result": {"output": 1}}))  # unknown_request
+    s.on_message("k1", json.dumps({"type": huge}))
+    s.on_message("k1", json.dumps({"type": "register", "clientId": huge}))
+    s.on_message("k1", json.dumps({"type": "auth_verify", "clientId": huge}))
+    s.on_message("k1", json.dumps({"type": "status", "evaluationId": huge, "progress": 0.5}))  # silently ignored
+    replies = hub.take("k1")
+    assert len(replies) == 6
+    assert max(len(json.dumps(m)) for m in replies) < 1024
+    assert replies[0]["error"]["code"] == -32601 and replies[0]["id"] is None  # an id that long is not echoed
+    assert replies[0]["error"]["message"].endswith("...")
+    assert replies[1]["id"] is None  # nor one that is not a string or number
+    assert replies[2]["error"] == "unknown_request" and "x" * 100 in replies[2]["message"]
+    assert replies[3]["error"] == "unknown_type"
+    assert replies[4]["status"] == replies[5]["status"] == "rejected"
+    assert len(replies[4]["clientId"]) == len(replies[5]["clientId"]) == 128
 
 
 def test_timeout_retry_then_timeout_and_late_result(env):
@@ -359,3 +394,155 @@ def test_a_failed_reply_does_not_fail_the_invocation(env):
     hub.connect("k1")
     s.on_message("k1", json.dumps({"type": "ping"}))  # the pong is lost, nothing raises
     s.on_message("k1", "{not json")
+
+
+def fire(server, timers, name_prefix, at):
+    """What Scheduler does at ``at``: invoke the function with each due timer's payload (a deadline or a
+    dispatch). Returns the names fired."""
+    fired = []
+    for name, when, payload in list(timers.scheduled):
+        if name.startswith(name_prefix) and when <= at and name not in fire.done:
+            fire.done.add(name)
+            fired.append(name)
+            if payload["agenthost"] == "deadline":
+                server.on_deadline(payload["clientId"], payload["evalId"], payload["rpcId"])
+            else:
+                server.dispatch(payload["clientId"])
+    return fired
+
+
+fire.done = set()
+
+
+def test_reconnect_then_silence_times_out_on_the_new_deadline_and_frees_the_slot(env):
+    """A re-send after reconnection restarts the deadline under the same JSON-RPC id: its timer needs a name of
+    its own (Scheduler refuses a name still in use), and the first timer must not expire the evaluation early."""
+    make, hub, clock, timers, _ = env
+    fire.done = set()
+    s = make()
+    register(s, hub, "k1")
+    s.on_message("k1", json.dumps({"type": "ready"}))
+    first = {m["params"]["evaluationId"]: m for m in evaluates(hub.take("k1"))}
+    assert set(first) == {"e1", "e2"}
+    clock.t += 2  # the socket drops and the client comes back 2 s later, before the 5 s deadlines
+    hub.open.discard("k1")
+    register(s, hub, "k2")
+    s.on_message("k2", json.dumps({"type": "ready"}))
+    resent = {m["params"]["evaluationId"]: m for m in evaluates(hub.take("k2"))}
+    assert {k: m["id"] for k, m in resent.items()} == {k: m["id"] for k, m in first.items()}
+    names = [n for n, _, p in timers.scheduled if p["agenthost"] == "deadline"]
+    assert len(names) == 4 and len(set(names)) == 4 and timers.refused == []  # one timer per deadline
+    # the client now says nothing. The first timers fire at the old deadlines: nothing expires yet
+    assert fire(s, timers, "evd-", clock.t + 3) and evaluates(hub.take("k2")) == []
+    assert {e["status"] for e in s.load("c1")[1] if e["evalId"] in ("e1", "e2")} == {"running"}
+    # the new deadlines pass: e1 is retried (metadata.retries 1), e2 times out, and its slot goes to e3
+    clock.t += 5
+    fire(s, timers, "evd-", clock.t)
+    sent = [m["params"]["evaluationId"] for m in evaluates(hub.take("k2"))]
+    assert sorted(sent) == ["e1", "e3"]
+    by_id = {e["evalId"]: e for e in s.load("c1")[1]}
+    assert by_id["e2"]["status"] == "timeout" and by_id["e2"]["error"]["code"] == -32001
+    assert by_id["e1"]["attempts"] == 2 and by_id["e3"]["status"] == "running"
+    assert s.store.get("CLIENT#c1", "META")["inflight"] == 2
+
+
+def test_lazy_expiry_on_any_read_dispatches_into_the_freed_slots(env):
+    """Timers lost (Scheduler refused or failed): a read by the admin API, a ping or a status message finds
+    the overdue evaluations, expires them and sends the next ones at once."""
+    make, hub, clock, timers, _ = env
+    s = make()
+    register(s, hub, "k1")
+    s.on_message("k1", json.dumps({"type": "ready"}))
+    sent = {m["params"]["evaluationId"]: m for m in evaluates(hub.take("k1"))}
+    assert set(sent) == {"e1", "e2"}
+    clock.t += 6
+    meta, evals = s.load("c1")  # what GET /evals/clients/{id} does
+    by_id = {e["evalId"]: e for e in evals}
+    assert by_id["e2"]["status"] == "timeout"
+    assert by_id["e1"]["status"] == "running" and by_id["e1"]["attempts"] == 2  # retried at once
+    assert by_id["e3"]["status"] == "running" and meta["inflight"] == 2  # the returned state is after dispatch
+    assert sorted(m["params"]["evaluationId"] for m in evaluates(hub.take("k1"))) == ["e1", "e3"]
+
+    clock.t += 6  # a ping is the read this time
+    s.on_message("k1", json.dumps({"type": "ping"}))
+    msgs = hub.take("k1")
+    assert msgs[0]["type"] == "pong" and evaluates(msgs) == []  # nothing left to send
+    by_id = {e["evalId"]: e for e in s.load("c1")[1]}
+    assert by_id["e1"]["status"] == by_id["e3"]["status"] == "timeout"
+    assert s.store.get("CLIENT#c1", "META")["inflight"] == 0
+
+
+def test_progress_after_the_deadline_expires_the_evaluation(env):
+    make, hub, clock, _, root = env
+    write_eval(root, "extraction", "e4")
+    s = make()
+    register(s, hub, "k1")
+    s.on_message("k1", json.dumps({"type": "ready"}))
+    sent = {m["params"]["evaluationId"] for m in evaluates(hub.take("k1"))}
+    assert sent == {"e1", "e2"}
+    s.on_message("k1", json.dumps({"type": "status", "evaluationId": "e2", "status": "running", "progress": 0.3}))
+    assert s.store.get("CLIENT#c1", "EVAL#e2")["progress"] == 0.3
+    clock.t += 6
+    s.on_message("k1", json.dumps({"type": "status", "evaluationId": "e2", "status": "running", "progress": 0.5}))
+    assert s.store.get("CLIENT#c1", "EVAL#e2")["status"] == "timeout"
+    # the read that followed also expired e1 (retried); the freed slots went to e1 and e3
+    assert sorted(m["params"]["evaluationId"] for m in evaluates(hub.take("k1"))) == ["e1", "e3"]
+
+
+def test_retry_policy_backoff_schedules_a_dispatch_timer(env):
+    """A client file's retry_policy: a failed attempt waits initial_delay x multiplier^(attempt-1) before it is
+    sent again; the wait is an `evr-` one-time timer carrying {"agenthost": "dispatch"}, not a Lambda waiting."""
+    make, hub, clock, timers, root = env
+    (root / "clients").mkdir()
+    (root / "clients" / "c9.yaml").write_text(
+        "client: {id: c9}\n"
+        "settings: {max_concurrent_evaluations: 1, retry_policy: {max_retries: 2, initial_delay: 2000, "
+        "backoff_multiplier: 3}}\n"
+        "evaluations:\n  - {id: flaky, target: {url: 'http://x.test/'}, tool: chat, input: {message: hi}}\n")
+    s = make()
+    [ack] = register(s, hub, "k1", client="c9")
+    assert ack["evaluationsCount"] == 1
+    s.on_message("k1", json.dumps({"type": "ready"}))
+    err = {"code": -32000, "message": "Tool execution failed"}
+    delays = []
+    for _attempt in (1, 2):
+        [req] = evaluates(hub.take("k1"))
+        t0 = clock.t
+        s.on_message("k1", json.dumps({"jsonrpc": "2.0", "id": req["id"], "error": err}))
+        assert evaluates(hub.take("k1")) == []  # not sent again before the delay
+        ev = s.store.get("CLIENT#c9", "EVAL#flaky")
+        assert ev["status"] == "pending" and ev["lastOutcome"] == "failed"
+        name, at, payload = timers.scheduled[-1]
+        assert name.startswith("evr-") and payload == {"agenthost": "dispatch", "clientId": "c9"}
+        delays.append(round(at - t0, 3))
+        assert ev["notBefore"] == at
+        clock.t = at - 0.5
+        assert s.dispatch("c9") == 0  # an early dispatch (another message) leaves it waiting
+        clock.t = at
+        assert s.dispatch("c9") == 1  # what the timer's invocation does
+    assert delays == [2.0, 6.0]
+    [req] = evaluates(hub.take("k1"))
+    s.on_message("k1", json.dumps({"jsonrpc": "2.0", "id": req["id"], "error": err}))
+    ev = s.store.get("CLIENT#c9", "EVAL#flaky")
+    assert ev["status"] == "failed" and ev["attempts"] == 3
+    assert [h["outcome"] for h in ev["history"]] == ["failed"] * 3
+
+
+def test_client_file_default_timeout_applies_to_evaluations_without_one(env):
+    make, hub, _, _, root = env
+    (root / "clients").mkdir()
+    (root / "clients" / "c8.yaml").write_text(
+        "client: {id: c8}\nsettings: {default_timeout: 90000}\n"
+        "evaluations:\n"
+        "  - {id: plain, target: {url: 'http://x.test/'}, tool: chat, input: {message: hi}}\n"
+        "  - {id: own, timeout: 7000, target: {url: 'http://x.test/'}, tool: chat, input: {message: hi}}\n")
+    s = make()
+    register(s, hub, "k1", client="c8")
+    s.on_message("k1", json.dumps({"type": "ready"}))
+    timeouts = {m["params"]["evaluationId"]: m["params"]["timeout"] for m in evaluates(hub.take("k1"))}
+    assert timeouts == {"plain": 90000, "own": 7000}
+
+
+def test_options_repr_hides_the_secret():
+    opts = Options(secret="hunter2-very-secret")
+    assert "hunter2" not in repr(opts) and "hunter2" not in str(opts)
