@@ -16,6 +16,8 @@ import hmac
 import json
 import os
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
@@ -40,6 +42,12 @@ def _now_iso() -> str:
 
 
 def _self_function(context: Any) -> str:
+    """Where this function's own follow-ups (``welcome``) go: the ARN it was invoked with, qualified by the
+    alias or version when it was invoked through one (deployed: the ``live`` alias, so SnapStart's published
+    version serves them too), else ``AGENTHOST_SELF_FUNCTION``, else its name."""
+    invoked = getattr(context, "invoked_function_arn", "") or ""
+    if invoked.startswith("arn:"):
+        return invoked
     return os.environ.get("AGENTHOST_SELF_FUNCTION") or getattr(context, "function_name", "EvalsFunction")
 
 
@@ -63,12 +71,27 @@ def catalog(store: Store, client_id: str | None = None) -> Catalog:
     return stored_catalog(store, packaged_catalog(str(definitions_dir())), client_id)
 
 
-def _send(connection_id: str, message: dict[str, Any]) -> bool:
+def _send(connection_id: str, message: dict[str, Any]) -> int:
+    """Post; the bytes posted (0 when the connection is gone)."""
     try:
-        connections.post(connection_id, message)
-        return True
+        return connections.post(connection_id, message)
     except connections.Gone:
-        return False
+        return 0
+
+
+def _agent() -> str:
+    return os.environ.get("AGENTHOST_EVALS_AGENT_ID", "") or "evals"
+
+
+@contextmanager
+def _metered(turn: bool = False) -> Iterator[metering.Turn]:
+    """Meter one invocation under protocol ``evals``. Only a client's message is a turn; ``$connect``,
+    ``$disconnect``, ``welcome``, deadline and dispatch invocations count as invocations (Lambda requests,
+    duration, DynamoDB) with their WebSocket messages and connection minutes, not as turns."""
+    with metering.turn("evals", _agent()) as usage:
+        if not turn:
+            usage.counters["turns"] = 0
+        yield usage
 
 
 def build_server(context: Any = None, store: Store | None = None) -> Server:
@@ -80,16 +103,17 @@ def build_server(context: Any = None, store: Store | None = None) -> Server:
 
 def on_connect(event: dict, context: Any) -> dict:
     connection_id = event["requestContext"]["connectionId"]
-    token = secret("AGENTHOST_EVALS_CONNECT_TOKEN")
-    if token:
-        offered = ((event.get("queryStringParameters") or {}).get("token") or "").encode()
-        if not hmac.compare_digest(offered, token.encode()):
-            return {"statusCode": 401, "body": "invalid or missing token"}
-    aws.client("lambda").invoke(
-        FunctionName=_self_function(context),
-        InvocationType="Event",
-        Payload=json.dumps({"agenthost": "welcome", "connectionId": connection_id}).encode(),
-    )
+    with _metered():
+        token = secret("AGENTHOST_EVALS_CONNECT_TOKEN")
+        if token:
+            offered = ((event.get("queryStringParameters") or {}).get("token") or "").encode()
+            if not hmac.compare_digest(offered, token.encode()):
+                return {"statusCode": 401, "body": "invalid or missing token"}
+        aws.client("lambda").invoke(
+            FunctionName=_self_function(context),
+            InvocationType="Event",
+            Payload=json.dumps({"agenthost": "welcome", "connectionId": connection_id}).encode(),
+        )
     return {"statusCode": 200}
 
 
@@ -110,21 +134,37 @@ def send_welcome(connection_id: str, deadline_s: float = WELCOME_RETRY_S) -> boo
             delay = min(delay * 2, 0.5)
 
 
-def on_disconnect(event: dict, context: Any) -> dict:
-    connection_id = event["requestContext"]["connectionId"]
-    forget_connection(connection_id)
-    store = Store()
-    conn = store.get(**keys.connection(connection_id))
-    if conn and conn.get("clientId"):
-        from agenthost.store import ConditionFailed
+def connection_minutes(request_context: dict[str, Any], now_s: float | None = None) -> float:
+    """Minutes from ``connectedAt`` (epoch ms, in every WebSocket event) to now: what API Gateway bills as
+    connection minutes for a connection that is closing."""
+    try:
+        connected_ms = float(request_context.get("connectedAt") or 0)
+    except (TypeError, ValueError):
+        return 0.0
+    if connected_ms <= 0:
+        return 0.0
+    now_ms = (time.time() if now_s is None else now_s) * 1000
+    return round(max(0.0, now_ms - connected_ms) / 60_000, 4)
 
-        try:
-            store.update(**keys.client(str(conn["clientId"])), set_={"connectionId": "", "ready": False},
-                         condition="connectionId = :c", values={":c": connection_id})
-        except ConditionFailed:
-            pass  # already rebound to a newer connection
-    if conn:
-        store.delete(**keys.connection(connection_id))
+
+def on_disconnect(event: dict, context: Any) -> dict:
+    rc = event["requestContext"]
+    connection_id = rc["connectionId"]
+    forget_connection(connection_id)
+    with _metered() as usage:
+        usage.ws(connection_minutes=connection_minutes(rc))
+        store = Store()
+        conn = store.get(**keys.connection(connection_id))
+        if conn and conn.get("clientId"):
+            from agenthost.store import ConditionFailed
+
+            try:
+                store.update(**keys.client(str(conn["clientId"])), set_={"connectionId": "", "ready": False},
+                             condition="connectionId = :c", values={":c": connection_id})
+            except ConditionFailed:
+                pass  # already rebound to a newer connection
+        if conn:
+            store.delete(**keys.connection(connection_id))
     return {"statusCode": 200}
 
 
@@ -135,23 +175,39 @@ def on_message(event: dict, context: Any) -> dict:
         import base64
 
         raw = base64.b64decode(raw).decode("utf-8", "replace")
-    agent = os.environ.get("AGENTHOST_EVALS_AGENT_ID", "") or "evals"
-    with metering.turn("evals", agent) as usage:
-        usage.ws(messages=2)  # the client's message and (usually) one reply; WebSocket messages are billed both ways
-        build_server(context).on_message(connection_id, raw)
+    with _metered(turn=True) as usage:
+        server = build_server(context)
+        try:
+            server.on_message(connection_id, raw)
+        finally:
+            # billed both ways, in 32 KB units: the client's message and every post this turn made
+            usage.ws(messages=connections.billed_units(len(raw.encode())) + server.billed_sent)
     return {"statusCode": 200}
+
+
+def _server_invocation(context: Any, run: Callable[[Server], Any]) -> Any:
+    """A timer or follow-up invocation (deadline, dispatch), metered with the messages it posted."""
+    with _metered() as usage:
+        server = build_server(context)
+        try:
+            return run(server)
+        finally:
+            usage.ws(messages=server.billed_sent)
 
 
 def handler(event: dict, context: Any) -> Any:
     kind = event.get("agenthost")
     if kind == "welcome":
-        return {"delivered": send_welcome(event["connectionId"])}
+        with _metered() as usage:
+            delivered = send_welcome(event["connectionId"])
+            usage.ws(messages=1 if delivered else 0)
+        return {"delivered": delivered}
     if kind == "deadline":
-        expired = build_server(context).on_deadline(str(event["clientId"]), str(event["evalId"]),
-                                                    str(event["rpcId"]))
+        expired = _server_invocation(context, lambda s: s.on_deadline(
+            str(event["clientId"]), str(event["evalId"]), str(event["rpcId"])))
         return {"expired": expired}
     if kind == "dispatch":
-        return {"sent": build_server(context).dispatch(str(event["clientId"]))}
+        return {"sent": _server_invocation(context, lambda s: s.dispatch(str(event["clientId"])))}
     rc = event.get("requestContext", {})
     if "http" in rc:
         from evals.admin import http_handler

@@ -8,8 +8,14 @@ from typing import Any
 from agenthost import aws
 from agenthost.config import settings
 
-# API Gateway WebSocket limit: 128 KB per message.
+# API Gateway WebSocket limits: 128 KB per message, 32 KB per frame; messages are billed in 32 KB units.
 MAX_MESSAGE_BYTES = 128 * 1024
+FRAME_BYTES = 32 * 1024
+
+
+def billed_units(size: int) -> int:
+    """How many billed WebSocket messages one message of ``size`` bytes counts as (at least 1)."""
+    return max(1, -(-int(size) // FRAME_BYTES))
 
 
 class Gone(Exception):
@@ -29,8 +35,8 @@ def _client() -> Any:
     return aws.client("apigatewaymanagementapi", endpoint_url=endpoint, max_attempts=1)
 
 
-def post(connection_id: str, message: dict[str, Any] | str) -> None:
-    """Send one message; raises :class:`Gone` when the socket is not open (410)."""
+def post(connection_id: str, message: dict[str, Any] | str) -> int:
+    """Send one message; returns its size in bytes. Raises :class:`Gone` when the socket is not open (410)."""
     data = message if isinstance(message, str) else json.dumps(message, separators=(",", ":"))
     raw = data.encode()
     if len(raw) > MAX_MESSAGE_BYTES:
@@ -42,6 +48,7 @@ def post(connection_id: str, message: dict[str, Any] | str) -> None:
         raise Gone(connection_id) from None
     except Exception as exc:  # noqa: BLE001 - botocore timeouts, throttling, 5xx: the caller decides
         raise SendFailed(type(exc).__name__) from None
+    return len(raw)
 
 
 def close(connection_id: str) -> None:
