@@ -53,11 +53,20 @@ lint: $(STAMP) $(SAM)
 	$(VENV)/bin/mypy layers/core/agenthost
 	$(SAM) validate --lint
 
+# With Docker: every function, the browser image included. Without: the core layer and the zip functions
+# from a copy of the template without image functions (infra/zip_template.py); deploying needs Docker.
 build: $(STAMP) $(SAM)
-	@echo "Building zip functions and the core layer. Image functions (the browser) need Docker: build them on a machine with Docker."
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(SAM) build --parallel --cached
+	@if docker info >/dev/null 2>&1; then \
+		PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(SAM) build --parallel --cached; \
+	else \
+		echo "build: no Docker here, so the browser function (a container image) is not built;"; \
+		echo "build: building the core layer and the zip functions. Deploy from a machine with Docker."; \
+		.venv-sam/bin/python infra/zip_template.py template.yaml .template-zip-only.json && \
+		PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(SAM) build --parallel --cached -t .template-zip-only.json; \
+	fi
 
 deploy: build
+	@docker info >/dev/null 2>&1 || { echo "deploy: needs Docker to build the browser function's container image" >&2; exit 1; }
 	@if [ -f samconfig.toml ] && grep -Eq 'stack_name *= *"[^"]+"' samconfig.toml; then \
 		$(SAM) deploy; else $(SAM) deploy --guided; fi
 
@@ -77,6 +86,6 @@ bench: $(STAMP)
 	@for f in tests/perf/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
 
 clean:
-	rm -rf .aws-sam .pytest_cache .mypy_cache .ruff_cache build dist
+	rm -rf .aws-sam .template-zip-only.json .pytest_cache .mypy_cache .ruff_cache build dist
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 	rm -rf $(VENV) .venv-sam

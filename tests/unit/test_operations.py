@@ -77,3 +77,23 @@ def test_template_passes_sam_validate_lint():
     out = subprocess.run([str(sam), "validate", "--lint"], cwd=ROOT, env=env, capture_output=True, text=True,
                          timeout=180)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_zip_only_template_for_builds_without_docker(tmp_path):
+    """`make build` without Docker builds from a copy without image functions; the copy keeps every zip
+    function and the layer, and nothing in it refers to the left-out browser function any more."""
+    sam_python = ROOT / ".venv-sam" / "bin" / "python"  # the SAM CLI's interpreter (make test installs it)
+    out = tmp_path / "zip.json"
+    run = subprocess.run([str(sam_python), "infra/zip_template.py", "template.yaml", str(out)], cwd=ROOT,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert "left out BrowserFunction, BrowserLogGroup" in run.stdout
+    doc = json.loads(out.read_text())
+    res = doc["Resources"]
+    assert "BrowserFunction" not in res and "BrowserLogGroup" not in res
+    zips = {k for k, v in load_template()["Resources"].items()
+            if v["Type"] == "AWS::Serverless::Function" and v["Properties"].get("PackageType") != "Image"}
+    assert zips and zips <= set(res) and "CoreLayer" in res and "Table" in res
+    text = json.dumps(doc)
+    assert '"Ref": "BrowserFunction"' not in text and "BrowserFunction.Arn" not in text
+    assert "BrowserFunction-needs-docker" in text  # callers' settings point at a clear placeholder

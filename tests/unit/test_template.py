@@ -1,5 +1,7 @@
 """The template as the local stack reads it: routes, WebSocket routes, table, functions."""
 
+import json
+
 from infra.local.template import parse
 
 
@@ -41,3 +43,69 @@ def test_route_matching_prefers_static_over_params():
     route, params = gw.match("POST", "/a/b/c")
     assert route.path == "/a/{proxy+}" and params == {"proxy": "b/c"}
     assert gw.match("GET", "/b") is None
+
+
+def _raw():
+    from infra.local.template import load_template
+
+    return load_template()
+
+
+def test_functions_are_arm64_python312_traced_with_snapstart_except_the_browser_image():
+    raw = _raw()
+    glob = raw["Globals"]["Function"]
+    assert glob["Architectures"] == ["arm64"] and glob["Tracing"] == "Active"
+    assert glob["SnapStart"] == {"ApplyOn": "PublishedVersions"} and glob["AutoPublishAlias"] == "live"
+    assert glob["Environment"]["Variables"]["POWERTOOLS_SERVICE_NAME"] == "agenthost"
+    functions = {k: v["Properties"] for k, v in raw["Resources"].items() if v["Type"] == "AWS::Serverless::Function"}
+    images = {k for k, p in functions.items() if p.get("PackageType") == "Image"}
+    assert images == {"BrowserFunction"}
+    for name, props in functions.items():
+        if name in images:
+            assert props["SnapStart"] == {"Ref": "AWS::NoValue"} and props["Layers"] == {"Ref": "AWS::NoValue"}
+            assert "Runtime" not in props  # sam build cannot evaluate a NoValue runtime
+        else:
+            assert props["Runtime"] == "python3.12" and props["Handler"].endswith(".app.handler")
+            assert "SnapStart" not in props  # the global one applies
+
+
+def test_table_is_on_demand_with_ttl_and_point_in_time_recovery():
+    table = _raw()["Resources"]["Table"]
+    props = table["Properties"]
+    assert props["BillingMode"] == "PAY_PER_REQUEST"
+    assert props["PointInTimeRecoverySpecification"]["PointInTimeRecoveryEnabled"] is True
+    assert props["TimeToLiveSpecification"] == {"AttributeName": "expires_at", "Enabled": True}
+    assert table["DeletionPolicy"] == "Retain"  # nothing a user stored is lost to a stack delete
+
+
+def test_dynamodb_access_is_scoped_to_the_table_and_secrets_are_never_literals():
+    raw = _raw()
+    for name, res in raw["Resources"].items():
+        if res["Type"] != "AWS::Serverless::Function":
+            continue
+        for policy in res["Properties"].get("Policies", []):
+            if isinstance(policy, dict):
+                for kind, spec in policy.items():
+                    if kind.startswith("DynamoDB"):
+                        assert spec == {"TableName": {"Ref": "Table"}}, (name, kind, spec)
+                    if kind == "Statement":
+                        for st in spec:
+                            actions = st["Action"] if isinstance(st["Action"], list) else [st["Action"]]
+                            if any(a.startswith("dynamodb:") for a in actions):
+                                assert "*" not in json.dumps(st["Resource"]), (name, st)
+    # secrets are passed by name (an SSM parameter or a Secrets Manager secret), never as values
+    secretish = {p for p in raw["Parameters"] if any(w in p.lower() for w in ("secret", "key", "token"))}
+    # (a prefix, a yes/no switch and a token count are not secrets)
+    not_secrets = {"SecretsPrefix", "EvalsDiscloseSecret", "LlmBudgetTokens"}
+    assert {p for p in secretish if not p.endswith("Param")} == not_secrets
+    for name, fn in parse().functions.items():
+        literal = [k for k in fn.environment if k.endswith(("_SECRET", "_KEY", "_TOKEN"))
+                   and k != "AGENTHOST_EVALS_DISCLOSE_SECRET"]  # a yes/no switch
+        assert literal == [], (name, literal)
+
+
+def test_outputs_give_the_http_and_websocket_urls():
+    outputs = _raw()["Outputs"]
+    assert {"HttpApiUrl", "WebSocketUrl"} <= set(outputs)
+    assert "execute-api" in json.dumps(outputs["HttpApiUrl"]["Value"])
+    assert json.dumps(outputs["WebSocketUrl"]["Value"]).startswith('{"Fn::Sub": "wss://')
