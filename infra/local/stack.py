@@ -169,7 +169,11 @@ class LocalStack:
             lines.append(f"    WS     {key:40} -> {fn}")
         lines.append("  local secrets (for signing test requests; never use them deployed):")
         for key in sorted(LOCAL_SECRETS):
-            lines.append(f"    {key}={os.environ.get(key, '')}")
+            value = os.environ.get(key, "")
+            if value == LOCAL_SECRETS[key] or not value:
+                lines.append(f"    {key}={value}")
+            else:  # the user's own secret (from .env or the shell): never printed
+                lines.append(f"    {key}=<set by you, not shown>")
         if self.dotenv:
             lines.append(f"  from .env: {', '.join(sorted(self.dotenv))}")
         lines.append(f"  LLM: {os.environ.get('AGENTHOST_LLM', 'none')}")
@@ -188,7 +192,8 @@ class LocalStack:
         tasks = []
         for app, sock in apps:
             config = uvicorn.Config(app, host=self.host, port=sock.getsockname()[1], log_level="warning",
-                                    ws_max_size=16 * 1024 * 1024, ws_ping_interval=None, lifespan="on")
+                                    ws_max_size=16 * 1024 * 1024, ws_ping_interval=None, lifespan="on",
+                                    ws=getattr(app, "ws_protocol", "auto"))
             server = uvicorn.Server(config)
             server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
             self.servers.append(server)

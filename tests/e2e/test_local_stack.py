@@ -104,11 +104,13 @@ def test_lambda_invoke_sync_async_and_connections(stack):
 def test_stack_prints_urls_and_secrets_and_stops_cleanly():
     from tests.support.stack import start_stack
 
-    s = start_stack()
+    own = "whs_" + "9" * 64  # the user's own secret (from the shell or .env): used, never printed
+    s = start_stack({"AGENTHOST_WEREWOLF_API_KEY": own})
     try:
         text = s.log_text()
         assert s.http_url in text and s.ws_url in text
-        assert "AGENTHOST_OLYMPICS_SECRET=whs_" in text
+        assert "AGENTHOST_OLYMPICS_SECRET=whs_" in text  # the built-in local default is shown for signing
+        assert own not in text and "AGENTHOST_WEREWOLF_API_KEY=<set by you, not shown>" in text
         assert httpx.get(s.http_url + "/health").status_code == 200
     finally:
         code = s.stop()
