@@ -14,8 +14,9 @@ import hmac
 import html
 import secrets
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from agenthost import signing
 from agenthost.config import secret
@@ -68,13 +69,34 @@ class SignedCheckout:
     def sign(self, store: Store, checkout_id: str, exp: int) -> str:
         return signing.sign(self.key(store), f"{checkout_id}.{exp}")[len(signing.PREFIX):]
 
-    def start(self, store: Store, base_url: str, session_hash: str, cart: dict[str, Any]) -> tuple[str, int]:
+    def start(self, store: Store, base_url: str, session_hash: str, cart: dict[str, Any],
+              also: Sequence[Mapping[str, Any] | None] = ()) -> tuple[str, int]:
+        """Snapshot the cart and return the signed URL. ``also``: a metering fold riding on the write."""
         checkout_id = "chk_" + secrets.token_urlsafe(18)
         written = store.put({**checkout_key(checkout_id), "session": session_hash, "cart": cart,
-                             "status": "pending", "created_at": store.now()}, ttl_s=self.ttl_s, if_absent=True)
+                             "status": "pending", "created_at": store.now()}, ttl_s=self.ttl_s, if_absent=True,
+                            also=[a for a in also if a])
         exp = int(written["expires_at"])
         url = f"{base_url.rstrip('/')}{self.path}/{checkout_id}?exp={exp}&sig={self.sign(store, checkout_id, exp)}"
         return url, exp
+
+    @staticmethod
+    def unsigned(url: str) -> str:
+        """``url`` without its ``sig`` (what an idempotency record may keep)."""
+        parts = urlsplit(url)
+        query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "sig"]
+        return urlunsplit(parts._replace(query=urlencode(query)))
+
+    def resigned(self, store: Store, url: str) -> str:
+        """An :meth:`unsigned` URL signed again (the same signature :meth:`start` gave it)."""
+        parts = urlsplit(url)
+        query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "sig"]
+        checkout_id = parts.path.rstrip("/").rsplit("/", 1)[-1]
+        exp = dict(query).get("exp", "")
+        if not exp.isdigit():
+            return url
+        query.append(("sig", self.sign(store, checkout_id, int(exp))))
+        return urlunsplit(parts._replace(query=urlencode(query)))
 
     # ---- the human's page ----------------------------------------------------------------
     def verify(self, store: Store, checkout_id: str, exp: str | None, sig: str | None) -> tuple[int, str] | None:

@@ -1,15 +1,28 @@
 """Fixed-window rate limit per client as one atomic conditional write per request.
 
-The counter ``RATE#<client>#<window>`` is incremented with ``ADD`` under the condition that it is below
-the limit, so concurrent requests can never be admitted beyond the limit: DynamoDB serializes writes
-to one item. A refused write means 429. The item expires (TTL) shortly after its window.
+Two kinds of client:
+
+* **a live session**: the counter ``rl#<window>`` lives on the session's own item
+  (``SESSION#<hash>``/``META``). One ``UpdateItem`` adds 1 under the condition that the session exists, is
+  unexpired and is below the limit, and returns the item, so the same write proves the session and hands
+  the route its cart (no separate session read). The previous window's counter is removed in passing.
+* **anyone else** (no token, or a token that is not a live session): ``RATE#ip:<source ip>#<window>``.
+  A made-up token therefore never gets a bucket of its own: when the session write is refused because
+  there is no live session, the request counts against its source IP (a second write only for that
+  refused, invalid request).
+
+The counter is incremented with ``ADD`` under the condition that it is below the limit, so concurrent
+requests can never be admitted beyond it: DynamoDB serializes writes to one item. A refused write means
+429. Window counters expire (TTL) shortly after their window, or with the session.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from agenthost.store import ConditionFailed, Store, keys
+from agenthost.store import ConditionFailed, Store, keys, marshal
+from agents_api import ddb
 
 
 @dataclass(frozen=True)
@@ -34,7 +47,12 @@ class RateLimiter:
     def per_minute(self) -> int:
         return max(1, round(self.limit * 60 / self.window_s))
 
+    def reset_at(self, now: int) -> int:
+        """When the window containing ``now`` ends (windows are aligned to the epoch)."""
+        return (now // self.window_s + 1) * self.window_s
+
     def hit(self, store: Store, client: str) -> Verdict:
+        """Count one request of ``client`` (e.g. ``ip:203.0.113.9``) in its own counter item."""
         now = store.now()
         window = now // self.window_s
         reset_at = (window + 1) * self.window_s
@@ -51,3 +69,28 @@ class RateLimiter:
             return Verdict(False, self.limit, 0, reset_at)
         used = int(item.get("count", self.limit))
         return Verdict(True, self.limit, max(0, self.limit - used), reset_at)
+
+    def hit_session(self, store: Store, session_hash: str) -> tuple[Verdict, dict[str, Any]] | None:
+        """Count one request on the session's own item. Returns the verdict and the session item (as
+        after the write, or as stored when refused with 429), or ``None`` when there is no live session
+        with that hash (the caller then counts the request against the source IP)."""
+        now = store.now()
+        window = now // self.window_s
+        reset_at = (window + 1) * self.window_s
+        params = {
+            "Key": marshal(keys.session(session_hash)),
+            "UpdateExpression": "ADD #w :one REMOVE #prev",
+            "ConditionExpression": "attribute_exists(pk) AND expires_at > :now "
+                                   "AND (attribute_not_exists(#w) OR #w < :limit)",
+            "ExpressionAttributeNames": {"#w": f"rl#{window}", "#prev": f"rl#{window - 1}"},
+            "ExpressionAttributeValues": ddb.values(one=1, now=now, limit=self.limit),
+        }
+        try:
+            item = ddb.write(store, "Update", params, returns=True) or {}
+        except ddb.Refused as refused:
+            old = ddb.live(store, refused.item)
+            if old is None:
+                return None
+            return Verdict(False, self.limit, 0, reset_at), old
+        used = int(item.get(f"rl#{window}", self.limit))
+        return Verdict(True, self.limit, max(0, self.limit - used), reset_at), item

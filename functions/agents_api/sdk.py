@@ -22,11 +22,15 @@ What ``install`` adds:
   update/remove, checkout, contact) and the human checkout page;
 * at the edge of every response (errors included): the envelope, ``Link: </.well-known/agents.json>;
   rel="agents"``, CORS with exposed headers, OPTIONS 204, the per-client rate limit (one atomic
-  conditional write per request; 429 with ``Retry-After``) with ``RateLimit-*``/``X-RateLimit-*``
-  headers, and ``Idempotency-Key`` on POSTs.
+  conditional write per request, on the session's own item for a live session, else on the source IP's
+  counter; 429 with ``Retry-After``) with ``RateLimit-*``/``X-RateLimit-*`` headers, and
+  ``Idempotency-Key`` on POSTs.
 
-State lives in DynamoDB (sessions keyed by a hash of the token with a hard expiry; cart lines in the
-session's partition); prices and totals always come from the catalog, never from the agent.
+State lives in DynamoDB: one item per session, keyed by a hash of the token, with a hard expiry, the
+cart and the session's rate counters (see :mod:`agents_api.sessions`). The rate-limit write returns that
+item, so routes get the session and its cart without a read. Prices and totals always come from the
+catalog, never from the agent. When ``metering`` folding is on, a route's own write carries the turn's
+usage counters (``metering.current().fold()``).
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from pydantic import BaseModel, ValidationError
 
+from agenthost import metering
 from agenthost.config import settings
 from agenthost.http import ApiError, logger
 from agenthost.store import Store
@@ -52,8 +57,16 @@ from agents_api import models
 from agents_api.catalog import Catalog, Filters, Product
 from agents_api.checkout import CheckoutHandler, SignedCheckout
 from agents_api.idempotency import MAX_KEY, Conflict, Idempotency, fingerprint
-from agents_api.ratelimit import RateLimiter
-from agents_api.sessions import NotInCart, QuantityRefused, Session, Sessions, token_hash
+from agents_api.ratelimit import RateLimiter, Verdict
+from agents_api.sessions import (
+    CartFull,
+    NotInCart,
+    QuantityRefused,
+    Session,
+    SessionGone,
+    Sessions,
+    token_hash,
+)
 
 BASE_PATH = "/.well-known/agents/api"
 CHECKOUT_PATH = "/.well-known/agents/checkout"
@@ -61,8 +74,14 @@ SCHEMA_VERSION = "1.0"
 JSON_TYPE = "application/json; charset=utf-8"
 ALLOW_HEADERS = "Content-Type, Authorization, X-Session-Token, X-Agent-Session, Idempotency-Key, Accept"
 EXPOSE_HEADERS = ("Link, Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, "
-                  "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, X-Request-Id, Idempotent-Replayed")
+                  "RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, X-Request-Id, "
+                  "Idempotent-Replayed")
 LINK = '</.well-known/agents.json>; rel="agents"'
+MAX_TOKEN = 512
+#: what the edge learned about the request's session (scope key): a Session, MISSING, INVALID, or absent
+#: when the rate limiter failed (routes then read the session themselves)
+SESSION_SCOPE = "agents.session"
+MISSING, INVALID = "missing", "invalid"
 
 
 def error_body(status: int, code: str, message: str) -> dict[str, Any]:
@@ -91,6 +110,8 @@ class Limits:
     rate_limit: int = 120  # requests per window per client
     rate_window_s: int = 60
     max_quantity: int = 99  # per cart line
+    max_lines: int = 100  # different items per cart
+    idempotency_reclaim_s: int = 35  # a pending Idempotency-Key claim older than this is abandoned
     search_limit_max: int = 50
     browse_limit_max: int = 100
 
@@ -202,15 +223,25 @@ def _validate(model: type[BaseModel], data: dict[str, Any]) -> Any:
         raise ApiError(400, "; ".join(problems)) from None
 
 
-def _token(request: Request) -> str | None:
-    auth = request.headers.get("authorization", "")
+def _token_of(headers: Any) -> str | None:
+    """The session token from ``Authorization: Bearer``, ``X-Session-Token`` or ``X-Agent-Session``."""
+    auth = headers.get("authorization", "")
     if auth[:7].lower() == "bearer " and auth[7:].strip():
-        return auth[7:].strip()
+        return str(auth[7:].strip())
     for name in ("x-session-token", "x-agent-session"):
-        value = request.headers.get(name, "").strip()
+        value = headers.get(name, "").strip()
         if value:
-            return value
+            return str(value)
     return None
+
+
+def _token(request: Request) -> str | None:
+    return _token_of(request.headers)
+
+
+def _fold() -> dict[str, Any] | None:
+    """The current turn's usage counters as a transaction entry, or None (folding off, or no turn)."""
+    return metering.current().fold()
 
 
 # ---- the SDK ----------------------------------------------------------------------------------
@@ -408,7 +439,7 @@ class AgentsSite:
             await _body(request)  # an empty or JSON object body is fine; anything else is a 400
             store = site.store()
             token, exp = Sessions(store, site.limits.session_ttl_s).create(
-                {"user_agent": request.headers.get("user-agent", "")[:200]})
+                {"user_agent": request.headers.get("user-agent", "")[:200]}, also=[_fold()])
             caps = [c.name for c in site.capabilities("")]
             return ok(models.SessionCreated(session_token=token, expires_at=_iso(exp), capabilities=caps), 201)
 
@@ -416,7 +447,7 @@ class AgentsSite:
         async def session_delete(request: Request) -> Response:
             store = site.store()
             sessions = Sessions(store, site.limits.session_ttl_s)
-            sessions.end(site.session(request, sessions))
+            sessions.end(site.session(request, sessions), fold=_fold())
             return ok(models.SessionEnded())
 
         @r.post(f"{b}/cart/add", summary="cart.add", status_code=201)
@@ -429,19 +460,22 @@ class AgentsSite:
             sessions = Sessions(store, site.limits.session_ttl_s)
             session = site.session(request, sessions)
             catalog = site.catalog(store)
-            had = set(session.lines)
             # a warm catalog snapshot answers existence and stock without a read (DynamoCatalog.get_cached)
-            get = getattr(catalog, "get_cached", catalog.get)
-            product = get(body.item_id)
+            product = _get_cached(catalog, body.item_id)
             line_cap = min(cap, int(product.get("stock", 0))) if product else 0
             if product is None or line_cap <= 0:
                 site.refuse_add(catalog, session, body.item_id, body.quantity, cap, product)
             try:
-                quantity = sessions.add(session, body.item_id, body.quantity, line_cap)
+                lines = sessions.add(session, body.item_id, body.quantity, line_cap, site.limits.max_lines)
             except QuantityRefused:
                 site.refuse_add(catalog, session, body.item_id, body.quantity, cap, product)
-            cart_size = len(had | {body.item_id})
-            return ok(models.CartAdded(item_id=body.item_id, quantity=quantity, cart_size=cart_size), 201)
+            except CartFull:
+                raise ApiError(400, f"the cart already holds {site.limits.max_lines} different items (the most "
+                                    "it may hold): remove one first") from None
+            except SessionGone:
+                raise site.session_gone() from None
+            quantity = lines.get(body.item_id, body.quantity)
+            return ok(models.CartAdded(item_id=body.item_id, quantity=quantity, cart_size=len(lines)), 201)
 
         @r.get(f"{b}/cart/view", summary="cart.view")
         async def cart_view(request: Request) -> Response:
@@ -457,19 +491,21 @@ class AgentsSite:
             store = site.store()
             sessions = Sessions(store, site.limits.session_ttl_s)
             session = site.session(request, sessions)
-            if body.item_id not in session.lines:
+            if body.item_id not in session.lines:  # the cart as of this request's rate-limit write
                 raise ApiError(404, f"item not in cart: {body.item_id[:100]}")
             try:
                 if body.quantity == 0:
-                    sessions.remove(session, body.item_id)
+                    sessions.remove(session, body.item_id, fold=_fold())
                 else:
-                    product = site.catalog(store).get(body.item_id)
+                    product = _get_cached(site.catalog(store), body.item_id)
                     stock = int(product.get("stock", 0)) if product else 0
                     if body.quantity > stock:
                         raise ApiError(400, f"quantity: only {stock} of {body.item_id} in stock")
-                    sessions.set_quantity(session, body.item_id, body.quantity)
+                    sessions.set_quantity(session, body.item_id, body.quantity, fold=_fold())
             except NotInCart:
                 raise ApiError(404, f"item not in cart: {body.item_id[:100]}") from None
+            except SessionGone:
+                raise site.session_gone() from None
             return ok(models.CartUpdated(item_id=body.item_id, quantity=body.quantity))
 
         r.add_api_route(f"{b}/cart/update", _update, methods=["PUT"], summary="cart.update")
@@ -486,9 +522,13 @@ class AgentsSite:
             sessions = Sessions(store, site.limits.session_ttl_s)
             session = site.session(request, sessions)
             try:
-                sessions.remove(session, body.item_id)
+                if body.item_id not in session.lines:  # the cart as of this request's rate-limit write
+                    raise NotInCart
+                sessions.remove(session, body.item_id, fold=_fold())
             except NotInCart:
                 raise ApiError(404, f"item not in cart: {body.item_id[:100]}") from None
+            except SessionGone:
+                raise site.session_gone() from None
             return ok(models.CartRemoved(item_id=body.item_id))
 
         @r.post(f"{b}/checkout", summary="checkout")
@@ -502,8 +542,12 @@ class AgentsSite:
             if not all(line.available for line in cart.items):
                 gone = ", ".join(line.item_id for line in cart.items if not line.available)
                 raise ApiError(400, f"some cart items are no longer available: {gone}")
-            url, exp = site.checkout.start(store, site.base_url(request), session.hash,
-                                           cart.model_dump(mode="json"))
+            snapshot = cart.model_dump(mode="json")
+            if isinstance(site.checkout, SignedCheckout):  # its snapshot write carries the usage counters
+                url, exp = site.checkout.start(store, site.base_url(request), session.hash, snapshot,
+                                               also=[_fold()])
+            else:
+                url, exp = site.checkout.start(store, site.base_url(request), session.hash, snapshot)
             return ok(models.CheckoutHandoff(checkout_url=url, expires_at=_iso(exp)))
 
         @r.post(f"{b}/contact", summary="contact")
@@ -512,7 +556,7 @@ class AgentsSite:
             store = site.store()
             digest = hashlib.sha256(f"{time.time_ns()}{body.email}{id(request)}".encode()).hexdigest()[:24]
             store.put({"pk": f"CONTACT#{digest}", "sk": "META", **body.model_dump(exclude_none=True),
-                       "received_at": store.now(), "site": site.info.name}, if_absent=True)
+                       "received_at": store.now(), "site": site.info.name}, if_absent=True, also=[_fold()])
             return ok(models.ContactSent())
 
         if isinstance(self.checkout, SignedCheckout):
@@ -537,16 +581,68 @@ class AgentsSite:
 
     # -- helpers used by routes
     def session(self, request: Request, sessions: Sessions) -> Session:
+        """The request's live session: normally what the edge's rate-limit write returned (no read); a
+        GetItem only when the limiter could not run."""
+        known = request.scope.get(SESSION_SCOPE)
+        if isinstance(known, Session):
+            return known
         token = _token(request)
-        headers = {"WWW-Authenticate": 'Bearer realm="agents"'}
-        if not token:
+        if not token or known == MISSING:
             raise ApiError(401, "missing session token: create one with POST "
                                 f"{self.base_path}/session and send Authorization: Bearer <session_token>",
-                           headers=headers)
-        found = sessions.load(token) if len(token) <= 512 else None
+                           headers={"WWW-Authenticate": 'Bearer realm="agents"'})
+        found = sessions.load(token) if known != INVALID and len(token) <= MAX_TOKEN else None
         if found is None:
-            raise ApiError(401, "invalid or expired session token: create a new session", headers=headers)
+            raise self.session_gone()
         return found
+
+    def session_gone(self) -> ApiError:
+        return ApiError(401, "invalid or expired session token: create a new session",
+                        headers={"WWW-Authenticate": 'Bearer realm="agents"'})
+
+    # -- the edge's per-request decisions
+    def rate_headers(self, verdict: Verdict | None, now: int) -> dict[str, str]:
+        """``RateLimit-*``/``X-RateLimit-*`` for a response. ``RateLimit-Remaining`` needs this request's
+        counter write: without a verdict (OPTIONS, which is not counted, or a limiter that failed open)
+        only the limit, the window's reset and the policy are sent."""
+        rate = self.rate
+        reset_at = verdict.reset_at if verdict is not None else rate.reset_at(now)
+        out = {"ratelimit-limit": str(rate.limit), "ratelimit-reset": str(max(0, reset_at - now)),
+               "ratelimit-policy": f"{rate.limit};w={rate.window_s}",
+               "x-ratelimit-limit": str(rate.limit), "x-ratelimit-reset": str(reset_at)}
+        if verdict is not None:
+            out["ratelimit-remaining"] = out["x-ratelimit-remaining"] = str(verdict.remaining)
+        return out
+
+    def idempotent(self, method: str, path: str) -> bool:
+        """Whether ``Idempotency-Key`` applies: every POST but session creation, whose answer is the session
+        token (never stored; a retried create simply gets a new session, the lost one expires unused)."""
+        return method == "POST" and path != f"{self.base_path}/session"
+
+    def seal_replay(self, path: str, status: int, body: bytes) -> bytes | None:
+        """What an idempotency record keeps of a response (``None``: nothing, a retry runs again). A checkout
+        URL is kept without its signature (:meth:`unseal_replay` signs it again)."""
+        if path != f"{self.base_path}/checkout" or status >= 300:
+            return body
+        if not isinstance(self.checkout, SignedCheckout):
+            return None  # another handler's URL may hold secrets we cannot restore
+        try:
+            doc = json.loads(body)
+            doc["data"]["checkout_url"] = self.checkout.unsigned(str(doc["data"]["checkout_url"]))
+        except (ValueError, KeyError, TypeError):
+            return None
+        return _compact(doc)
+
+    def unseal_replay(self, store: Store, path: str, body: bytes) -> bytes:
+        if path != f"{self.base_path}/checkout" or not isinstance(self.checkout, SignedCheckout):
+            return body
+        try:
+            doc = json.loads(body)
+            url = doc["data"]["checkout_url"]
+        except (ValueError, KeyError, TypeError):
+            return body
+        doc["data"]["checkout_url"] = self.checkout.resigned(store, str(url))
+        return _compact(doc)
 
     def refuse_add(self, catalog: Catalog, session: Session, item_id: str, quantity: int, cap: int,
                    product: Product | None | bool = False) -> NoReturn:
@@ -581,14 +677,19 @@ class AgentsSite:
                                currency=self.info.currency, item_count=count)
 
 
+def _compact(doc: Any) -> bytes:
+    """JSON as the routes' responses write it (byte-identical replays)."""
+    return json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
+
+
+def _get_cached(catalog: Catalog, item_id: str) -> Product | None:
+    get = getattr(catalog, "get_cached", None)
+    return get(item_id) if callable(get) else catalog.get(item_id)
+
+
 # ---- the edge: CORS, Link, rate limit, idempotency, content type -------------------------------
 
-def _client_key(headers: dict[str, str], scope: dict) -> str:
-    auth = headers.get("authorization", "")
-    token = auth[7:].strip() if auth[:7].lower() == "bearer " else ""
-    token = token or headers.get("x-session-token", "").strip() or headers.get("x-agent-session", "").strip()
-    if token:
-        return "s:" + token_hash(token)[:32]
+def _ip_key(scope: dict) -> str:
     client = scope.get("client") or ("unknown", 0)
     return "ip:" + str(client[0])
 
@@ -618,37 +719,50 @@ class AgentsEdge:
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": raw})
 
+    def _rate_limit(self, store: Store, headers: dict[str, str], scope: dict) -> tuple[str, Verdict | None]:
+        """Count this request (one conditional write; two only for a token that is not a live session)
+        and record what it proved about the session in ``scope[SESSION_SCOPE]``. Returns the client key
+        (idempotency records are scoped by it) and the verdict (None: the limiter failed open)."""
+        token = _token_of(headers)
+        usable = token is not None and len(token) <= MAX_TOKEN
+        try:
+            if usable:
+                h = token_hash(token or "")
+                found = self.site.rate.hit_session(store, h)
+                if found is not None:
+                    verdict, item = found
+                    scope[SESSION_SCOPE] = Session.from_item(h, item)
+                    return "s:" + h[:32], verdict
+            # no token, or one that is not a live session: it counts against the source IP
+            scope[SESSION_SCOPE] = INVALID if token else MISSING
+            return _ip_key(scope), self.site.rate.hit(store, _ip_key(scope))
+        except Exception:  # noqa: BLE001 - fail open: the rate limit must not take the site down
+            logger.exception("rate limit check failed")
+            scope.pop(SESSION_SCOPE, None)  # unknown: routes read the session themselves
+            return ("s:" + token_hash(token or "")[:32]) if usable else _ip_key(scope), None
+
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http" or not _PATHS.match(scope.get("path", "")):
             await self.app(scope, receive, send)
             return
-        if scope["method"] == "OPTIONS":
-            await send({"type": "http.response.start", "status": 204,
-                        "headers": self._common({"access-control-max-age": "600"})})
+        site = self.site
+        store = site.store()
+        if scope["method"] == "OPTIONS":  # a preflight is not counted (see AgentsSite.rate_headers)
+            extra = {"access-control-max-age": "600", **site.rate_headers(None, store.now())}
+            await send({"type": "http.response.start", "status": 204, "headers": self._common(extra)})
             await send({"type": "http.response.body", "body": b""})
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-        store = self.site.store()
-        rate: dict[str, str] = {}
-        try:
-            verdict = self.site.rate.hit(store, _client_key(headers, scope))
-        except Exception:  # noqa: BLE001 - fail open: the rate limit must not take the site down
-            logger.exception("rate limit check failed")
-            verdict = None
-        if verdict is not None:
-            now = store.now()
-            rate = {"ratelimit-limit": str(verdict.limit), "ratelimit-remaining": str(verdict.remaining),
-                    "ratelimit-reset": str(max(0, verdict.reset_at - now)),
-                    "x-ratelimit-limit": str(verdict.limit), "x-ratelimit-remaining": str(verdict.remaining),
-                    "x-ratelimit-reset": str(verdict.reset_at)}
-            if not verdict.allowed:
-                rate["retry-after"] = str(verdict.retry_after(now))
-                await self._send_json(send, 429, error_body(429, "rate_limited", "Rate limit exceeded"), rate)
-                return
+        client, verdict = self._rate_limit(store, headers, scope)
+        rate = site.rate_headers(verdict, store.now())
+        if verdict is not None and not verdict.allowed:
+            rate["retry-after"] = str(verdict.retry_after(store.now()))
+            await self._send_json(send, 429, error_body(429, "rate_limited", "Rate limit exceeded"), rate)
+            return
 
         idem_key = headers.get("idempotency-key", "").strip()
         idem: Idempotency | None = None
-        if scope["method"] == "POST" and idem_key:
+        if idem_key and site.idempotent(scope["method"], scope["path"]):
             if len(idem_key) > MAX_KEY:
                 await self._send_json(send, 400, error_body(400, "bad_request",
                                       f"Idempotency-Key must be at most {MAX_KEY} characters"), rate)
@@ -676,18 +790,21 @@ class AgentsEdge:
                 return {"type": "http.request", "body": raw_body, "more_body": False}
 
             receive = replay_receive
-            idem = Idempotency(store, _client_key(headers, scope), scope["method"], scope["path"], idem_key)
+            idem = Idempotency(store, client, scope["method"], scope["path"], idem_key,
+                               reclaim_after_s=site.limits.idempotency_reclaim_s)
             try:
                 stored = idem.begin(fingerprint(raw_body))
             except Conflict as exc:
-                await self._send_json(send, exc.status, error_body(exc.status, "conflict", exc.message), rate)
+                extra = {**rate, "retry-after": "1"} if exc.status == 409 else rate
+                await self._send_json(send, exc.status, error_body(exc.status, "conflict", exc.message), extra)
                 return
             if stored is not None:
+                body = site.unseal_replay(store, scope["path"], stored.body)
                 extra = {**rate, "idempotent-replayed": "true"}
                 out = self._common(extra) + [(b"content-type", stored.content_type.encode("latin-1")),
-                                             (b"content-length", str(len(stored.body)).encode())]
+                                             (b"content-length", str(len(body)).encode())]
                 await send({"type": "http.response.start", "status": stored.status, "headers": out})
-                await send({"type": "http.response.body", "body": stored.body})
+                await send({"type": "http.response.body", "body": body})
                 return
 
         captured: dict[str, Any] = {"status": 500, "type": "application/json", "body": []}
@@ -719,6 +836,8 @@ class AgentsEdge:
         finally:
             if idem is not None:
                 try:
-                    idem.finish(captured["status"], b"".join(captured["body"]), captured["type"])
+                    status = captured["status"]
+                    kept = site.seal_replay(scope["path"], status, b"".join(captured["body"]))
+                    idem.finish(status, kept, captured["type"])
                 except Exception:  # noqa: BLE001 - the response is already sent
                     logger.exception("idempotency record could not be finished")

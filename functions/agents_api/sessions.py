@@ -1,19 +1,26 @@
-"""Agent sessions and carts in the single table.
+"""Agent sessions and their carts in the single table: one item per session.
 
-A session is ``SESSION#<sha256(token)>`` / ``META`` with a hard expiry (``expires_at``, also the TTL);
-its cart lines are ``CART#<item_id>`` in the same partition with the same expiry, so one Query loads a
-session with its whole cart. The token itself is never stored. Expired sessions are refused even
-before DynamoDB's lazy TTL deletion removes them (``Store`` treats expired items as absent).
+``SESSION#<sha256(token)>`` / ``META`` holds ``expires_at`` (hard expiry, also the TTL), the cart as a map
+``cart`` (item id -> quantity) and the session's rate-limit counters (``rl#<window>``, see
+:mod:`agents_api.ratelimit`). The request's rate-limit write returns this item, so a route learns that
+the session is live and what its cart holds without another read; each cart change is one conditional
+write on the same item (DynamoDB serializes writes to one item, so concurrent adds are exact). The token
+itself is never stored. Expired sessions are refused even before DynamoDB's lazy TTL deletion removes
+them: every write's condition requires ``expires_at > now``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agenthost.store import ConditionFailed, Store, keys
+from agenthost.store import Store, keys, marshal
+from agents_api import ddb
+
+LIVE = "attribute_exists(pk) AND expires_at > :now"
 
 
 def token_hash(token: str) -> str:
@@ -30,13 +37,27 @@ class Session:
     expires_at: int
     lines: dict[str, int] = field(default_factory=dict)  # item_id -> quantity
 
+    @classmethod
+    def from_item(cls, session_hash: str, item: Mapping[str, Any]) -> Session:
+        cart = item.get("cart") or {}
+        lines = {str(k): int(v) for k, v in cart.items() if int(v) > 0} if isinstance(cart, Mapping) else {}
+        return cls(session_hash, int(item["expires_at"]), lines)
+
 
 class QuantityRefused(Exception):
-    """The cart would exceed the per-line bound."""
+    """The cart line would exceed its bound."""
+
+
+class CartFull(Exception):
+    """A new line would exceed the number of lines a cart may hold."""
 
 
 class NotInCart(Exception):
     pass
+
+
+class SessionGone(Exception):
+    """The session ended or expired while the request ran."""
 
 
 class Sessions:
@@ -44,57 +65,79 @@ class Sessions:
         self.store = store
         self.ttl_s = ttl_s
 
-    def create(self, meta: dict[str, Any] | None = None) -> tuple[str, int]:
+    def create(self, meta: dict[str, Any] | None = None,
+               also: Sequence[Mapping[str, Any] | None] = ()) -> tuple[str, int]:
+        """A new session (``also``: a metering fold riding on the write). Returns ``(token, expires_at)``."""
         token = new_token()
-        item = {**keys.session(token_hash(token)), "created_at": self.store.now(), **(meta or {})}
-        written = self.store.put(item, ttl_s=self.ttl_s, if_absent=True)
+        item = {**keys.session(token_hash(token)), "created_at": self.store.now(), "cart": {}, **(meta or {})}
+        written = self.store.put(item, ttl_s=self.ttl_s, if_absent=True, also=[a for a in also if a])
         return token, int(written["expires_at"])
 
     def load(self, token: str) -> Session | None:
-        """The live session with its cart (one Query), or None when unknown, ended or expired."""
+        """The live session with its cart (one GetItem), or None when unknown, ended or expired. Routes
+        normally get the session from the request's rate-limit write instead (no read)."""
         h = token_hash(token)
-        meta = None
-        lines: dict[str, int] = {}
-        for item in self.store.query(f"SESSION#{h}"):
-            if item["sk"] == "META":
-                meta = item
-            elif item["sk"].startswith("CART#") and int(item.get("quantity", 0)) > 0:
-                lines[item["sk"][5:]] = int(item["quantity"])
-        if meta is None:
-            return None
-        return Session(h, int(meta["expires_at"]), lines)
+        item = self.store.get(**keys.session(h))
+        return Session.from_item(h, item) if item else None
 
-    def end(self, session: Session) -> None:
-        # The cart lines become unreachable with the session and expire with it.
-        self.store.delete(**keys.session(session.hash))
+    def _key(self, session: Session) -> dict[str, Any]:
+        return marshal(keys.session(session.hash))
 
-    def add(self, session: Session, item_id: str, quantity: int, cap: int) -> int:
-        """Atomically add ``quantity``; the line may not exceed ``cap``. Returns the new quantity."""
+    def _gone_or(self, refused: ddb.Refused, other: Exception) -> Exception:
+        return SessionGone() if ddb.live(self.store, refused.item) is None else other
+
+    def end(self, session: Session, fold: Mapping[str, Any] | None = None) -> None:
+        # the cart lives in the session item and goes with it
+        ddb.write(self.store, "Delete", {"Key": self._key(session)}, fold=fold)
+
+    def add(self, session: Session, item_id: str, quantity: int, cap: int, max_lines: int) -> dict[str, int]:
+        """Atomically add ``quantity`` to the line; the line may not exceed ``cap`` and a new line needs room
+        (fewer than ``max_lines``). Returns the cart after the write."""
         if quantity > cap:
             raise QuantityRefused
-        key = keys.cart_item(session.hash, item_id)
+        params = {
+            "Key": self._key(session),
+            "UpdateExpression": "SET #c.#i = if_not_exists(#c.#i, :zero) + :q",
+            "ConditionExpression": f"{LIVE} AND ((attribute_not_exists(#c.#i) AND size(#c) < :lines) "
+                                   "OR #c.#i <= :room)",
+            "ExpressionAttributeNames": {"#c": "cart", "#i": item_id},
+            "ExpressionAttributeValues": ddb.values(zero=0, q=quantity, now=self.store.now(), lines=max_lines,
+                                                    room=cap - quantity),
+        }
         try:
-            item = self.store.update(
-                key["pk"], key["sk"],
-                add={"quantity": quantity},
-                set_={"item_id": item_id, "expires_at": session.expires_at},
-                condition="attribute_not_exists(#a0) OR #a0 <= :room",
-                values={":room": cap - quantity},
-            )
-        except ConditionFailed:
+            item = ddb.write(self.store, "Update", params, returns=True)
+        except ddb.Refused as refused:
+            old = ddb.live(self.store, refused.item)
+            if old is None:
+                raise SessionGone from None
+            if item_id not in (old.get("cart") or {}):
+                raise CartFull from None
             raise QuantityRefused from None
-        return int(item["quantity"])
+        return Session.from_item(session.hash, item or {}).lines
 
-    def set_quantity(self, session: Session, item_id: str, quantity: int) -> None:
-        key = keys.cart_item(session.hash, item_id)
+    def set_quantity(self, session: Session, item_id: str, quantity: int,
+                     fold: Mapping[str, Any] | None = None) -> None:
+        params = {
+            "Key": self._key(session),
+            "UpdateExpression": "SET #c.#i = :q",
+            "ConditionExpression": f"{LIVE} AND attribute_exists(#c.#i)",
+            "ExpressionAttributeNames": {"#c": "cart", "#i": item_id},
+            "ExpressionAttributeValues": ddb.values(q=quantity, now=self.store.now()),
+        }
         try:
-            self.store.update(key["pk"], key["sk"], set_={"quantity": quantity},
-                              condition="attribute_exists(pk)")
-        except ConditionFailed:
-            raise NotInCart from None
+            ddb.write(self.store, "Update", params, fold=fold)
+        except ddb.Refused as refused:
+            raise self._gone_or(refused, NotInCart()) from None
 
-    def remove(self, session: Session, item_id: str) -> None:
+    def remove(self, session: Session, item_id: str, fold: Mapping[str, Any] | None = None) -> None:
+        params = {
+            "Key": self._key(session),
+            "UpdateExpression": "REMOVE #c.#i",
+            "ConditionExpression": f"{LIVE} AND attribute_exists(#c.#i)",
+            "ExpressionAttributeNames": {"#c": "cart", "#i": item_id},
+            "ExpressionAttributeValues": ddb.values(now=self.store.now()),
+        }
         try:
-            self.store.delete(**keys.cart_item(session.hash, item_id), condition="attribute_exists(pk)")
-        except ConditionFailed:
-            raise NotInCart from None
+            ddb.write(self.store, "Update", params, fold=fold)
+        except ddb.Refused as refused:
+            raise self._gone_or(refused, NotInCart()) from None

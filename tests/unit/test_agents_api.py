@@ -178,10 +178,55 @@ def test_rate_limit_headers_and_429(shop):
     assert limited.headers["x-ratelimit-remaining"] == "0"
     assert int(limited.headers["x-ratelimit-reset"]) > time.time() - 5
     assert limited.headers["link"] == '</.well-known/agents.json>; rel="agents"'
-    # another client (a session) has its own budget; the window passing restores the first
-    assert req("GET", f"{API}/search", query={"q": "mug"}, headers={"x-session-token": "t"}).status == 200
-    req.clock.t += 60
+    req.clock.t += 60  # the window passing restores the client
     assert req("GET", f"{API}/search", query={"q": "mug"}).status == 200
+
+
+def test_made_up_tokens_count_against_the_source_ip(shop):
+    req = shop(rate_limit=4, rate_window_s=60)
+    h = session(req)  # 1 of the IP's 4
+    expired = session(req)  # 2 of 4
+    req.clock.t += 1
+    # a fresh made-up token per request gets no bucket of its own (on any route, in any header)
+    seen = [req("GET", f"{API}/search", query={"q": "mug"}, headers={"x-session-token": f"tok_made_up_{i}"})
+            for i in range(2)]
+    assert [r.status for r in seen] == [200, 200]
+    assert [r.headers["ratelimit-remaining"] for r in seen] == ["1", "0"]
+    for headers in ({"authorization": "Bearer tok_another"}, {"x-agent-session": "tok_yet_another"},
+                    {"x-session-token": "t" * 5000}, {}):
+        r = req("GET", f"{API}/cart/view", headers=headers)
+        assert r.status == 429 and r.json() == {"ok": False, "error": "Rate limit exceeded"}, headers
+    # a live session has its own budget on its own item
+    mine = [req("GET", f"{API}/cart/view", headers=dict(h)) for _ in range(5)]
+    assert [r.status for r in mine] == [200, 200, 200, 200, 429]
+    assert [r.headers["ratelimit-remaining"] for r in mine] == ["3", "2", "1", "0", "0"]
+    # once past its lifetime, a real token is no better than a made-up one
+    req.clock.t += 1800
+    r = req("GET", f"{API}/cart/view", headers={"authorization": expired["authorization"]})
+    assert r.status == 401 and "expired" in r.json()["error"]
+    assert r.headers["ratelimit-remaining"] == "3"  # a new window of the IP's counter
+
+
+def test_rate_limit_headers_on_preflight_and_when_the_limiter_fails_open(shop, monkeypatch):
+    from agents_api.ratelimit import RateLimiter
+
+    req = shop(rate_limit=7, rate_window_s=60)
+    pre = req("OPTIONS", f"{API}/cart/add", headers={"access-control-request-method": "POST"})
+    assert pre.status == 204
+    assert pre.headers["ratelimit-limit"] == "7" and pre.headers["ratelimit-policy"] == "7;w=60"
+    assert 0 < int(pre.headers["ratelimit-reset"]) <= 60 and "ratelimit-remaining" not in pre.headers
+    h = session(req)
+
+    def broken(*a, **k):
+        raise RuntimeError("DynamoDB unavailable")
+    monkeypatch.setattr(RateLimiter, "hit", broken)
+    monkeypatch.setattr(RateLimiter, "hit_session", broken)
+    r = req("GET", f"{API}/search", query={"q": "mug"})
+    assert r.status == 200 and r.headers["ratelimit-limit"] == "7" and r.headers["ratelimit-policy"] == "7;w=60"
+    assert "ratelimit-remaining" not in r.headers and int(r.headers["x-ratelimit-reset"]) > time.time() - 5
+    # the session is then read by the route itself
+    assert req("GET", f"{API}/cart/view", headers=dict(h)).status == 200
+    assert req("GET", f"{API}/cart/view", headers={"x-session-token": "tok_made_up"}).status == 401
 
 
 def test_checkout_handoff_page_is_signed_expiring_and_one_time(shop):
@@ -240,3 +285,161 @@ def test_contact_is_stored(shop, aws):
     assert r.status == 200 and r.json() == {"ok": True, "data": {"sent": True}}
     items = aws.client.scan(TableName=aws.table_name)["Items"]
     assert any(i["pk"]["S"].startswith("CONTACT#") and i["message"]["S"] == "Hello" for i in items)
+
+
+def test_no_idempotency_record_holds_a_token_or_a_checkout_signature(shop, aws):
+    req = shop()
+    # the client sends an Idempotency-Key on every POST, session creation included
+    created = req("POST", f"{API}/session", headers={"idempotency-key": "s-1"})
+    token = created.json()["data"]["session_token"]
+    again = req("POST", f"{API}/session", headers={"idempotency-key": "s-1"})
+    assert again.status == 201 and "idempotent-replayed" not in again.headers  # a new session, not a replay
+    other = again.json()["data"]["session_token"]
+    assert other != token
+    h = {"authorization": f"Bearer {token}"}
+    req("POST", f"{API}/cart/add", json_body={"item_id": "mug1", "quantity": 1}, headers={**h, "idempotency-key": "a"})
+    first = req("POST", f"{API}/checkout", headers={**h, "idempotency-key": "c-1"})
+    replay = req("POST", f"{API}/checkout", headers={**h, "idempotency-key": "c-1"})
+    assert replay.headers.get("idempotent-replayed") == "true" and replay.body == first.body
+    url = urlsplit(replay.json()["data"]["checkout_url"])
+    sig = dict(p.split("=", 1) for p in url.query.split("&"))["sig"]
+    assert req("GET", url.path, query=url.query).status == 200  # the replayed link works
+    items = aws.client.scan(TableName=aws.table_name)["Items"]
+    idemp = json.dumps([i for i in items if i["pk"]["S"].startswith("IDEMP#")], default=str)
+    assert '"IDEMP#' in idemp and "checkout_url" in idemp  # the records exist (cart add, checkout)...
+    for secret in (token, other, sig):  # ...and hold no token nor signature
+        assert secret not in idemp
+    assert token not in json.dumps(items, default=str) and sig not in json.dumps(items, default=str)
+
+
+def test_an_abandoned_idempotency_claim_is_taken_over_after_the_function_timeout(shop, aws):
+    from agents_api.idempotency import Idempotency, fingerprint
+    from agents_api.sessions import token_hash
+
+    req = shop(idempotency_reclaim_s=35)
+    h = session(req)
+    token = h["authorization"].split()[1]
+    body = json.dumps({"item_id": "mug2", "quantity": 3})
+    # an invocation claimed the key, then died before answering (its claim stays pending)
+    crashed = Idempotency(Store(clock=req.clock), "s:" + token_hash(token)[:32], "POST", f"{API}/cart/add", "k-9")
+    assert crashed.begin(fingerprint(body.encode())) is None
+    hdrs = {**h, "idempotency-key": "k-9", "content-type": "application/json"}
+    busy = req("POST", f"{API}/cart/add", body=body, headers=dict(hdrs))
+    assert busy.status == 409 and "still being processed" in busy.json()["error"]
+    assert busy.headers["retry-after"] == "1"
+    req.clock.t += 20
+    assert req("POST", f"{API}/cart/add", body=body, headers=dict(hdrs)).status == 409  # it might still run
+    req.clock.t += 16  # past the function's timeout: the first run cannot be alive
+    taken = req("POST", f"{API}/cart/add", body=body, headers=dict(hdrs))
+    assert taken.status == 201 and taken.json()["data"]["quantity"] == 3
+    replay = req("POST", f"{API}/cart/add", body=body, headers=dict(hdrs))
+    assert replay.headers.get("idempotent-replayed") == "true" and replay.body == taken.body
+    assert req("GET", f"{API}/cart/view", headers=dict(h)).json()["data"]["items"][0]["quantity"] == 3
+    # the crashed run finishing late does not overwrite the record of the run that answered
+    crashed.finish(201, b'{"late": true}', "application/json")
+    assert req("POST", f"{API}/cart/add", body=body, headers=dict(hdrs)).body == taken.body
+
+
+def test_cart_lines_are_bounded(shop):
+    req = shop(max_lines=2)
+    h = session(req)
+    assert req("POST", f"{API}/cart/add", json_body={"item_id": "mug1"}, headers=dict(h)).status == 201
+    assert req("POST", f"{API}/cart/add", json_body={"item_id": "mug2"}, headers=dict(h)).json()["data"] == \
+        {"item_id": "mug2", "quantity": 1, "cart_size": 2}
+    DynamoCatalog(Store(), "t").load([{"id": "bowl1", "name": "Bowl", "price_minor": 500, "currency": "USD",
+                                       "stock": 5}])
+    r = req("POST", f"{API}/cart/add", json_body={"item_id": "bowl1"}, headers=dict(h))
+    assert r.status == 400 and "2 different items" in r.json()["error"]
+    # an existing line may still grow
+    assert req("POST", f"{API}/cart/add", json_body={"item_id": "mug2"}, headers=dict(h)).json()["data"] == \
+        {"item_id": "mug2", "quantity": 2, "cart_size": 2}
+
+
+def test_a_session_ended_mid_request_is_401_not_resurrected(shop, aws, monkeypatch):
+    from agents_api.sessions import Sessions, token_hash
+
+    req = shop()
+    h = session(req)
+    req("POST", f"{API}/cart/add", json_body={"item_id": "mug1"}, headers=dict(h))
+    real_add = Sessions.add
+
+    def ended_first(self, session, *a, **k):
+        # the rate-limit write saw the session; another request ends it before the cart write
+        self.store.delete(pk=f"SESSION#{session.hash}", sk="META")
+        return real_add(self, session, *a, **k)
+    monkeypatch.setattr(Sessions, "add", ended_first)
+    r = req("POST", f"{API}/cart/add", json_body={"item_id": "mug2"}, headers=dict(h))
+    assert r.status == 401 and "invalid or expired" in r.json()["error"]
+    assert aws.get(pk=f"SESSION#{token_hash(h['authorization'].split()[1])}", sk="META") is None
+
+
+class Calls:
+    """DynamoDB operations made through the shared client (botocore events)."""
+
+    def __init__(self):
+        from agenthost import aws as aws_clients
+
+        self.ops: list[str] = []
+        aws_clients.client("dynamodb").meta.events.register("before-call.dynamodb.*", self._seen)
+
+    def _seen(self, model=None, **_):
+        self.ops.append(model.name)
+
+    def during(self, fn):
+        start = len(self.ops)
+        out = fn()
+        return out, self.ops[start:]
+
+
+def test_dynamodb_calls_per_call_rate_limit_plus_the_operation(shop):
+    req = shop()
+    h = session(req)
+    calls = Calls()
+    # (this site has no catalog snapshot: a product lookup is a GetItem; the reference store's warm
+    # container answers it from its snapshot, see tests/perf/bench_agents_api.py)
+    r, ops = calls.during(lambda: req("POST", f"{API}/cart/add", json_body={"item_id": "mug1"}, headers=dict(h)))
+    assert r.status == 201 and ops == ["UpdateItem", "GetItem", "UpdateItem"]  # rate limit, product, cart
+    r, ops = calls.during(lambda: req("GET", f"{API}/cart/view", headers=dict(h)))
+    assert r.status == 200 and ops == ["UpdateItem", "BatchGetItem"]  # no session read
+    r, ops = calls.during(lambda: req("PUT", f"{API}/cart/update", json_body={"item_id": "mug1", "quantity": 2},
+                                      headers=dict(h)))
+    assert r.status == 200 and ops == ["UpdateItem", "GetItem", "UpdateItem"]
+    r, ops = calls.during(lambda: req("POST", f"{API}/checkout", headers=dict(h)))
+    assert r.status == 200 and ops[0] == "UpdateItem" and ops[1] == "BatchGetItem" and ops[-1] == "PutItem"
+    assert "Query" not in ops and len(ops) in (3, 4)  # (+ the signing key once per container)
+    r, ops = calls.during(lambda: req("DELETE", f"{API}/cart/remove", json_body={"item_id": "mug1"},
+                                      headers=dict(h)))
+    assert r.status == 200 and ops == ["UpdateItem", "UpdateItem"]
+    r, ops = calls.during(lambda: req("GET", f"{API}/cart/view", headers={"x-session-token": "tok_forged"}))
+    assert r.status == 401 and ops == ["UpdateItem", "UpdateItem"]  # the refused session write, then the IP
+
+
+def test_metering_counters_ride_on_the_operations_write_when_folding_is_on(shop, aws, monkeypatch):
+    from agenthost import metering
+
+    monkeypatch.setenv("AGENTHOST_METERING_FOLD", "true")
+    metering.reset()
+    try:
+        req = shop()
+        h = session(req)
+        req("POST", f"{API}/cart/add", json_body={"item_id": "mug1", "quantity": 2}, headers=dict(h))
+        calls = Calls()
+
+        def metered(method, path, **kw):
+            with metering.turn("agents_api", "fold-test"):
+                return req(method, path, **kw)
+        r, ops = calls.during(lambda: metered("PUT", f"{API}/cart/update", json_body={"item_id": "mug1",
+                                                                                      "quantity": 3},
+                                              headers=dict(h)))
+        assert r.status == 200 and ops == ["UpdateItem", "GetItem", "TransactWriteItems"]  # no separate ADD
+        r, ops = calls.during(lambda: metered("POST", f"{API}/checkout", headers=dict(h)))
+        assert r.status == 200 and ops[-1] == "TransactWriteItems" and "UpdateItem" in ops[:1]
+        assert ops.count("UpdateItem") == 1  # the rate limit only: the counters went with the snapshot
+        r, ops = calls.during(lambda: metered("GET", f"{API}/cart/view", headers=dict(h)))
+        assert ops == ["UpdateItem", "BatchGetItem", "UpdateItem"]  # nothing to fold into: one ADD at exit
+        usage = aws.get(**metering.usage_key(metering.day_of(time.time()), "fold-test", "agents_api"))
+        assert usage["turns"] == 3
+        assert req("GET", f"{API}/cart/view", headers=dict(h)).json()["data"]["items"][0]["quantity"] == 3
+    finally:
+        monkeypatch.delenv("AGENTHOST_METERING_FOLD")
+        metering.reset()
