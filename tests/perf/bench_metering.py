@@ -118,7 +118,7 @@ def _events(name: str, i: int) -> dict:
         return http_event("POST", "/werewolf/turn", body=json.dumps(payload, ensure_ascii=False),
                           headers={"content-type": "application/json"})
     if name == "agents_api":
-        return http_event("POST", "/.well-known/agents/api/search", body=json.dumps({"query": "mug"}),
+        return http_event("GET", "/.well-known/agents/api/search", query=f"q=mug&limit=10&page={1 + i % 3}",
                           headers={"content-type": "application/json"})
     if name == "usage":
         return http_event("GET", "/usage", headers={"x-api-key": "bench-key"})
@@ -182,6 +182,7 @@ def worker(name: str, out_path: str, n: int) -> None:
     from infra.local.events import LambdaContext
 
     ops: dict[str, int] = {}
+    statuses: dict[str, int] = {}  # what the measured turns answered (a benchmark of errors measures nothing)
     original = botocore.client.BaseClient._make_api_call
 
     def counting(self, operation_name, api_params):
@@ -215,8 +216,10 @@ def worker(name: str, out_path: str, n: int) -> None:
                 for i in range(30, 30 + n):
                     ev = _events(name, i)
                     w0, c0 = time.perf_counter(), time.process_time()
-                    handler(ev, ctx)
+                    answer = handler(ev, ctx)
                     samples.append(((time.perf_counter() - w0) * 1000, (time.process_time() - c0) * 1000))
+                    status = str(answer.get("statusCode", 200) if isinstance(answer, dict) else 200)
+                    statuses[status] = statuses.get(status, 0) + 1
             sys.stdout.flush()
             sys.stderr.flush()
             log_bytes = log.stat().st_size - start_bytes
@@ -245,7 +248,7 @@ def worker(name: str, out_path: str, n: int) -> None:
         # folded transaction writes two items at 2 WRU each)
         "rru": max(reads, sum(r.get("ddb_rru", 0) for r in rows) / turns if rows else 0.0),
         "wru": max(writes, sum(r.get("ddb_wru", 0) for r in rows) / turns if rows else 0.0),
-        "ddb_calls": calls, "ops": ops_measured,
+        "ddb_calls": calls, "ops": ops_measured, "statuses": statuses,
     }
     Path(out_path).write_text(json.dumps(result))
 
@@ -351,7 +354,8 @@ def per_protocol(n: int = 120) -> None:
     for name, r in results.items():
         metered = (f"metering recorded {r['metered_calls']:.2f} DynamoDB calls, {r['metered_rru']:.2f} RRU, "
                    f"{r['metered_wru']:.2f} WRU per turn" if r["metered_turns"] else "not metered")
-        print(f"  {name}: operations {r['ops']}; {metered}")
+        answered = ", ".join(f"{k}: {v}" for k, v in sorted(r.get("statuses", {}).items())) or "see _runs_session"
+        print(f"  {name}: answered {answered}; operations {r['ops']}; {metered}")
 
 
 def main() -> None:
