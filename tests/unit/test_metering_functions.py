@@ -90,3 +90,46 @@ def test_evals_websocket_messages_are_turns(aws, monkeypatch):
         srv.shutdown()
     item = aws.get(**metering.usage_key(metering.day_of(__import__("time").time()), "evals", "evals"))
     assert (item["turns"], item["ws_messages"]) == (1, 2)
+
+
+def test_a_spent_llm_budget_switches_a_real_webhook_turn_to_the_deterministic_policy(aws, monkeypatch):
+    """Through the AI Olympics handler with a (fake, loopback) LLM: the first turn uses it; once the agent's
+    daily token budget is spent the LLM is not called at all, the turn is still a valid 200, and the
+    report counts a budget fallback."""
+    import time
+
+    from olympics import app
+
+    from agenthost import config
+    from agenthost import llm as llm_mod
+    from tests.support.fake_llm import FakeLLM
+    from tests.support.olympics import SECRET, signed, turn_body
+    from usage.app import handler as usage_handler
+
+    prompt = "Register with first name Maria, last name Lopez, email maria@example.com, country Germany."
+    with FakeLLM() as fake:
+        for k, v in {"AGENTHOST_OLYMPICS_SECRET": SECRET, "AGENTHOST_LLM": "openai:fake-model",
+                     "AGENTHOST_LLM_BASE_URL": fake.base_url, "AGENTHOST_LLM_API_KEY": "sk-test-not-real",
+                     "AGENTHOST_LLM_BUDGET_TOKENS": "100", "AGENTHOST_BUDGET_CACHE_S": "0"}.items():
+            monkeypatch.setenv(k, v)
+        monkeypatch.setattr(app, "_cold", False)
+        config.reset()
+        llm_mod.reset()
+        metering.reset()
+        answer = {"thinking": "Fill the form.", "done": False, "result": "", "actions": [
+            {"tool": "type", "args": {"element": "First Name", "text": "Maria"}}]}
+        fake.reply(answer, usage=(100, 20))  # 120 tokens: past the 100-token budget after this turn
+        fake.reply(answer, usage=(100, 20))
+        outs = []
+        for n in (1, 2):
+            raw, headers = signed(turn_body(n, prompt=prompt))
+            resp = call(app.handler, "POST", "/olympics/turn", body=raw, headers=headers)
+            assert resp.status == 200
+            outs.append(resp.json())
+        assert len(fake.requests) == 1  # the second turn never reached the LLM
+        assert outs[1]["actions"] and all(a["tool"] in ("type", "select", "click") for a in outs[1]["actions"])
+        llm_mod.reset()
+    day = time.strftime("%Y-%m-%d", time.gmtime())
+    [row] = call(usage_handler, "GET", "/usage", query={"protocol": "olympics", "from": day}).json()["rows"]
+    assert (row["turns"], row["llm_calls"], row["tokens_in"], row["tokens_out"]) == (2, 1, 100, 20)
+    assert row["fallbacks"] == 1 and row["budget_fallbacks"] == 1
