@@ -224,6 +224,28 @@ def worker(name: str, out_path: str, n: int) -> None:
             sys.stderr.flush()
             log_bytes = log.stat().st_size - start_bytes
             ops_measured = dict(ops)
+            # A/B: the same turns with metering switched off (a no-op turn), to see what it adds end to end
+            from contextlib import contextmanager
+
+            real_turn = metering.turn
+
+            @contextmanager
+            def no_metering(*_a, **_k):
+                yield metering.current()
+
+            metering.turn = no_metering  # type: ignore[assignment]
+            try:
+                if name == "runs":
+                    unmetered = _runs_session(handler, ctx, n)
+                else:
+                    unmetered = []
+                    for i in range(30 + n, 30 + 2 * n):
+                        ev = _events(name, i)
+                        w0, c0 = time.perf_counter(), time.process_time()
+                        handler(ev, ctx)
+                        unmetered.append(((time.perf_counter() - w0) * 1000, (time.process_time() - c0) * 1000))
+            finally:
+                metering.turn = real_turn  # type: ignore[assignment]
         finally:
             os.dup2(fd_out, 1)
             os.dup2(fd_err, 2)
@@ -239,6 +261,7 @@ def worker(name: str, out_path: str, n: int) -> None:
                  if k in ("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems")) / len(samples)
     result = {
         "wall": [s[0] for s in samples], "cpu": [s[1] for s in samples],
+        "wall_off": [s[0] for s in unmetered], "cpu_off": [s[1] for s in unmetered],
         "peak_mb": _peak_mb(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
         "log_bytes_per_turn": log_bytes / len(samples),
         "metered_rru": sum(r.get("ddb_rru", 0) for r in rows) / turns,
@@ -351,6 +374,12 @@ def per_protocol(n: int = 120) -> None:
           "MB: the template's MemorySize; est ms: Lambda duration there; "
           "rec MB: smallest standard size >= 1.5 x peak; RRU/WRU: request units per turn at "
           "<=1 KB writes / <=4 KB reads; log B: CloudWatch Logs bytes per turn at INFO incl. the EMF record)")
+    print("  metering end to end (same turns with metering off; wall includes its DynamoDB round trip to moto):")
+    for name, r in results.items():
+        if r.get("wall_off"):
+            print(f"    {name:<11} wall p50 {pct(r['wall'], 50):7.2f} vs {pct(r['wall_off'], 50):7.2f} ms off "
+                  f"(+{pct(r['wall'], 50) - pct(r['wall_off'], 50):.2f}), CPU p50 {pct(r['cpu'], 50):6.2f} vs "
+                  f"{pct(r['cpu_off'], 50):6.2f} ms (+{pct(r['cpu'], 50) - pct(r['cpu_off'], 50):.2f})")
     for name, r in results.items():
         metered = (f"metering recorded {r['metered_calls']:.2f} DynamoDB calls, {r['metered_rru']:.2f} RRU, "
                    f"{r['metered_wru']:.2f} WRU per turn" if r["metered_turns"] else "not metered")
