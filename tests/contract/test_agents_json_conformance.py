@@ -125,6 +125,9 @@ def test_options_preflight_is_204_with_cors(http):
         assert "X-Session-Token" in r.headers["access-control-allow-headers"]
         assert "DELETE" in r.headers["access-control-allow-methods"]
         assert r.headers["link"] == LINK
+        # not counted, so no RateLimit-Remaining; the limit, its window and the window's reset
+        assert r.headers["ratelimit-limit"].isdigit() and r.headers["ratelimit-reset"].isdigit()
+        assert re.fullmatch(r"\d+;w=\d+", r.headers["ratelimit-policy"])
 
 
 # ---- read capabilities --------------------------------------------------------------------------
@@ -218,6 +221,42 @@ def test_remove_accepts_item_id_in_query_with_empty_json_body(http, token):
 def test_session_token_headers(http, token):
     for h in ({"Authorization": f"Bearer {token}"}, {"X-Session-Token": token}, {"X-Agent-Session": token}):
         assert_ok(http.get(f"{API}/cart/view", headers=h))
+
+
+def test_older_dialect_agent_fills_a_cart(http):
+    """X-Agent-Session, PATCH /cart/update and GET /detail?id= (older agents), over HTTP."""
+    item = in_stock_item(http, minimum=4)
+    assert assert_ok(http.get(f"{API}/detail", params={"id": item["id"]}))["price_minor"] == item["price_minor"]
+    token = assert_ok(http.post(f"{API}/session"), 201)["session_token"]
+    h = {"X-Agent-Session": token}
+    assert assert_ok(http.post(f"{API}/cart/add", json={"item_id": item["id"]}, headers=h), 201)["quantity"] == 1
+    assert assert_ok(http.patch(f"{API}/cart/update", json={"item_id": item["id"], "quantity": 4}, headers=h)) == \
+        {"item_id": item["id"], "quantity": 4}
+    assert_error(http.patch(f"{API}/cart/update", json={"item_id": item["id"], "quantity": -1}, headers=h), 400,
+                 "quantity")
+    assert_error(http.patch(f"{API}/cart/update", json={"item_id": item["id"], "quantity": 1},
+                            headers={"X-Agent-Session": "tok_forged"}), 401, "invalid or expired")
+    cart = assert_ok(http.get(f"{API}/cart/view", headers=h))
+    assert [(i["item_id"], i["quantity"]) for i in cart["items"]] == [(item["id"], 4)]
+    assert cart["subtotal_minor"] == 4 * item["price_minor"]
+    assert_ok(http.patch(f"{API}/cart/update", json={"item_id": item["id"], "quantity": 0}, headers=h))
+    assert assert_ok(http.get(f"{API}/cart/view", headers=h))["items"] == []
+    assert assert_ok(http.request("DELETE", f"{API}/session", headers=h)) == {"ended": True}
+
+
+def test_made_up_tokens_share_the_source_ip_counter(http, token):
+    """A token that is not a live session gets no counter of its own: each made-up token's request lowers
+    the same source-IP remaining count; a live session's requests count on the session."""
+    seen = [http.get(f"{API}/search", params={"q": "mug"}, headers={"X-Session-Token": f"tok_{uuid.uuid4()}"})
+            for _ in range(3)]
+    remaining = [int(r.headers["ratelimit-remaining"]) for r in seen]
+    resets = {r.headers["x-ratelimit-reset"] for r in seen}
+    if len(resets) == 1:  # (all in one window)
+        assert remaining == [remaining[0], remaining[0] - 1, remaining[0] - 2]
+    mine = [http.get(f"{API}/cart/view", headers=auth(token)) for _ in range(2)]
+    assert [r.status_code for r in mine] == [200, 200]
+    if mine[0].headers["x-ratelimit-reset"] == mine[1].headers["x-ratelimit-reset"]:
+        assert int(mine[1].headers["ratelimit-remaining"]) == int(mine[0].headers["ratelimit-remaining"]) - 1
 
 
 def test_contact(http):

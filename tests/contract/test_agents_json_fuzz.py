@@ -1,5 +1,6 @@
 """Property-based fuzzing of every agents.json endpoint (in process, moto): whatever arrives, the site
-answers without a 5xx, in the envelope, with its discovery Link header."""
+answers without a 5xx, in the envelope (discovery documents and the human's checkout pages in their own
+formats), with its discovery Link header; a forged checkout confirmation never confirms."""
 
 from __future__ import annotations
 
@@ -19,8 +20,11 @@ from tests.support.apigw import call
 API = "/.well-known/agents/api"
 PRODUCTS = [{"id": f"p{i}", "name": f"Item {i}", "category": "mugs" if i % 2 else "bowls",
              "price_minor": 1000 + i, "currency": "USD", "stock": i} for i in range(6)]
-ENDPOINTS = ["/search", "/browse", "/detail/p1", "/detail/nope", "/detail", "/session", "/cart/add", "/cart/view",
-             "/cart/update", "/cart/remove", "/checkout", "/contact", "/openapi.json", "/unknown"]
+ENDPOINTS = [API + p for p in ("/search", "/browse", "/detail/p1", "/detail/nope", "/detail", "/session", "/cart/add",
+                                "/cart/view", "/cart/update", "/cart/remove", "/checkout", "/contact", "/openapi.json",
+                                "/unknown")] + ["/.well-known/agents.json", "/.well-known/agents.txt", "/llms.txt"]
+DOCUMENTS = {"/.well-known/agents.json": "application/json", "/.well-known/agents.txt": "text/plain",
+             "/llms.txt": "text/markdown"}
 PARAMS = ["q", "query", "limit", "page", "category", "min_price", "max_price", "in_stock", "sort", "id", "item_id",
           "quantity", "name", "email", "message", "price"]
 
@@ -53,10 +57,22 @@ def site_handler(aws):
     return handler, token
 
 
-def check(r) -> None:
+@pytest.fixture
+def checkout_url(site_handler) -> str:
+    handler, token = site_handler
+    h = {"authorization": f"Bearer {token}"}
+    assert call(handler, "POST", f"{API}/cart/add", json_body={"item_id": "p3"}, headers=h).status == 201
+    return call(handler, "POST", f"{API}/checkout", headers=h).json()["data"]["checkout_url"]
+
+
+def check(r, path: str = "") -> None:
     assert r.status < 500, (r.status, r.text[:300])
     assert r.headers.get("link") == '</.well-known/agents.json>; rel="agents"'
-    if r.status >= 400:
+    if r.status == 200 and path in DOCUMENTS:
+        assert r.headers["content-type"].startswith(DOCUMENTS[path])
+        if path.endswith(".json"):
+            assert r.json()["capabilities"]
+    elif r.status >= 400:
         body = r.json()
         assert body["ok"] is False and isinstance(body["error"], str) and body["error"]
 
@@ -81,7 +97,7 @@ def test_no_endpoint_answers_5xx(site_handler, method, endpoint, query, body, to
         headers["content-type"] = content_type
     if idem is not None and idem.strip() and idem.isprintable() and idem.isascii():
         headers["idempotency-key"] = idem
-    check(call(handler, method, API + endpoint, query=query, body=body, headers=headers))
+    check(call(handler, method, endpoint, query=query, body=body, headers=headers), endpoint)
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -102,3 +118,29 @@ def test_checkout_page_with_any_id(site_handler, path):
     r = call(handler, "GET", "/.well-known/agents/checkout/" + path.replace("/", "_"),
              query={"exp": "1", "sig": path[:10]})
     assert r.status < 500
+
+
+forms = st.one_of(
+    st.binary(max_size=80),
+    st.dictionaries(st.sampled_from(["exp", "sig", "confirm", "id"]),
+                    st.one_of(st.text(max_size=70), st.sampled_from(["1", "0", "9" * 30, "-1", ""])),
+                    max_size=4).map(lambda d: "&".join(f"{k}={v}" for k, v in d.items())),
+)
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(form=forms, real_id=st.booleans(), keep_exp=st.booleans(), suffix=st.text(max_size=20),
+       content_type=st.sampled_from(["application/x-www-form-urlencoded", "application/json", "text/plain", None]))
+def test_checkout_confirm_with_any_form(site_handler, checkout_url, form, real_id, keep_exp, suffix, content_type):
+    """The human's confirm POST: whatever arrives, an HTML answer without a 5xx, and nothing without the
+    link's own signature confirms the order."""
+    handler, _ = site_handler
+    path, query = checkout_url.split("://", 1)[1].split("/", 1)[1].split("?", 1)
+    checkout_id = path.rsplit("/", 1)[-1] if real_id else (suffix.replace("/", "_") or "x")
+    exp = dict(p.split("=", 1) for p in query.split("&"))["exp"]
+    body = (f"exp={exp}&" if keep_exp else "") + (form if isinstance(form, str) else form.decode("latin-1"))
+    headers = {"content-type": content_type} if content_type else {}
+    r = call(handler, "POST", f"/.well-known/agents/checkout/{checkout_id}/confirm", body=body, headers=headers)
+    assert r.status < 500, (r.status, r.text[:300])
+    assert r.headers["content-type"].startswith("text/html")
+    assert r.status in (403, 410) and "Order confirmed" not in r.text

@@ -1,10 +1,10 @@
 """Our agents_client against our own site over real HTTP: the whole purchase flow on the shared local
-stack; 429 recovery, expired-session recovery and the exact rate limit on a stack started with tight limits."""
+stack; 429 recovery, expired-session recovery, checkout-link expiry and the exact rate limit on a stack
+started with tight limits."""
 
 from __future__ import annotations
 
 import time
-import uuid
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
@@ -17,13 +17,14 @@ from tests.support.stack import start_stack
 pytestmark = pytest.mark.e2e
 
 API = "/.well-known/agents/api"
-LIMIT, WINDOW_S, TTL_S = 10, 5, 3
+LIMIT, WINDOW_S, TTL_S, CHECKOUT_TTL_S = 10, 5, 3, 4
 
 
 @pytest.fixture(scope="module")
 def tight():
     running = start_stack({"AGENTHOST_AGENTS_RATE_LIMIT": str(LIMIT), "AGENTHOST_AGENTS_RATE_WINDOW_S": str(WINDOW_S),
-                           "AGENTHOST_AGENTS_SESSION_TTL_S": str(TTL_S)})
+                           "AGENTHOST_AGENTS_SESSION_TTL_S": str(TTL_S),
+                           "AGENTHOST_AGENTS_CHECKOUT_TTL_S": str(CHECKOUT_TTL_S)})
     yield running
     running.stop()
 
@@ -60,13 +61,15 @@ def test_cli_against_the_stack(stack, capsys):
     assert '"cart.add"' in out and "[session]" in out
 
 
-def test_rate_limit_admits_exactly_the_limit(tight):
-    key = f"burst-{uuid.uuid4()}"  # one client: every request carries the same token
+def test_rate_limit_admits_exactly_the_limit_even_with_rotating_made_up_tokens(tight):
+    # every request carries a fresh made-up token: none is a live session, so all count against the
+    # source IP, which this module's other (sequential) tests leave alone from the next window on
+    time.sleep(WINDOW_S - time.time() % WINDOW_S + 0.05)
 
-    def hit(_):
+    def hit(i):
         with httpx.Client(base_url=tight.http_url, timeout=60) as c:
             # an unknown endpoint: after the rate limit it costs nothing, so only the limit is measured
-            return c.get(f"{API}/no-such-capability", headers={"X-Session-Token": key})
+            return c.get(f"{API}/no-such-capability", headers={"X-Session-Token": f"tok_made_up_{i}"})
 
     with ThreadPoolExecutor(max_workers=25) as pool:
         results = list(pool.map(hit, range(3 * LIMIT)))
@@ -90,7 +93,9 @@ def test_client_recovers_from_429(tight):
         time.sleep(s)
 
     with client(tight.http_url, sleep=sleep) as shop:
-        shop.http.headers["X-Session-Token"] = f"c429-{uuid.uuid4()}"  # a fresh client key for the limit
+        # its own live session, sent on every call, so the counter is this client's alone (made-up tokens
+        # would share the source IP's counter with the other tests)
+        shop.http.headers["X-Session-Token"] = shop.start_session()
         item = shop.search("bowl", limit=1)[0]
         results = [shop.detail(item["id"]) for _ in range(LIMIT + 3)]  # more than one window allows
         assert [r["id"] for r in results] == [item["id"]] * (LIMIT + 3)
@@ -107,6 +112,22 @@ def test_client_recovers_from_expired_session(tight):
         cart = shop.view_cart()  # 401 (expired) -> one new session -> retried
         assert shop.token != first and cart["items"] == []
         assert [s for _, u, s in shop.history if u.endswith("/cart/view")] == [401, 200]
+
+
+def test_checkout_link_expires(tight):
+    with client(tight.http_url, sleep=time.sleep) as shop:
+        item = next(i for i in shop.browse(limit=50, in_stock="true")["items"] if i["stock"] >= 1)
+        shop.add_to_cart(item["id"], 1)
+        url = shop.checkout().url
+    with httpx.Client(timeout=30) as human:
+        page = human.get(url)
+        assert page.status_code == 200 and item["name"] in page.text
+        fields = {k: v for k, v in (p.split("=", 1) for p in url.split("?", 1)[1].split("&"))}
+        time.sleep(CHECKOUT_TTL_S + 1.5)
+        late = human.get(url)
+        assert late.status_code == 410 and "expired" in late.text
+        confirm = human.post(url.split("?", 1)[0] + "/confirm", data=fields)
+        assert confirm.status_code == 410 and "Order confirmed" not in confirm.text
 
 
 @pytest.mark.browser
