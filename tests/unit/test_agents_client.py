@@ -157,6 +157,62 @@ def test_post_retries_keep_one_idempotency_key():
     assert len(keys) == 2 and keys[0] == keys[1]
 
 
+def test_409_still_processing_is_retried_once_with_the_same_key():
+    busy = err(409, "a request with this Idempotency-Key is still being processed; retry shortly",
+               **{"Retry-After": "1"})
+    site = Site(with_json({("POST", "/api/cart/add"): [busy, ok({"item_id": "a", "quantity": 1, "cart_size": 1},
+                                                                201)]}))
+    c, slept = client_for(site)
+    assert c.add_to_cart("a")["quantity"] == 1 and slept == [1.0]
+    keys = [r.headers["idempotency-key"] for r in site.requests if r.url.path == "/api/cart/add"]
+    assert len(keys) == 2 and keys[0] == keys[1]
+    # only once: a second 409 is the caller's to handle
+    site = Site(with_json({("POST", "/api/cart/add"): [err(409, "still being processed")]}))
+    c, slept = client_for(site)
+    with pytest.raises(AgentsApiError) as exc:
+        c.add_to_cart("a")
+    assert exc.value.status == 409 and slept == [1.0]
+    assert sum(r.url.path == "/api/cart/add" for r in site.requests) == 2
+
+
+class FakeClock:
+    """Monotonic time that moves only when the client sleeps (or the test says so)."""
+
+    def __init__(self):
+        self.t = 1000.0
+        self.slept: list[float] = []
+
+    def __call__(self) -> float:
+        return self.t
+
+    def sleep(self, s: float) -> None:
+        self.slept.append(round(s, 3))
+        self.t += s
+
+
+def test_requests_are_paced_to_the_declared_requests_per_minute():
+    site = Site(with_json({("GET", "/api/search"): [ok([])]}))  # agents.json declares 30 per minute
+    clock = FakeClock()
+    c = AgentsClient("https://shop.example", http=httpx.Client(transport=httpx.MockTransport(site)),
+                     sleep=clock.sleep, clock=clock)
+    for _ in range(29):  # with agents.json, 30 requests in the first second: no wait
+        c.search("mug")
+        clock.t += 0.01
+    assert clock.slept == []
+    clock.t += 10
+    c.search("mug")  # the 31st within a minute waits for the first to leave the window
+    assert clock.slept == [pytest.approx(60 - 10 - 0.29, abs=0.01)]
+    assert len(site.requests) == 31
+    # with pacing off, nothing waits (the site's 429 then decides)
+    site = Site(with_json({("GET", "/api/search"): [ok([])]}))
+    clock = FakeClock()
+    c = AgentsClient("https://shop.example", http=httpx.Client(transport=httpx.MockTransport(site)),
+                     sleep=clock.sleep, clock=clock, pace=False)
+    for _ in range(40):
+        c.search("mug")
+    assert clock.slept == [] and len(site.requests) == 41
+
+
 def test_delete_sends_json_body_and_checkout_is_not_followed():
     url = "https://shop.example/checkout/abc?sig=1"
     site = Site(with_json({("DELETE", "/api/cart/remove"): [ok({"item_id": "a", "removed": True})],

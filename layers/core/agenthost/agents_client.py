@@ -7,7 +7,10 @@ it needs a session. Calls then follow the spec's rules:
 * a session is created on first need, renewed once when the site answers 401, and ended on request;
 * 429 waits ``Retry-After`` seconds (exponential 1/2/4 s when absent) and retries, up to ``max_retries``;
 * 5xx and network errors back off exponentially, up to ``max_retries`` (3) retries; POSTs carry one
-  ``Idempotency-Key`` across their retries so a retry never adds twice;
+  ``Idempotency-Key`` across their retries so a retry never adds twice; a 409 (the site is still running
+  the first request with that key) is retried once after ``Retry-After`` (1 s when absent);
+* requests are paced to the site's ``rate_limit.requests_per_minute`` (the spec's SHOULD): never more than
+  that many in any 60 s, waiting for the oldest to leave the window (``pace=False`` turns this off);
 * 400 and 404 are never retried: :class:`AgentsApiError` carries the site's message;
 * checkout returns a :class:`Handoff` with the URL for the human; the client never follows it.
 
@@ -31,6 +34,7 @@ import json
 import sys
 import time
 import uuid
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -162,6 +166,8 @@ class AgentsClient:
         max_wait_s: float = 60.0,
         timeout_s: float = 15.0,
         token: str | None = None,
+        pace: bool = True,
+        clock: Callable[[], float] = time.monotonic,
     ):
         self.site_url = site_url.rstrip("/")
         if http is None:
@@ -176,6 +182,9 @@ class AgentsClient:
         self.max_wait_s = max_wait_s
         self.token = token
         self.session_expires_at: str | None = None
+        self.pace = pace
+        self.clock = clock
+        self._sent: deque[float] = deque()  # when recent requests were sent (pacing)
         self._site: Site | None = None
         #: (method, url, status) of every HTTP exchange, for logs and tests
         self.history: list[tuple[str, str, int]] = []
@@ -227,8 +236,24 @@ class AgentsClient:
         self._site = self._from_txt(info, txt_url)
         return self._site
 
+    def _paced(self) -> None:
+        """Wait, if needed, so that no 60 s window holds more requests than the site's declared limit."""
+        now = self.clock()
+        while self._sent and self._sent[0] <= now - 60:
+            self._sent.popleft()
+        rpm = self._site.requests_per_minute if self._site is not None else None
+        if self.pace and rpm and rpm > 0 and len(self._sent) >= rpm:
+            wait = min(self.max_wait_s, self._sent[len(self._sent) - rpm] + 60 - now)
+            if wait > 0:
+                self.sleep(wait)
+                now = self.clock()
+        self._sent.append(now)
+        while len(self._sent) > max(rpm or 0, 1) * 2:
+            self._sent.popleft()
+
     def _fetch(self, url: str) -> httpx.Response:
         for attempt in range(self.max_retries + 1):
+            self._paced()
             try:
                 resp = self.http.get(url, headers={"User-Agent": self.user_agent,
                                                    "Accept": "application/json, text/plain"})
@@ -361,7 +386,9 @@ class AgentsClient:
         idem = str(uuid.uuid4()) if method == "POST" else None
         failures = limited = 0
         renewed = not renew
+        waited_409 = False
         while True:
+            self._paced()
             headers = {"User-Agent": self.user_agent, "Accept": "application/json"}
             if with_session and self.token:
                 headers["Authorization"] = f"Bearer {self.token}"
@@ -384,6 +411,12 @@ class AgentsClient:
                     raise AgentsApiError(429, _message(resp), capability)
                 wait = _retry_after(resp.headers.get("retry-after"))
                 self.sleep(min(self.max_wait_s, wait if wait is not None else 2 ** (limited - 1)))
+                continue
+            if status == 409 and idem and not waited_409:
+                # the site still runs the first request with this key (a retry raced it): ask once more
+                waited_409 = True
+                wait = _retry_after(resp.headers.get("retry-after"))
+                self.sleep(min(self.max_wait_s, wait if wait is not None else 1.0))
                 continue
             if status >= 500:
                 failures += 1
@@ -467,6 +500,8 @@ def main(argv: list[str] | None = None, http: httpx.Client | None = None) -> int
     parser.add_argument("site", help="site URL (or its agents.json URL)")
     parser.add_argument("--session", help="reuse this session token")
     parser.add_argument("--keep", action="store_true", help="do not end the session at exit")
+    parser.add_argument("--no-pace", action="store_true",
+                        help="do not pace requests to the site's declared requests_per_minute")
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("discover", help="print the capabilities")
     p = sub.add_parser("search")
@@ -490,7 +525,7 @@ def main(argv: list[str] | None = None, http: httpx.Client | None = None) -> int
     p.add_argument("params", nargs="?", default="{}")
     args = parser.parse_args(argv)
 
-    client = AgentsClient(args.site, http=http, token=args.session)
+    client = AgentsClient(args.site, http=http, token=args.session, pace=not args.no_pace)
     out: Any
     try:
         if args.command == "discover":
