@@ -38,9 +38,9 @@ def _guarded(monkeypatch, aws):
     from agenthost import config
 
     config.reset()
-    app._guard_cache.clear()
+    app.clear_guard_cache()
     yield
-    app._guard_cache.clear()
+    app.clear_guard_cache()
 
 
 def call(sid, actions=(), **kw):
@@ -230,3 +230,185 @@ def test_element_snapshot_caps_and_puts_the_viewport_first(site):
     visible = [int(e["text"].split()[-1]) for e in els if e["inViewport"]]
     assert visible and min(visible) > 1  # after scrolling, the first item is not what is shown first
     assert len({e["id"] for e in els}) == 100
+
+
+@pytest.fixture(scope="module")
+def ws_echo():
+    """A WebSocket echo server on the allowed address."""
+    from websockets.sync.server import serve
+
+    def echo(ws):
+        for message in ws:
+            ws.send(f"echo {message}")
+
+    server = serve(echo, "127.0.0.1", 0)
+    import threading
+
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"ws://127.0.0.1:{server.socket.getsockname()[1]}/"
+    server.shutdown()
+
+
+def _settled(sid, ids=("fetch", "img", "ws", "meta")):
+    selector = ",".join(f"#{i}:has-text('pending')" for i in ids)
+    return call(sid, [{"tool": "wait", "condition": f"body:not(:has({selector}))", "timeout": 5000}])
+
+
+def test_redirect_hops_subrequests_posts_and_websockets_are_all_checked(site, ws_echo):
+    server, canary = site
+    # control: the same page aimed at allowed addresses reaches them, so the refusals below mean something
+    before = len(server.paths)
+    out = call("leaks-ok", [{"tool": "navigate",
+                             "url": f"{server.url}/leaks.html?target={server.url}/ping&ws={ws_echo}"}])
+    out = _settled("leaks-ok")
+    text = out["observation"]["text"]
+    assert "fetch: fetched pong" in text and "ws: message echo hello" in text, text
+    assert server.paths[before:].count("/ping") >= 2  # the fetch and the <img> followed their redirect
+    out = call("leaks-ok", [{"tool": "click", "element": "Send the form"}])
+    assert out["observation"]["title"] == "Posted" and "Posted to /ping" in out["observation"]["text"]
+
+    # the same requests aimed at a blocked address (loopback 127.0.0.2 is not on the allow-list)
+    t0 = time.monotonic()
+    ws_blocked = canary.url.replace("http://", "ws://") + "/ping"
+    page = f"{server.url}/leaks.html?target={canary.url}/ping&ws={ws_blocked}"
+    out = call("leaks", [{"tool": "navigate", "url": page}])
+    assert out["results"] == [{"ok": True}]
+    out = _settled("leaks")
+    text = out["observation"]["text"]
+    assert "fetch: failed" in text and "ws: failed" in text and "img: done" in text, text
+    out = call("leaks", [{"tool": "click", "element": "Send the form"}])  # POST, 307 to the canary
+    assert "blocked by netguard" in out["observation"]["text"]
+    assert canary.hits == 0 and canary.paths == []
+    refused = app.egress().blocked_since(t0)
+    assert any(target.startswith("127.0.0.2:") and "loopback" in reason for target, reason in refused)
+    assert any(target == "169.254.169.254:80" and "metadata" in reason for target, reason in refused)
+
+
+def test_chromium_never_resolves_names_itself(site, monkeypatch):
+    """The proxy resolves (and checks) each host once and connects to that address: a name only the guard's
+    resolver knows works, and a name answering a blocked address is refused."""
+    server, canary = site
+    from agenthost import netguard
+
+    names = {"pages.rebind.test": ["127.0.0.1"], "evil.rebind.test": ["127.0.0.2"]}
+    monkeypatch.setattr(app.egress(), "_check", lambda host, port: netguard.check_host(
+        host, port, resolver=lambda h, p: names[h]))
+    app.clear_guard_cache()
+    port = server.url.rsplit(":", 1)[1]
+    out = call("names", [{"tool": "navigate", "url": f"http://pages.rebind.test:{port}/index.html"},
+                         {"tool": "navigate", "url": f"http://pages.rebind.test:{port}/redirect?to="
+                                                     f"http://evil.rebind.test:{canary.url.rsplit(':', 1)[1]}/ping"}])
+    assert out["results"][0] == {"ok": True}
+    assert out["results"][1]["ok"] is False and "127.0.0.2 is loopback" in out["results"][1]["error"]
+    assert canary.hits == 0
+
+
+def test_evaluate_returns_json_values_and_errors_per_action(site):
+    server, _ = site
+    out = call("eval", [{"tool": "navigate", "url": f"{server.url}/pricing.html"},
+                        {"tool": "evaluate", "script": "document.title"},
+                        {"tool": "evaluate", "script": "() => [...document.querySelectorAll('td')].length"},
+                        {"tool": "evaluate", "script": "const rows = document.querySelectorAll('tr');\n"
+                                                       "return {rows: rows.length, first: rows[1].cells[0].innerText}"},
+                        {"tool": "evaluate", "script": "undefined"},
+                        {"tool": "evaluate", "script": "nosuch.value"},
+                        {"tool": "evaluate", "script": "async () => { await new Promise(r => setTimeout(r, 20)); "
+                                                       "return [1, 'two', null, true]; }"},
+                        {"tool": "evaluate", "script": "while (true) {}", "timeout_ms": 1000},
+                        {"tool": "evaluate", "script": "new Promise(() => {})", "timeout_ms": 500},
+                        {"tool": "evaluate", "script": "document.querySelector('h1').innerText"}],
+               observe={"aria": False, "elements": False, "text": False})
+    r = out["results"]
+    assert r[0] == {"ok": True} and r[1] == {"ok": True, "data": "Pricing"}
+    assert r[2] == {"ok": True, "data": 9}
+    assert r[3] == {"ok": True, "data": {"rows": 4, "first": "Starter"}}
+    assert r[4] == {"ok": True, "data": None}
+    assert r[5] == {"ok": False, "error": "script error: ReferenceError: nosuch is not defined"}
+    assert r[6] == {"ok": True, "data": [1, "two", None, True]}
+    assert r[7] == {"ok": False, "error": "evaluate timed out after 1000 ms"}
+    assert r[8] == {"ok": False, "error": "evaluate timed out after 500 ms"}
+    assert r[9]["ok"] is True and r[9]["data"]  # the loop was stopped: the page still answers
+
+
+def test_a_busy_page_is_replaced_and_the_call_still_answers(site):
+    server, _ = site
+    out = call("busy", [{"tool": "navigate", "url": f"{server.url}/login"},
+                        {"tool": "navigate", "url": f"{server.url}/busy.html"},
+                        {"tool": "wait", "condition": "600"},
+                        {"tool": "click", "element": "Too late", "timeout_ms": 1000},
+                        {"tool": "extract"}], budget_ms=15000)
+    r = out["results"]
+    assert r[0] == {"ok": True} and r[1] == {"ok": True}
+    assert r[3]["ok"] is False and "timed out" in r[3]["error"]
+    assert r[4] == {"ok": False, "error": "not run: the page stopped responding (a busy script)"}
+    assert "busy.html stopped responding" in out["observation"]["error"]
+    assert out["session"]["saved"] is True  # the state was read after the stuck page was closed
+    # the session goes on in a fresh page, cookies kept
+    out = call("busy", [{"tool": "navigate", "url": f"{server.url}/whoami"}])
+    assert out["results"] == [{"ok": True}] and "You are signed in" in out["observation"]["text"]
+
+    # a page that turns busy between calls is noticed when the next call starts
+    call("busy", [{"tool": "navigate", "url": f"{server.url}/busy.html"}], observe={"aria": False})
+    time.sleep(0.6)
+    out = call("busy", [{"tool": "navigate", "url": f"{server.url}/index.html"}])
+    assert out["results"] == [{"ok": True}] and out["observation"]["title"] == "Acme Cloud"
+    assert "busy.html stopped responding" in out["observation"]["error"]
+
+
+def test_actions_past_the_budget_are_reported_not_run(site):
+    server, _ = site
+    out = call("budget", [{"tool": "navigate", "url": f"{server.url}/index.html"},
+                          {"tool": "navigate", "url": f"{server.url}/slow.html?s=10", "timeout_ms": 10000},
+                          {"tool": "click", "element": "Pricing plans"}], budget_ms=3000)
+    r = out["results"]
+    assert r[0] == {"ok": True}
+    assert r[1]["ok"] is False and "Timeout" in r[1]["error"]
+    assert r[2] == {"ok": False, "error": "not run: the invocation's time budget is spent"}
+    assert out["observation"]["url"].endswith("/index.html")
+
+
+def test_the_watchdog_kills_a_stuck_chromium_and_the_next_call_resumes(site, monkeypatch, aws):
+    """A browser call without a timeout of its own that never returns (here: Page.evaluate on a looping
+    script, injected through the observer) is ended by killing Chromium at the budget."""
+    server, _ = site
+    out = call("watchdog", [{"tool": "navigate", "url": f"{server.url}/login"}])
+    assert out["session"]["saved"] is True
+    real_observe = app.observe_page
+
+    def hanging_observe(page, **kw):
+        page._page.evaluate("() => { while (true) {} }")  # no timeout: only the watchdog ends this
+        return real_observe(page, **kw)
+
+    monkeypatch.setattr(app, "observe_page", hanging_observe)
+    kills, launches = app._state["kills"], app._state["launches"]
+    out = call("watchdog", [{"tool": "navigate", "url": f"{server.url}/index.html"}], budget_ms=3000)
+    assert "did not answer within the time budget" in out["error"]
+    assert out["results"] == [{"ok": True}] and out["session"]["saved"] is False
+    assert app._state["kills"] > kills
+    monkeypatch.setattr(app, "observe_page", real_observe)
+    out = call("watchdog", [{"tool": "navigate", "url": f"{server.url}/whoami"}])
+    assert app._state["launches"] == launches + 1
+    assert out["session"]["resumed"] is True and "You are signed in" in out["observation"]["text"]
+
+
+def test_a_session_is_not_overwritten_when_chromium_dies_mid_call(site, monkeypatch, aws):
+    server, _ = site
+    out = call("keep", [{"tool": "navigate", "url": f"{server.url}/login"}])
+    assert out["session"]["saved"] is True
+    saved = aws.get("BROWSER#keep", "META")
+    assert any(c["name"] == "sid" for c in saved["storage_state"]["cookies"])
+
+    def die(page, **kw):
+        app._kill_browsers()  # Chromium dies after the actions, before the state is read
+        time.sleep(0.3)
+        raise RuntimeError("Target closed")
+
+    real_observe = app.observe_page
+    monkeypatch.setattr(app, "observe_page", die)
+    out = call("keep", [{"tool": "navigate", "url": f"{server.url}/index.html"}])
+    assert out["session"]["saved"] is False and out["session"]["storage_state"] is None
+    after = aws.get("BROWSER#keep", "META")
+    assert after["storage_state"] == saved["storage_state"] and after["url"] == saved["url"]
+    monkeypatch.setattr(app, "observe_page", real_observe)
+    out = call("keep", [{"tool": "navigate", "url": f"{server.url}/whoami"}])
+    assert "You are signed in" in out["observation"]["text"]

@@ -1,8 +1,8 @@
 """Serves tests/pages/brain on loopback for the browser tests, with a few dynamic routes.
 
 * ``/slow.html?s=N``: answers after N seconds.
-* ``/redirect?to=URL``: 302 to URL.
-* ``/ping``: ``pong`` (used as a canary: ``hits`` counts it).
+* ``/redirect?to=URL``: 302 to URL (a POST gets 307, so the POST goes on to URL).
+* ``/ping``: ``pong`` (used as a canary: ``hits`` counts it, WebSocket handshakes and POSTs included).
 * ``/login`` sets a session cookie; ``/whoami`` says whether it came back.
 Every path requested is recorded in ``paths``.
 """
@@ -79,6 +79,22 @@ class PageServer:
                     return super().do_GET()
                 except (BrokenPipeError, ConnectionResetError):
                     return None
+
+            def do_POST(self) -> None:  # noqa: N802 - a form POST: /redirect answers 307 (the POST goes on)
+                parts = urlsplit(self.path)
+                owner.paths.append(parts.path)
+                length = int(self.headers.get("Content-Length") or 0)
+                if length:
+                    self.rfile.read(length)
+                if parts.path == "/redirect":
+                    self.send_response(307)
+                    self.send_header("Location", parse_qs(parts.query).get("to", ["/"])[0])
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                if parts.path == "/ping":
+                    owner.hits += 1
+                self._text(f"<title>Posted</title><h1>Posted to {parts.path}</h1>", "text/html")
 
             def _text(self, body: str, ctype: str) -> None:
                 data = body.encode()

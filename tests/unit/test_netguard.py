@@ -90,3 +90,89 @@ def test_guarded_client_checks_redirect_targets():
         assert httpx  # the guard wraps a normal httpx client
     finally:
         server.shutdown()
+
+
+class _Recorder(BaseHTTPRequestHandler):
+    hosts: list[str] = []
+
+    def do_GET(self):  # noqa: N802
+        type(self).hosts.append(self.headers.get("Host", ""))
+        self.send_response(200)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"ok")
+
+    def log_message(self, *a):
+        pass
+
+
+def _serve(host, port=0, wrap=None):
+    server = HTTPServer((host, port), type("H", (_Recorder,), {"hosts": []}))
+    if wrap is not None:
+        server.socket = wrap(server.socket)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def _pair():
+    """Servers on 127.0.0.1 and 127.0.0.2 with the same port (one URL, two possible addresses)."""
+    for _ in range(50):
+        good = _serve("127.0.0.1")
+        try:
+            return good, _serve("127.0.0.2", good.server_port)
+        except OSError:
+            good.shutdown()
+            good.server_close()
+    raise RuntimeError("no port free on both 127.0.0.1 and 127.0.0.2")
+
+
+def test_guarded_client_connects_to_the_address_it_checked():
+    """DNS rebinding: the name answers an allowed address to one lookup and a blocked one to the next.
+    The connection only ever goes to an address a check approved; Host stays the URL's name."""
+    good, canary = _pair()
+    port = good.server_port
+    try:
+        answers = {"stable.test": [["127.0.0.1"]], "rebind.test": [["127.0.0.1"], ["127.0.0.2"]]}
+        calls = []
+
+        def resolver(host, _port):
+            calls.append(host)
+            seq = answers[host]
+            return seq[(calls.count(host) - 1) % len(seq)]
+
+        with guarded_client(resolver=resolver, allow=["127.0.0.1"], allow_private=False) as client:
+            # a name the system resolver does not know: the connection used the checked answer
+            assert client.get(f"http://stable.test:{port}/a").text == "ok"
+            assert good.RequestHandlerClass.hosts[-1] == f"stable.test:{port}"
+            # the request check sees 127.0.0.1; the connection's own check sees 127.0.0.2 and refuses
+            with pytest.raises(Blocked, match="127.0.0.2 is loopback"):
+                client.get(f"http://rebind.test:{port}/b")
+        assert canary.RequestHandlerClass.hosts == []
+    finally:
+        good.shutdown()
+        canary.shutdown()
+
+
+def test_guarded_client_keeps_tls_sni_and_certificate_checks(tmp_path):
+    import ssl
+    import subprocess
+
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
+                    "-days", "1", "-subj", "/CN=tls.rebind.test", "-addext", "subjectAltName=DNS:tls.rebind.test"],
+                   check=True, capture_output=True)
+    seen = []
+    server_ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    server_ctx.load_cert_chain(str(cert), str(key))
+    server_ctx.sni_callback = lambda sock, name, ctx: seen.append(name)
+    server = _serve("127.0.0.1", wrap=lambda sock: server_ctx.wrap_socket(sock, server_side=True))
+    try:
+        client_ctx = ssl.create_default_context(cafile=str(cert))
+        url = f"https://tls.rebind.test:{server.server_port}/"
+        with guarded_client(resolver=lambda h, p: ["127.0.0.1"], allow=["127.0.0.1"], allow_private=False,
+                            verify=client_ctx) as client:
+            assert client.get(url).text == "ok"
+        assert seen == ["tls.rebind.test"]
+        assert server.RequestHandlerClass.hosts == [f"tls.rebind.test:{server.server_port}"]
+    finally:
+        server.shutdown()

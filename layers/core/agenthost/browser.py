@@ -8,6 +8,8 @@ Example::
     out["observation"]    # {"url", "title", "aria", "elements", "text"}
     page = agenthost.agent.page.from_observation(out["observation"])
 
+    Browser().evaluate_script("https://example.com", "document.title")   # 'Example Domain'
+
 The function is invoked with boto3 ``lambda`` (RequestResponse); locally ``AWS_ENDPOINT_URL_LAMBDA``
 points at the local stack's Lambda endpoint, which runs ``browser.app.handler`` with the machine's Chromium.
 The function name comes from ``AGENTHOST_BROWSER_FUNCTION`` (default ``BrowserFunction``).
@@ -16,6 +18,7 @@ The function name comes from ``AGENTHOST_BROWSER_FUNCTION`` (default ``BrowserFu
 from __future__ import annotations
 
 import json
+import uuid
 from typing import Any
 
 DEFAULT_OBSERVE = {"aria": True, "elements": True, "text": True, "screenshot": False}
@@ -74,3 +77,27 @@ class Browser:
         if timeout_ms:
             event["timeout_ms"] = timeout_ms
         return self.invoke(event)
+
+    def evaluate_script(self, url: str, script: str, *, timeout_ms: int = 5000) -> Any:
+        """Open ``url`` in a fresh, unsaved session and return the JSON value of ``script`` there (an
+        expression, a function, or a function body using ``return``). Raises :class:`BrowserError` when the
+        page cannot be opened or the script fails (its error message included)."""
+        out = self.invoke({
+            "session": {"id": f"eval-{uuid.uuid4().hex[:16]}", "ephemeral": True},
+            "actions": [{"tool": "navigate", "url": url},
+                        {"tool": "evaluate", "script": script, "timeout_ms": timeout_ms}],
+            "observe": {"aria": False, "elements": False, "text": False, "screenshot": False},
+            "timeout_ms": max(timeout_ms, 3000), "budget_ms": timeout_ms + 15_000})
+        results = out.get("results") or []
+        if len(results) < 2:
+            raise BrowserError(f"the browser function ran no script: {str(out.get('error') or 'no results')[:300]}")
+        if not results[0].get("ok"):
+            raise BrowserError(f"cannot open {url}: {str(results[0].get('error'))[:300]}")
+        if not results[1].get("ok"):
+            raise BrowserError(str(results[1].get("error"))[:300])
+        return results[1].get("data")
+
+
+def evaluate_script(url: str, script: str, *, timeout_ms: int = 5000) -> Any:
+    """:meth:`Browser.evaluate_script` with the configured browser function."""
+    return Browser().evaluate_script(url, script, timeout_ms=timeout_ms)

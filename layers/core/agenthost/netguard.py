@@ -1,8 +1,12 @@
 """Outbound URL safety: refuse private, loopback, link-local and cloud metadata addresses.
 
-The check happens after DNS resolution (a public name pointing at 10.0.0.1 is refused) and is applied
-to every request an httpx client sends, redirects included, through :func:`guarded_client`.
-The browser function applies :func:`check_url` to every navigation and subrequest.
+The check happens after DNS resolution (a public name pointing at 10.0.0.1 is refused), and the
+connection then goes to the address that was checked, never to a second lookup (DNS rebinding: a name
+that answers 93.184.216.34 to the check and 127.0.0.1 to the connect). :func:`connect` is that
+check-then-connect step; :func:`guarded_client` is an httpx client whose every new connection, redirects
+included, goes through it (Host header and TLS SNI stay the URL's host name). The browser function sends
+all of Chromium's traffic through a local proxy that uses :func:`connect` for every request, redirect hop,
+subrequest and WebSocket.
 
 Private and loopback addresses are allowed when ``AGENTHOST_NETGUARD_ALLOW_PRIVATE`` is true (the
 local stack sets it) or when the host is listed in ``AGENTHOST_NETGUARD_ALLOW`` (hostnames or CIDRs).
@@ -131,15 +135,101 @@ def check_url(
     return addresses
 
 
+def check_host(
+    host: str,
+    port: int,
+    *,
+    allow_private: bool | None = None,
+    allow: Iterable[str] | None = None,
+    resolver: Resolver | None = None,
+) -> list[str]:
+    """The checked addresses of ``host`` (connect to these and nothing else), or raise :class:`Blocked`."""
+    host = host.strip("[]")
+    netloc = f"[{host}]" if ":" in host else host
+    return check_url(f"http://{netloc}:{int(port)}/", allow_private=allow_private, allow=allow, resolver=resolver)
+
+
+def connect(
+    host: str,
+    port: int,
+    timeout: float | None = None,
+    *,
+    allow_private: bool | None = None,
+    allow: Iterable[str] | None = None,
+    resolver: Resolver | None = None,
+    addresses: list[str] | None = None,
+) -> socket.socket:
+    """A TCP socket to ``host:port`` connected to one of the addresses the check approved.
+
+    ``addresses`` skips the check when the caller already made it (a cached :func:`check_host` answer).
+    Raises :class:`Blocked` (refused) or :class:`OSError` (no approved address answered).
+    """
+    ips = addresses if addresses is not None else check_host(
+        host, port, allow_private=allow_private, allow=allow, resolver=resolver)
+    last: OSError | None = None
+    for raw in ips:
+        ip = raw.split("%", 1)[0]
+        family = socket.AF_INET6 if ":" in ip else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            sock.settimeout(timeout)
+            sock.connect((ip, int(port)))
+            return sock
+        except OSError as exc:
+            sock.close()
+            last = exc
+    raise last or OSError(f"cannot connect to {host}")
+
+
 def guarded_client(**kwargs: Any) -> Any:
-    """An ``httpx.Client`` whose every request (redirects included) passes :func:`check_url` first."""
+    """An ``httpx.Client`` whose every request passes :func:`check_url` and whose every new connection
+    (redirects included) goes to an address the check approved (:func:`connect`; Host and SNI unchanged).
+
+    Takes ``httpx.Client`` arguments plus ``allow_private``, ``allow`` and ``resolver`` for the check;
+    ``verify``, ``http2`` and ``limits`` configure the pinned transport.
+    """
     import httpx
 
-    guard_kwargs = {k: kwargs.pop(k) for k in ("allow_private", "allow", "resolver") if k in kwargs}
+    guard_kwargs: dict[str, Any] = {k: kwargs.pop(k) for k in ("allow_private", "allow", "resolver") if k in kwargs}
+    if "transport" in kwargs:
+        raise TypeError("guarded_client makes its own transport")
+    transport = _pinned_transport(guard_kwargs, verify=kwargs.pop("verify", True),
+                                  http2=kwargs.pop("http2", False), limits=kwargs.pop("limits", None))
 
     def _check(request: httpx.Request) -> None:
-        check_url(str(request.url), **guard_kwargs)
+        check_url(str(request.url), **guard_kwargs)  # scheme and address, with a clear reason
 
     hooks = kwargs.pop("event_hooks", {}) or {}
     hooks = {**hooks, "request": [_check, *hooks.get("request", [])]}
-    return httpx.Client(event_hooks=hooks, **kwargs)
+    return httpx.Client(event_hooks=hooks, transport=transport, **kwargs)
+
+
+def _pinned_transport(guard_kwargs: dict[str, Any], *, verify: Any, http2: bool, limits: Any) -> Any:
+    import httpcore
+    import httpx
+
+    class PinnedBackend(httpcore.SyncBackend):
+        """Every TCP connection httpcore opens is checked and made to a checked address (TLS, made
+        afterwards by httpcore, still names the URL's host)."""
+
+        def connect_tcp(self, host: str, port: int, timeout: float | None = None,
+                        local_address: str | None = None, socket_options: Any = None) -> Any:
+            last: Exception | None = None
+            for ip in check_host(host, port, **guard_kwargs):
+                try:
+                    return super().connect_tcp(ip.split("%", 1)[0], port, timeout, local_address, socket_options)
+                except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
+                    last = exc
+            raise last or httpcore.ConnectError(f"cannot connect to {host}")
+
+    class PinnedTransport(httpx.HTTPTransport):
+        def __init__(self) -> None:
+            lim = limits or httpx.Limits(max_connections=100, max_keepalive_connections=20, keepalive_expiry=5.0)
+            super().__init__(verify=verify, http2=http2, limits=lim, trust_env=False)
+            self._pool = httpcore.ConnectionPool(
+                ssl_context=httpx.create_ssl_context(verify=verify, trust_env=False),
+                max_connections=lim.max_connections, max_keepalive_connections=lim.max_keepalive_connections,
+                keepalive_expiry=lim.keepalive_expiry, http1=True, http2=http2,
+                network_backend=PinnedBackend())
+
+    return PinnedTransport()
