@@ -1,11 +1,22 @@
-"""Policies: ``decide(task, page, history, memory, tools, deadline) -> Decision``.
+"""Policies: ``decide(task, page, history, memory, tools, deadline, *, careful=False, avoid=()) -> Decision``.
 
 :class:`DeterministicPolicy` plays with ``AGENTHOST_LLM=none`` and is the fallback whenever the LLM is
-late or wrong. General rules only (no per-site or per-task code): fill fields from values the task
-states, pick dropdown options by label, tick the checkboxes the task names, click the buttons and links
-the task names, submit a form with its submit button, follow the link that best matches the goal,
-answer questions from page text and tables, and finish when the page shows completion or nothing is
-left to do.
+late or wrong. General rules only (no per-site or per-task code):
+
+* fill fields from values the task states (see :mod:`agenthost.agent.task`), or from values the page
+  shows when the task asks to use them (a table cell, a code printed in the text); pick dropdown options
+  by label; tick the boxes the task names (untick those it turns off, and the others of a group when it
+  says "only"); tick agreement/confirmation boxes of a form being submitted; choose the radio it names;
+* click the buttons that put named items somewhere ("Buy X" -> "Add X to cart"), submit a filled form
+  with its own submit button, click the buttons, tabs and links the task names, once each;
+* hold back a form's submit button while a field the task refers to is still empty, and look for the
+  value instead (tabs, links);
+* follow the link that best matches the goal and the clues the page gives (unvisited first; "highest"/
+  "lowest" picks among numbered links), backtracking from dead ends;
+* answer from page text and tables when the task asks for a value;
+* finish when the page shows completion (a status message) after acting, or the asked value was found;
+* never repeat what ``avoid`` names, and take answers the user gave (``memory["user_answers"]``) as
+  stated values.
 """
 
 from __future__ import annotations
@@ -14,26 +25,40 @@ import re
 import time
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
+from urllib.parse import urljoin
 
 from agenthost.agent.actions import TOOLS, Action, Decision
 from agenthost.agent.guards import LoopGuard, check_actions, classify_risk
 from agenthost.agent.page import TEXT_ROLES, Element, Page
-from agenthost.agent.task import TaskFacts, read_task, words
+from agenthost.agent.task import TaskFacts, field_kind, label_keys, make_password, password_rules, read_task, words
 
-_SUCCESS = re.compile(r"\b(thank you|thanks for|successfully|success!|submitted|has been (?:sent|saved|created|"
-                      r"updated|received|submitted|placed|booked)|congratulations|you are registered|"
-                      r"registration (?:complete|successful)|order (?:placed|confirmed|received)|"
-                      r"confirmation (?:number|code)|task complete|all done|welcome back)\b", re.I)
+_SUCCESS = re.compile(r"\b(thank you|thanks|successfully|success|submitted|saved|created|started|placed|booked|"
+                      r"confirmed|received|registered|subscribed|updated|applied|sent|completed?|congratulations|"
+                      r"correct|welcome|all done|task complete|confirmation (?:number|code))\b", re.I)
+_ERROR = re.compile(r"\b(required|invalid|not valid|incorrect|wrong|error|failed|unknown|must|please (?:enter|fill|"
+                    r"choose|select|confirm|rate|pick|provide|check)|is not|isn't|cannot|can't|empty|too (?:short|"
+                    r"long)|missing|does not|doesn't|try again|not found|no results)\b", re.I)
 _SUBMIT = re.compile(r"\b(submit|send|save|continue|next|confirm|register|sign ?up|sign ?in|log ?in|apply|search|"
-                     r"go|ok|finish|complete|create|add|update|place order|checkout|book|pay|post|subscribe)\b",
-                     re.I)
+                     r"go|ok|finish|complete|create|add|update|place order|checkout|book|pay|post|subscribe|get|"
+                     r"start|check|reserve|done|proceed)\b", re.I)
+_NOT_SUBMIT = re.compile(r"\b(back|previous|prev|cancel|reset|clear|show|hide|remove|delete|close|toggle|edit)\b",
+                         re.I)
 _PLACEHOLDER_OPT = re.compile(r"^\s*(--.*--|select.*|choose.*|please select.*|pick.*|-+|none)?\s*$", re.I)
+_CONSENT = re.compile(r"\b(agree|accept|consent|confirm|correct|acknowledge|i have read|terms|privacy)\b", re.I)
+_ITEM_VERB = re.compile(r"\b(buy|add|order|purchase|get|put|pick up)\b", re.I)
+_ITEM_WORDS = re.compile(r"\b(add|adds|to|the|a|an|my|your|cart|basket|bag|trolley|buy|order|purchase|now|item|"
+                         r"one|in|into)\b", re.I)
+_REPEAT = re.compile(r"\b(until|again|repeat|each|every|all of|one by one)\b", re.I)
+_HIGHEST = re.compile(r"\b(highest|largest|biggest|greatest|most|maximum|last|top)\b", re.I)
+_LOWEST = re.compile(r"\b(lowest|smallest|least|minimum|first|fewest)\b", re.I)
+_USE_PAGE_VALUE = re.compile(r"\b(enter|type|put|use|submit|fill|write|input|paste|copy|apply|check)\b", re.I)
+_CODE = re.compile(r"^(?=[A-Z0-9._/#-]*\d|[A-Z]{3,})[A-Z0-9][A-Z0-9._/#-]{2,39}$")
 
 
 class Policy(Protocol):
     def decide(self, task: str, page: Page, history: Sequence[Action], memory: dict[str, Any],
                tools: Iterable[Any] | None = None, deadline: float | None = None, *,
-               careful: bool = False) -> Decision: ...
+               careful: bool = False, avoid: Iterable[Any] = ()) -> Decision: ...
 
 
 def tool_names(tools: Iterable[Any] | None) -> tuple[str, ...]:
@@ -57,6 +82,63 @@ def deadline_in(seconds: float) -> float:
     return time.monotonic() + seconds
 
 
+def _norm(s: Any) -> str:
+    return re.sub(r"\s+", " ", str(s or "").strip().lower())
+
+
+def avoid_set(avoid: Iterable[Any]) -> set[tuple[str, str]]:
+    """``avoid`` as normalised (tool, target) pairs; accepts pairs, ``{"tool", "target"}`` dicts and
+    ``"tool|target"`` / ``"tool target"`` strings."""
+    out: set[tuple[str, str]] = set()
+    for item in avoid or ():
+        tool, target = "", ""
+        if isinstance(item, (tuple, list)) and len(item) >= 2:
+            tool, target = str(item[0]), str(item[1])
+        elif isinstance(item, dict):
+            tool, target = str(item.get("tool", "")), str(item.get("target") or item.get("element") or "")
+        elif isinstance(item, str):
+            tool, _, target = item.replace("|", " ", 1).partition(" ")
+        if tool:
+            out.add((_norm(tool), _norm(target)))
+    return out
+
+
+def _avoided(action: Action, avoid: set[tuple[str, str]]) -> bool:
+    if not avoid:
+        return False
+    el = action.resolved
+    targets = {_norm(action.target), _norm(action.args.get("url", ""))}
+    if el is not None:
+        targets |= {_norm(el.ref), _norm(el.name), _norm(el.placeholder)}
+    targets.discard("")
+    tools = {action.tool, {"check": "click", "select": "type"}.get(action.tool, action.tool)}
+    return any((t, x) in avoid for t in tools for x in targets) or any((t, "") in avoid for t in tools
+                                                                        if action.tool not in ("click", "type",
+                                                                                               "select", "check"))
+
+
+class _Seen:
+    """What earlier turns did, from ``history`` (what was really sent) and the policy's memory."""
+
+    def __init__(self, history: Sequence[Action], page: Page, memory: dict[str, Any]):
+        self.clicks: dict[str, int] = {}
+        self.typed: set[str] = set()
+        for a in history or ():
+            target = _norm(a.args.get("element") or a.args.get("id") or "")
+            if a.tool in ("click", "check") and target:
+                self.clicks[target] = self.clicks.get(target, 0) + 1
+            elif a.tool == "type" and a.args.get("text"):
+                self.typed.add(_norm(a.args.get("text")))
+        self.on_page = set(memory.get("clicked", []))
+        self.fingerprint = page.fingerprint
+
+    def clicked(self, e: Element) -> int:
+        return max(self.clicks.get(_norm(e.name), 0), self.clicks.get(_norm(e.ref), 0))
+
+    def clicked_here(self, e: Element) -> bool:
+        return f"{self.fingerprint}|{e.name}" in self.on_page
+
+
 class DeterministicPolicy:
     """Rule-based policy; fast (a few ms) and never calls out."""
 
@@ -64,15 +146,21 @@ class DeterministicPolicy:
 
     def decide(self, task: str, page: Page, history: Sequence[Action] = (), memory: dict[str, Any] | None = None,
                tools: Iterable[Any] | None = None, deadline: float | None = None, *,
-               careful: bool = False, avoid: Iterable[str] = ()) -> Decision:
+               careful: bool = False, avoid: Iterable[Any] = ()) -> Decision:
         memory = dict(memory or {})
         if history:
             memory["acted"] = True
         names = tool_names(tools)
-        facts = read_task(task)
+        answers = [str(a) for a in memory.get("user_answers") or [] if str(a).strip()]
+        facts = read_task(task + ("\n" + "\n".join(answers) if answers else ""))
         loops = LoopGuard(memory)
-        notes: list[str] = []
-        plan: list[Action] = []
+        avoid_pairs = avoid_set(avoid)
+        seen = _Seen(history, page, memory)
+        visited = [u for u in memory.get("visited", []) if isinstance(u, str)]
+        here = page.url.split("#", 1)[0]
+        if here and here not in visited:
+            visited.append(here)
+            memory["visited"] = visited[-50:]
 
         if page.is_empty():
             if facts.urls and "navigate" in names and not memory.get("navigated"):
@@ -88,40 +176,60 @@ class DeterministicPolicy:
             target = facts.urls[0]
             memory["navigated"] = True
             if page.url.rstrip("/") != target.rstrip("/"):
-                plan.append(Action("navigate", {"url": target}, why="the task names this URL"))
-                return self._finish(memory, loops, page, plan, "Opening the URL the task names.", names, careful)
+                go = [Action("navigate", {"url": target}, why="the task names this URL")]
+                return self._finish(memory, loops, page, go, "Opening the URL the task names.", names, careful)
 
-        success = bool(_SUCCESS.search(page.text)) or bool(_SUCCESS.search(page.title))
-        fills = self._fill(facts, page, names)
+        outcome = page_outcome(page)
+        success = outcome == "success"
+        acted = bool(memory.get("acted"))
+
+        # 2. what the task asks of this page
+        items = self._item_clicks(facts, page, seen)
+        fills = self._fill(facts, page, names, seen)
+        fills = [a for a in fills if not _avoided(a, avoid_pairs)]
+        plan: list[Action] = list(items)
         plan.extend(fills)
         submit = None
         if fills:
-            submit = self._submit_button(facts, page, plan)
+            submit = self._submit_button(facts, page, fills, avoid_pairs)
             if submit is not None:
                 plan.append(Action("click", {"element": submit.name}, resolved=submit, why="submit the form"))
-        if not plan:
-            plan.extend(self._named_clicks(facts, page, memory))
+        taken = {id(a.resolved) for a in plan if a.resolved is not None}
+        plan.extend(a for a in self._named_clicks(facts, page, seen, fills, avoid_pairs)
+                    if id(a.resolved) not in taken)
+        plan = [a for a in plan if not _avoided(a, avoid_pairs)]
 
-        # answers
-        answer = None
-        if facts.question:
-            answer = answer_from(facts, page)
+        # 3. answers
+        answer, kind = answer_from(facts, page) if facts.question else (None, "")
+        if kind == "line" and not facts.wh_question:
+            answer = None
+        result_text = answer or _status_text(page) or _first_line_matching(page.text, _SUCCESS)
 
-        if not plan and answer and not fills:
+        if not plan and success and acted:
+            return self._done(memory, "The page shows completion.", result_text)
+        if not plan and answer and kind != "line":
             return self._done(memory, f"Answer found on the page: {answer}", answer)
-        if not plan and success and memory.get("acted"):
-            return self._done(memory, "The page shows completion.", _first_line_matching(page.text, _SUCCESS))
+        if not plan:
+            plan.extend(self._repeat_named(facts, page, seen, avoid_pairs))
         if not plan and not success:
-            link = self._best_link(facts, page, memory)
+            link = self._best_link(facts, page, seen, visited, avoid_pairs, loops)
             if link is not None:
                 plan.append(Action("click", {"element": link.name}, resolved=link, why="best match for the goal"))
         if not plan:
             if success:
-                return self._done(memory, "The page shows completion.", _first_line_matching(page.text, _SUCCESS))
-            result = answer or "Nothing left to do on this page."
-            return self._done(memory, "Nothing the task names is left to do on this page.", result)
+                return self._done(memory, "The page shows completion.", result_text)
+            if answer:
+                return self._done(memory, f"Answer found on the page: {answer}", answer)
+            scroll = Action("scroll", {"direction": "down", "amount": 600}, why="look for more of the page")
+            if "scroll" in names and not loops.count(scroll, page) and not _avoided(scroll, avoid_pairs) \
+                    and len(page.elements) > 12:
+                plan = [scroll]
+            else:
+                return self._done(memory, "Nothing the task names is left to do on this page.",
+                                  result_text if outcome != "error" else f"Not completed: {result_text}")
 
         kept, nudges, stop = loops.filter(plan, page)
+        notes: list[str] = []
         if stop:
             d = self._done(memory, "Stopping: the same actions keep repeating on an unchanged page. "
                            + "; ".join(nudges), answer or "Stopped: no progress.")
@@ -129,13 +237,13 @@ class DeterministicPolicy:
             return d
         if nudges:
             notes.extend(nudges)
-            kept = kept or self._alternatives(facts, page, memory, loops, plan)
+            kept = kept or self._alternatives(facts, page, seen, visited, avoid_pairs, loops)
         if not kept:
             if success or answer:
                 return self._done(memory, "No further progress possible; the page shows the outcome.",
-                                  answer or _first_line_matching(page.text, _SUCCESS))
+                                  answer or result_text)
             kept = [Action("scroll", {"direction": "down", "amount": 600}, why="look for more of the page")]
-            if loops.is_looping(kept[0], page):
+            if loops.is_looping(kept[0], page) or _avoided(kept[0], avoid_pairs):
                 d = self._done(memory, "Stopping: nothing new to try on this page.", "Stopped: no progress.")
                 d.stop = True
                 return d
@@ -147,35 +255,95 @@ class DeterministicPolicy:
 
     # ------------------------------------------------------------------ pieces
 
-    def _fill(self, facts: TaskFacts, page: Page, names: Sequence[str]) -> list[Action]:
+    def _fill(self, facts: TaskFacts, page: Page, names: Sequence[str], seen: _Seen) -> list[Action]:
         acts: list[Action] = []
+        present = _shown_text(page)
+        rules: dict[str, int] | None = None
+        password: str | None = None
+        typed_values: set[str] = set(seen.typed)
+        pending_pw: list[Element] = []
         for e in page.elements:
             if e.disabled:
                 continue
             label = e.name or e.placeholder or e.field_name
             if e.role in TEXT_ROLES and "type" in names:
-                val = facts.value_for(label, e.input_type)
+                kind = field_kind(label, e.input_type, e.role)
+                val = facts.value_for(label, e.input_type, role=e.role, present=present)
+                if val is None and kind == "password":
+                    pending_pw.append(e)
+                    continue
+                if val is None and not (e.value or "").strip():
+                    val = self._page_value(facts, page, e, label)
                 if val is not None and val.strip() != (e.value or "").strip():
                     acts.append(Action("type", {"element": e.name or e.placeholder, "text": val, "clear": True},
                                        resolved=e, why=f"the task gives {label!r}"))
+                    typed_values.add(_norm(val))
             elif e.role in ("combobox", "listbox") and e.options and ("select" in names or "type" in names):
                 opt = self._option_for(facts, e)
                 if opt and opt != e.selected_option and opt != e.value:
                     acts.append(Action("select", {"element": e.name, "option": opt}, resolved=e,
                                        why=f"the task names option {opt!r}"))
-            elif e.role in ("checkbox", "switch") and e.name:
-                score = facts.mentions(e.name, min_cover=0.6)
-                if score <= 0:
-                    continue
+        # passwords the task does not state: one fresh password meeting the rules stated by the task or the
+        # page, typed into every empty password field (a confirmation field gets the same one)
+        if pending_pw and facts.text and re.search(r"\b(password|passcode|register|sign ?up|account)\b",
+                                                   facts.text, re.I):
+            if any(not (e.value or "").strip() for e in pending_pw):
+                rules = {**password_rules(page.text), **facts.password_rules}
+                password = make_password(rules)
+                for e in pending_pw:
+                    acts.append(Action("type", {"element": e.name or e.placeholder, "text": password, "clear": True},
+                                       resolved=e, why="a password meeting the stated rules"))
+        acts.extend(self._ticks(facts, page, names, typed_values))
+        order = {id(e): i for i, e in enumerate(page.elements)}
+        acts.sort(key=lambda a: order.get(id(a.resolved), 10**6))
+        return acts
+
+    def _ticks(self, facts: TaskFacts, page: Page, names: Sequence[str], typed: set[str]) -> list[Action]:
+        acts: list[Action] = []
+        tool = "check" if "check" in names else "click"
+        boxes = [e for e in page.elements if e.role in ("checkbox", "switch") and e.name and not e.disabled]
+        named: dict[str, set[int]] = {}
+        for e in boxes:
+            if _norm(e.name) in typed:  # an item we just added (its own checkbox), not an instruction
+                continue
+            score = facts.mentions(e.name, min_cover=0.6)
+            want: bool | None = None
+            if score > 0:
                 want = not facts.negated(e.name)
-                if bool(e.checked) != want:
-                    tool = "check" if "check" in names else "click"
-                    acts.append(Action(tool, {"element": e.name, "checked": want} if tool == "check"
-                                       else {"element": e.name}, resolved=e,
-                                       why=("tick" if want else "untick") + f" {e.name!r} as the task says"))
-            elif e.role == "radio" and e.name and not e.checked and facts.mentions(e.name, min_cover=1.0) >= 1.0:
+                named.setdefault(e.parent, set()).add(id(e))
+            elif _CONSENT.search(e.name) and not facts.negated(e.name) and _has_button_after(page, e):
+                want = True
+            if want is not None and bool(e.checked) != want:
+                acts.append(self._tick(e, want, tool, "as the task says" if score > 0 else "required to submit"))
+        if facts.only:
+            for e in boxes:
+                if e.parent in named and id(e) not in named[e.parent] and e.checked \
+                        and not _CONSENT.search(e.name) and _norm(e.name) not in typed:
+                    acts.append(self._tick(e, False, tool, "the task wants only the ones it names"))
+        for e in page.elements:
+            if e.role == "radio" and e.name and not e.checked and not e.disabled \
+                    and facts.mentions(e.name, min_cover=1.0) >= 1.0 and not facts.negated(e.name):
                 acts.append(Action("click", {"element": e.name}, resolved=e, why=f"the task names {e.name!r}"))
         return acts
+
+    @staticmethod
+    def _tick(e: Element, want: bool, tool: str, why: str) -> Action:
+        return Action(tool, {"element": e.name, "checked": want} if tool == "check" else {"element": e.name},
+                      resolved=e, why=("tick" if want else "untick") + f" {e.name!r} ({why})")
+
+    def _page_value(self, facts: TaskFacts, page: Page, e: Element, label: str) -> str | None:
+        """A value the page shows for a field the task refers to (``use the code shown``, ``enter the
+        population from the table``): a code printed next to the field's label, or the task's answer."""
+        if not label or facts.mentions(label, min_cover=0.5) <= 0 or not _USE_PAGE_VALUE.search(facts.text):
+            return None
+        code = code_from_text(label, page.text)
+        if code:
+            return code
+        if facts.question:
+            answer, kind = answer_from(facts, page)
+            if answer and kind in ("table", "email", "phone", "price", "code"):
+                return answer
+        return None
 
     def _option_for(self, facts: TaskFacts, e: Element) -> str | None:
         val = facts.value_for(e.name)
@@ -194,58 +362,136 @@ class DeterministicPolicy:
                 best, best_len = o, len(o)
         return best
 
-    def _submit_button(self, facts: TaskFacts, page: Page, plan: list[Action]) -> Element | None:
-        buttons = [e for e in page.elements if e.role == "button" and e.name and not e.disabled]
+    def _submit_button(self, facts: TaskFacts, page: Page, plan: list[Action],
+                       avoid: set[tuple[str, str]]) -> Element | None:
+        buttons = [e for e in page.elements if e.role == "button" and e.name and not e.disabled
+                   and not _avoided(Action("click", {"element": e.name}, resolved=e), avoid)]
         if not buttons:
             return None
-        named = [b for b in buttons if facts.mentions(b.name, min_cover=1.0) >= 1.0]
-        if named:
-            return max(named, key=lambda b: len(b.name))
-        subs = [b for b in buttons if _SUBMIT.search(b.name) or b.input_type == "submit"]
-        if subs:
-            # prefer the submit-like button that follows the last field we fill
-            last = max((page.elements.index(a.resolved) for a in plan if a.resolved in page.elements), default=-1)
-            after = [b for b in subs if page.elements.index(b) > last]
-            return (after or subs)[0]
+        index = {id(e): i for i, e in enumerate(page.elements)}
+        last = max((index.get(id(a.resolved), -1) for a in plan), default=-1)
+        after = [b for b in buttons if index[id(b)] > last and not _NOT_SUBMIT.search(b.name)]
+        for pool in (after, [b for b in buttons if not _NOT_SUBMIT.search(b.name)]):
+            named = [b for b in pool if facts.mentions(b.name, min_cover=1.0) >= 1.0]
+            subs = [b for b in pool if _SUBMIT.search(b.name) or b.input_type == "submit"]
+            for group in (named, subs):
+                if group:
+                    return group[0]
         return buttons[0] if len(buttons) == 1 else None
 
-    def _named_clicks(self, facts: TaskFacts, page: Page, memory: dict[str, Any]) -> list[Action]:
-        clicked = set(memory.get("clicked", []))
-        best: tuple[float, int, Element] | None = None
+    def _item_clicks(self, facts: TaskFacts, page: Page, seen: _Seen) -> list[Action]:
+        """"Buy X" / "add X": the buttons that put a named item somewhere ("Add X to cart"), as many times as
+        the task says, minus the times earlier turns clicked them."""
+        if not _ITEM_VERB.search(facts.text):
+            return []
+        acts: list[Action] = []
+        for e in page.elements:
+            if e.role != "button" or not e.name or e.disabled or not _ITEM_VERB.search(e.name):
+                continue
+            item = re.sub(r"\s+", " ", _ITEM_WORDS.sub(" ", e.name)).strip()
+            if not item or not re.search(r"(?<![a-z0-9])" + re.escape(item.lower()) + r"(?:s|es)?(?![a-z0-9])",
+                                         facts.text.lower()):
+                continue
+            if _field_before(page, e):  # the submit button of a text field ("Add task"), not an item
+                continue
+            for _ in range(facts.count_for(item) - seen.clicked(e)):
+                acts.append(Action("click", {"element": e.name}, resolved=e, why=f"the task wants {item!r}"))
+        return acts
+
+    def _named_clicks(self, facts: TaskFacts, page: Page, seen: _Seen, fills: list[Action],
+                      avoid: set[tuple[str, str]]) -> list[Action]:
+        """Buttons, tabs and links the task names that earlier turns have not clicked yet (task order); a
+        form's submit button is held back while a field the task refers to is still empty."""
+        found: list[tuple[int, float, Element]] = []
+        filling = {id(a.resolved) for a in fills}
         for e in page.elements:
             if e.role not in ("button", "link", "tab", "menuitem") or not e.name or e.disabled:
                 continue
-            if f"{page.fingerprint}|{e.name}" in clicked:
+            if seen.clicked(e) or seen.clicked_here(e):
                 continue
-            score = facts.mentions(e.name, min_cover=1.0)
-            quoted = any(q.strip().lower() == e.name.strip().lower() for q in facts.quoted)
-            if quoted:
-                score = 2.0
-            if score >= 1.0 and (best is None or (score, len(e.name)) > (best[0], best[1])):
-                best = (score, len(e.name), e)
-        if best is None:
+            score = _name_score(facts, e.name)
+            if score < 0.9:
+                continue
+            if e.role == "button" and _blocked(facts, page, e, filling):
+                continue
+            act = Action("click", {"element": e.name}, resolved=e, why=f"the task names {e.name!r}")
+            if _avoided(act, avoid):
+                continue
+            found.append((facts.position(e.name), score, e))
+        if not found:
             return []
-        e = best[2]
-        return [Action("click", {"element": e.name}, resolved=e, why=f"the task names {e.name!r}")]
+        links = [f for f in found if f[2].role == "link"]
+        others = sorted((f for f in found if f[2].role != "link"), key=lambda f: (f[0], -f[1]))
+        out = [Action("click", {"element": e.name}, resolved=e, why=f"the task names {e.name!r}") for _, _, e in others]
+        if links:
+            best = max(links, key=lambda f: (f[1], len(f[2].name)))[2]
+            out.append(Action("click", {"element": best.name}, resolved=best, why=f"the task names {best.name!r}"))
+        return out
 
-    def _best_link(self, facts: TaskFacts, page: Page, memory: dict[str, Any]) -> Element | None:
-        clicked = set(memory.get("clicked", []))
-        goal = facts.words
-        best, best_score = None, 0.0
+    def _repeat_named(self, facts: TaskFacts, page: Page, seen: _Seen,
+                      avoid: set[tuple[str, str]]) -> list[Action]:
+        """A named button clicked on an earlier page state, again, when the task says to repeat it (or quotes
+        it): never twice on the same page state."""
         for e in page.elements:
-            if e.role != "link" or not e.name or e.disabled or f"{page.fingerprint}|{e.name}" in clicked:
+            if e.role not in ("button", "link", "tab", "menuitem") or not e.name or e.disabled:
+                continue
+            if seen.clicked_here(e):
+                continue
+            quoted = any(_norm(q) == _norm(e.name) for q in facts.quoted)
+            if not (quoted or (_REPEAT.search(facts.text) and facts.mentions(e.name, min_cover=1.0) >= 1.0)):
+                continue
+            act = Action("click", {"element": e.name}, resolved=e, why=f"the task names {e.name!r} again")
+            if not _avoided(act, avoid):
+                return [act]
+        return []
+
+    def _best_link(self, facts: TaskFacts, page: Page, seen: _Seen, visited: Sequence[str],
+                   avoid: set[tuple[str, str]], loops: LoopGuard) -> Element | None:
+        """The link (or tab) toward the goal: words shared with the task and with the page's clues about
+        it, unvisited targets first, "highest"/"lowest" among numbered links; a visited one only to
+        backtrack from a dead end."""
+        goal = set(facts.words)
+        clues = clue_text(facts, page)
+        goal |= words(clues)
+        numbered: dict[str, list[tuple[float, Element]]] = {}
+        scored: list[tuple[float, int, Element]] = []
+        for i, e in enumerate(page.elements):
+            if e.role not in ("link", "tab") or not e.name or e.disabled or seen.clicked_here(e):
+                continue
+            act = Action("click", {"element": e.name}, resolved=e)
+            if _avoided(act, avoid) or loops.is_looping(act, page):
                 continue
             lw = words(e.name) | words(re.sub(r"[/_.-]", " ", e.href))
             if not lw:
                 continue
             score = len(lw & goal) / (len(lw) ** 0.5)
-            if score > best_score:
-                best, best_score = e, score
-        return best if best_score > 0 else None
+            target = urljoin(page.url, e.href).split("#", 1)[0] if e.href else ""
+            if target and target in visited:
+                score = score * 0.1 - 1.0
+            elif clues and score <= 0:
+                score = 0.01  # unexplored, on a page that gives clues about the goal
+            num = re.search(r"\d+(?:\.\d+)?", e.name)
+            if num:
+                numbered.setdefault(re.sub(r"\d+(?:\.\d+)?", "#", e.name.lower()), []).append((float(num.group(0)), e))
+            scored.append((score, -i, e))
+        if not scored:
+            return None
+        boost: dict[int, float] = {}
+        if clues and (_HIGHEST.search(clues) or _LOWEST.search(clues)):
+            for group in numbered.values():
+                if len(group) > 1:
+                    pick = max(group, key=lambda g: g[0]) if _HIGHEST.search(clues) else min(group, key=lambda g: g[0])
+                    boost[id(pick[1])] = 0.5
+        best = max(scored, key=lambda s: (s[0] + boost.get(id(s[2]), 0.0), s[1]))
+        if best[0] + boost.get(id(best[2]), 0.0) > 0:
+            return best[2]
+        # a dead end: go back the way we came (a visited page may still have unexplored links)
+        back = [s for s in scored if s[0] < 0 and page_outcome(page) != "success"]
+        return max(back, key=lambda s: (s[0], s[1]))[2] if back and clues else None
 
-    def _alternatives(self, facts: TaskFacts, page: Page, memory: dict[str, Any], loops: LoopGuard,
-                      plan: list[Action]) -> list[Action]:
-        link = self._best_link(facts, page, memory)
+    def _alternatives(self, facts: TaskFacts, page: Page, seen: _Seen, visited: Sequence[str],
+                      avoid: set[tuple[str, str]], loops: LoopGuard) -> list[Action]:
+        link = self._best_link(facts, page, seen, visited, avoid, loops)
         if link is not None:
             alt = Action("click", {"element": link.name}, resolved=link, why="earlier attempts made no progress")
             if not loops.is_looping(alt, page):
@@ -282,8 +528,109 @@ class DeterministicPolicy:
 def approval_question(action: Action) -> str:
     what = action.resolved.name if action.resolved is not None else action.target or action.args.get("url", "")
     verb = {"payment": "make a payment or purchase", "deletion": "delete something",
-            "send": "send or publish something", "credential": "enter a credential"}.get(action.risk or "", "act")
+            "send": "send or publish something", "credential": "enter a credential",
+            "account": "change account or security settings"}.get(action.risk or "", "act")
     return f"Security check: about to {action.tool} {what!r}, which would {verb}. Proceed?"
+
+
+# --------------------------------------------------------------------------- page reading helpers
+
+def _name_score(facts: TaskFacts, name: str) -> float:
+    """How clearly the task names an element: 2 quoted, 1 named, 0.9 a number the task gives (``the one
+    published in 1974`` -> ``The Dispossessed (1974)``), else 0."""
+    if any(_norm(q) == _norm(name) for q in facts.quoted):
+        return 2.0
+    if facts.mentions(name, min_cover=1.0) >= 1.0:
+        return 1.0
+    nums = set(re.findall(r"(?<![\d.])\d{2,}(?![\d.])", name))
+    if nums and nums & set(re.findall(r"(?<![\d.:])\d{2,}(?![\d.:])", facts.text)):
+        return 0.9
+    return 0.0
+
+
+def _blocked(facts: TaskFacts, page: Page, button: Element, filling: set[int]) -> bool:
+    """Whether ``button`` submits a form group with an empty field the task refers to (and no value yet)."""
+    idx = page.elements.index(button)
+    for e in reversed(page.elements[:idx]):
+        if e.role == "button":
+            break
+        if e.role in TEXT_ROLES and not (e.value or "").strip() and id(e) not in filling:
+            label = e.name or e.placeholder
+            if label and facts.mentions(label, min_cover=1.0) > 0:
+                return True
+    return False
+
+
+def _field_before(page: Page, button: Element) -> bool:
+    idx = page.elements.index(button)
+    for e in reversed(page.elements[:idx]):
+        if e.role in TEXT_ROLES:
+            return True
+        if e.role in ("button", "listitem", "list", "row", "cell") or e.depth < button.depth - 1:
+            return False
+    return False
+
+
+def _has_button_after(page: Page, el: Element) -> bool:
+    idx = page.elements.index(el)
+    return any(e.role == "button" and not e.disabled for e in page.elements[idx + 1:])
+
+
+def _shown_text(page: Page) -> str:
+    """What the page shows besides field values: its text and the names of its elements."""
+    return page.text + "\n" + "\n".join(e.name for e in page.elements if e.name and e.role not in TEXT_ROLES)
+
+
+def _status_text(page: Page) -> str:
+    for e in page.elements:
+        if e.role in ("status", "alert") and (e.value or e.name):
+            return (e.value or e.name).strip()[:300]
+    return ""
+
+
+def page_outcome(page: Page) -> str | None:
+    """``success`` when the page shows a completion message, ``error`` when it shows a problem, else None.
+
+    Status and alert regions speak first; otherwise non-interactive text (headings, paragraphs)."""
+    statuses = [(e.value or e.name) for e in page.elements if e.role in ("status", "alert") and (e.value or e.name)]
+    for s in statuses:
+        if _ERROR.search(s):
+            return "error"
+    for s in statuses:
+        if _SUCCESS.search(s):
+            return "success"
+    labels = {e.name for e in page.elements if e.interactive and e.name}
+    for line in page.text.splitlines():
+        line = line.strip()
+        if line and line not in labels and _SUCCESS.search(line) and not _ERROR.search(line):
+            return "success"
+    if _SUCCESS.search(page.title or "") and not _ERROR.search(page.title or ""):
+        return "success"
+    return None
+
+
+def clue_text(facts: TaskFacts, page: Page) -> str:
+    """Page sentences about the task's goal (they share a content word with it), links excluded."""
+    labels = {e.name for e in page.elements if e.interactive and e.name}
+    out = []
+    for line in page.text.splitlines():
+        line = line.strip()
+        if not line or line in labels or len(line) > 400:
+            continue
+        if words(line) & facts.words:
+            out.append(line)
+    return " ".join(out)
+
+
+def code_from_text(label: str, text: str) -> str | None:
+    """A code the text prints right after a field's label or its head noun (``use return code RX-4417``)."""
+    for key in label_keys(label):
+        for m in re.finditer(r"(?<![\w-])" + re.escape(key) + r"s?\b[ \t]*(?:[:=#]|is|was|reads)?[ \t]*[\"'“]?"
+                             r"([A-Za-z0-9][A-Za-z0-9._/#-]{2,39})", text, re.I):
+            token = m.group(1).rstrip(".")
+            if _CODE.match(token):
+                return token
+    return None
 
 
 # --------------------------------------------------------------------------- answers
@@ -296,17 +643,18 @@ _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _PHONE = re.compile(r"\+?\d[\d ().-]{6,}\d")
 
 
-def answer_from(facts: TaskFacts, page: Page) -> str | None:
-    """An answer to the task's question from page text and tables (None when the page does not show one)."""
+def answer_from(facts: TaskFacts, page: Page) -> tuple[str | None, str]:
+    """An answer to the task's question from page text and tables, with its kind (``email``, ``phone``,
+    ``table``, ``price``, ``line``); ``(None, "")`` when the page does not show one."""
     text = page.text or ""
     if _ASK_EMAIL.search(facts.text):
         found = [e for e in _EMAIL.findall(text) if e not in facts.emails]
         if found:
-            return found[0]
+            return found[0], "email"
     if _ASK_PHONE.search(facts.text):
         found = [p.strip() for p in _PHONE.findall(text) if sum(c.isdigit() for c in p) >= 7]
         if found:
-            return found[0]
+            return found[0], "phone"
     goal = facts.words
     # tables: the row naming the entity, the column named by the question
     best: tuple[int, str] | None = None
@@ -325,7 +673,7 @@ def answer_from(facts: TaskFacts, page: Page) -> str | None:
                 if best is None or score > best[0]:
                     best = (score, row[i])
     if best is not None:
-        return best[1]
+        return best[1], "table"
     lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
     if _ASK_PRICE.search(facts.text):
         price: tuple[int, str] | None = None
@@ -336,18 +684,19 @@ def answer_from(facts: TaskFacts, page: Page) -> str | None:
                 if price is None or score > price[0]:
                     price = (score, pm.group(0))
         if price:
-            return price[1]
+            return price[1], "price"
+    labels = {e.name for e in page.elements if e.interactive and e.name}
     best_line, best_score = None, 0.0
     for ln in lines:
         lw = words(ln)
-        if not lw or len(ln) > 400:
+        if not lw or len(ln) > 400 or ln in labels:
             continue
         line_score = len(lw & goal) / (len(goal) ** 0.5 or 1)
         if line_score > best_score and not (lw <= goal):  # the line must add something the task does not say
             best_line, best_score = ln, line_score
     if best_line is not None and best_score >= 0.6:
-        return best_line[:300]
-    return None
+        return best_line[:300], "line"
+    return None, ""
 
 
 def _first_line_matching(text: str, rx: re.Pattern[str]) -> str:

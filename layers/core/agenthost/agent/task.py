@@ -1,12 +1,29 @@
 """Reading a task: the values it states, what it asks for, and whether it forbids something.
 
-Only what the task says is used; nothing is invented except a password that meets stated rules
-when the task asks for one without giving it.
+Only what the task says (or what the page shows) is used; nothing is invented except a password that
+meets stated rules when the task asks for one without giving it.
+
+Values are found in several general shapes, tried from the most to the least explicit:
+
+* ``Label: value`` / ``Label = value`` pairs and phrases (``enter "X" into Y``, ``set Y to X``,
+  ``Y is X``);
+* a value right after the field's label or a common synonym (``first name Maria``, ``discount code TEA10``,
+  ``username jdoe and password Winter2024!``, ``born 1988``, ``under the name Okafor``, ``mention in the
+  comments that ...``), or a number right before it (``4 guests``, ``12000 kilometres per year``);
+* a list of quoted items after the label (``add the tasks "A" and "B"``: the first one the page does not
+  show yet);
+* a search query (``search for books by X``, ``search for "X"``), a person's name for a name field
+  (``a quote for Sam Taylor``), the request for a message field (``ask for a copy of your invoice``).
+
+Each value is checked against the kind of field (an email field takes an email, a number field a number,
+a password field something password-like, a message field a sentence).
 """
 
 from __future__ import annotations
 
 import re
+import secrets
+import string
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -20,7 +37,7 @@ _PHONE = re.compile(r"(?<![\w])\+?\d[\d ().-]{6,}\d(?![\w])")
 _URL = re.compile(r"https?://[^\s\"'<>)]+")
 _QUOTED = re.compile(r"\"([^\"]{1,300})\"|“([^”]{1,300})”|(?<![\w])'([^']{1,300})'(?![\w])")
 _PAIR = re.compile(
-    r"(?P<key>[A-Za-z][A-Za-z0-9 /_-]{0,40}?)\s*(?::|=)\s*"
+    r"(?P<key>[A-Za-z][A-Za-z0-9 /_-]{0,40}?)(?<!\d)\s*(?::|=)\s*"
     r"(?P<val>\"[^\"]*\"|'[^']*'|“[^”]*”|[^,;\n]+?)"
     r"(?=\s*(?:,|;|\n|$|\.\s|\.$|\s+and\s+[A-Za-z][\w ]{0,30}?\s*[:=]|\s+(?:with|then|but|using)\s))"
 )
@@ -34,17 +51,29 @@ _PHRASES = [
     re.compile(r"\b(?:set|fill(?: in)?|enter|change|update)\s+(?:the\s+)?(?P<key>[A-Za-z][\w -]{0,40}?)"
                r"(?:\s+(?:field|box|input))?\s+(?:to|with|as)\s+(?P<val>\"[^\"]+\"|'[^']+'|“[^”]+”|[^\s,;]+)", re.I),
     # Y is/should be "X"  /  Y of "X"
-    re.compile(r"\b(?:the\s+|your\s+|my\s+)?(?P<key>[A-Za-z][\w -]{0,30}?)\s+(?:is|should be|must be|of)\s+"
+    re.compile(r"\b(?:the\s+|your\s+|my\s+)?(?P<key>[A-Za-z][\w-]*(?: [A-Za-z][\w-]*){0,3}?)\s+"
+               r"(?:is|should be|must be|of)\s+"
                r"(?P<val>\"[^\"]+\"|'[^']+'|“[^”]+”|[\w.+-]+@[\w.-]+|\d[\d.,/-]*)", re.I),
     # the message "X"  (one or two words right before a quoted value)
-    re.compile(r"\b(?P<key>[A-Za-z]+(?: [A-Za-z]+)?)\s+(?P<val>\"[^\"]+\"|“[^”]+”)"),
+    _LOOSE := re.compile(r"\b(?P<key>[A-Za-z]+(?: [A-Za-z]+)?)\s+(?P<val>\"[^\"]+\"|“[^”]+”)"),
     # search for "X"
     re.compile(r"\b(?P<key>search)(?:\s+for)?\s+(?P<val>\"[^\"]+\"|'[^']+'|“[^”]+”)", re.I),
 ]
+#: keys that are clauses, not field names ("name is Li Wei and your email")
+_BAD_KEY = re.compile(r"\b(is|are|was|and|or|should|must|be|then|but)\b", re.I)
+#: the task asks for a value (a table cell, a code, a price...)
 _QUESTION = re.compile(r"(\?|\b(what|which|who|how many|how much|when|where|find out|tell me|report|extract|"
-                       r"look up|read|get the|return the|answer)\b)", re.I)
-_NEGATION = re.compile(r"\b(do not|don't|dont|not|never|without|uncheck|untick|deselect|leave .{0,20}unchecked)\b",
-                       re.I)
+                       r"look up|read|get the|return the|answer|find)\b)", re.I)
+#: the task asks a real question whose answer may be a whole line of text
+_WH_QUESTION = re.compile(r"(\?|^\s*(what|which|who|how|when|where|why|is|are|does|do)\b|\b(find out|tell me|"
+                          r"report|look up|return the|extract)\b)", re.I)
+_NEGATION = re.compile(r"\b(do not|don't|dont|not|never|without|uncheck|untick|deselect|disable|turn off|"
+                       r"switch off|opt out|unsubscribe|stop|leave .{0,20}unchecked)\b", re.I)
+#: "only these" / "no other": boxes the task does not name should end up unticked
+_ONLY = re.compile(r"\b(only|no other|none other|nothing else|exclusively)\b", re.I)
+_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "a": 1, "an": 1, "single": 1}
+
+# --------------------------------------------------------------------------- words
 
 
 def tokens(s: str) -> list[str]:
@@ -52,16 +81,28 @@ def tokens(s: str) -> list[str]:
 
 
 def stem(w: str) -> str:
-    """A crude stem so that price/prices/pricing and plan/plans meet."""
-    for suffix in ("ing", "ed", "es", "s", "e"):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3 and not w.isdigit():
+    """A crude stem so that price/prices/pricing, plan/plans and painting/paintings meet."""
+    if w.isdigit():
+        return w
+    if w.endswith("s") and not w.endswith("ss") and len(w) > 3:
+        w = w[:-1]
+    for suffix in ("ing", "ed", "e"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
             return w[: -len(suffix)]
     return w
 
 
 def words(s: str) -> set[str]:
-    """Content words of ``s``, stemmed (stop words and single letters dropped)."""
-    return {stem(t) for t in re.findall(r"[a-z0-9]+", (s or "").lower()) if t not in STOP and len(t) > 1}
+    """Content words of ``s``, stemmed (stop words and single letters dropped; numbers kept)."""
+    return {stem(t) for t in re.findall(r"[a-z0-9]+", (s or "").lower())
+            if t not in STOP and (len(t) > 1 or t.isdigit())}
+
+
+def joined(s: str) -> set[str]:
+    """Adjacent word pairs of ``s`` written as one word and stemmed, so that "check out" meets "Checkout"
+    and "sign in" meets "Signin"."""
+    raw = re.findall(r"[a-z0-9]+", (s or "").lower())
+    return {stem(stem(a) + b) for a, b in zip(raw, raw[1:], strict=False) if a.isalpha() and b.isalpha()}
 
 
 def _unq(v: str) -> str:
@@ -71,54 +112,317 @@ def _unq(v: str) -> str:
     return v.rstrip(".")
 
 
+# --------------------------------------------------------------------------- fields
+
+#: general form vocabulary: a word in a field's label -> other ways a task may say it
+SYNONYMS: dict[str, tuple[str, ...]] = {
+    "birth": ("born", "birthday", "date of birth"),
+    "surname": ("last name", "family name"),
+    "last name": ("surname", "family name"),
+    "first name": ("given name", "forename"),
+    "phone": ("telephone", "mobile", "phone number"),
+    "zip": ("postal code", "postcode"),
+    "postal code": ("zip", "zip code", "postcode"),
+    "guests": ("people", "persons", "party of"),
+    "quantity": ("qty", "amount"),
+    "username": ("user name", "login", "user id"),
+    "email": ("e-mail",),
+    "comments": ("comment",),
+}
+#: nouns a field's label ends with that a task may use on their own ("name for the reservation" -> "name")
+_FIELD_NOUNS = frozenset("""name code number year date email address title city country phone zip amount quantity
+guests username password answer query message comments comment topic subject size color colour company""".split())
+_FREE_TEXT = re.compile(r"\b(message|comments?|feedback|notes?|description|details|question|body|review|reason|"
+                        r"remarks?|explanation|content|bio|about)\b", re.I)
+_NUMERIC = re.compile(r"\b(year|number of|guests|people|persons|age|count|quantity|qty|amount|kilomet\w*|km|"
+                      r"miles|price|weight|height|nights|adults|children|rooms|seats|tickets)\b", re.I)
+_NAME_FIELD = re.compile(r"\bname\b", re.I)
+_STOP_RUN = re.compile(
+    r"\s*(?:[,;()\[\]]|\.(?=\s|$)|\b(?:and|then|but|who|which|with|before|after|on|at|in|for|to|from|using|under|"
+    r"so|if|when|while|or|into|via|because|by|as|so that)\b)", re.I)
+_CONNECTOR = re.compile(r"\s*(?:[:=]|\b(?:is|are|was|of|to|as|that says|that|saying|reading|be|should be|"
+                        r"must be|will be)\b)?\s*", re.I)
+_PERSON = re.compile(r"\b(?:for|named|called|is|am|by|as|to|from|of)\s+"
+                     r"((?:[A-Z][a-z'’-]+|[A-Z]\.)(?:\s+(?:[A-Z][a-z'’-]+|[A-Z]\.|van|de|da|von|le|la)){1,3})")
+_REQUEST = re.compile(r"\b(ask(?:ing)?|request(?:ing)?|tell (?:them|us|him|her|the \w+)|say(?:ing)?|mention(?:ing)?|"
+                      r"explain(?:ing)?|let them know|complain(?:ing)? about|report(?:ing)?|(?:write|note|inform)(?: to)?(?: the)?"
+                      r"(?: \w+)?(?= that\b))\b\s*"
+                      r"(?P<rest>[^.;!?\n]{4,300})", re.I)
+_QUOTED_LIST = re.compile(r"(\"[^\"]+\"|“[^”]+”|'[^']+')((?:\s*(?:,|and|or)\s*(?:\"[^\"]+\"|“[^”]+”|'[^']+'))*)")
+_SEARCH = re.compile(
+    r"\bsearch(?:es|ing)?(?:\s+(?:the \w+\s+)?for)?\s+(?:(?:the\s+|a\s+|an\s+|some\s+)?[a-z]+(?:\s+[a-z]+)?\s+"
+    r"(?:by|named|called|titled|about|from|with the title)\s+)?(?P<val>\"[^\"]+\"|“[^”]+”|'[^']+'|\S)",
+    re.I)
+
+
+#: words that describe where a value is rather than being one
+_NOT_VALUE = frozenset("""shown given displayed listed below above provided printed written mentioned found there
+here field box yourself itself them it""".split())
+
+
+def field_kind(label: str, input_type: str = "", role: str = "") -> str:
+    """``email`` | ``password`` | ``number`` | ``free`` | ``name`` | ``search`` | ``text``."""
+    low = f"{label} {input_type}".lower()
+    if input_type == "email" or re.search(r"\be-?mail\b", low):
+        return "email"
+    if input_type == "password" or re.search(r"\b(password|passcode|passphrase)\b", low):
+        return "password"
+    if input_type in ("number", "range") or role == "spinbutton" or _NUMERIC.search(label):
+        return "number"
+    if input_type == "search" or role == "searchbox" or re.search(r"\b(search|query)\b", low):
+        return "search"
+    if _FREE_TEXT.search(label):
+        return "free"
+    if _NAME_FIELD.search(label):
+        return "name"
+    return "text"
+
+
+def label_keys(label: str) -> list[str]:
+    """The phrases a task may use for a field called ``label``, most specific first."""
+    low = re.sub(r"[*:()]|\boptional\b|\brequired\b", " ", (label or "").lower())
+    low = re.sub(r"\s+", " ", low).strip()
+    low = re.sub(r"^(?:(?:your|my|the|a|an|new|enter|please|type)\s+)+", "", low).strip()
+    if not low:
+        return []
+    keys = [low]
+    head = re.split(r"\s+(?:for|of|per|to|in|on|at|from|with)\s+", low)[0].strip()
+    if head and head != low:
+        keys.append(head)
+    for k in list(keys):
+        for word, alts in SYNONYMS.items():
+            if re.search(r"\b" + re.escape(word) + r"\b", k):
+                keys.extend(alts)
+    last = head.split()[-1] if head else ""
+    if last in _FIELD_NOUNS and last not in keys:
+        keys.append(last)
+    out: list[str] = []
+    for k in keys:
+        if k and k not in out:
+            out.append(k)
+    return out
+
+
+def _valid(value: str, kind: str) -> bool:
+    v = value.strip()
+    if not v:
+        return False
+    if kind == "email":
+        return bool(_EMAIL.fullmatch(v))
+    if kind == "number":
+        return bool(re.fullmatch(r"[\d][\d,. ]*", v))
+    if kind == "password":
+        return " " not in v and len(v) >= 4 and bool(re.search(r"[\d\W_]|[A-Z].*[A-Z]|[a-z][A-Z]", v))
+    if kind == "free":
+        return len(v.split()) >= 2
+    first = v.split()[0].lower()
+    if len(v.split()) == 1 and (first in _NOT_VALUE or re.fullmatch(r"[a-z]+(?:ed|ing|ly)", v)):
+        return False  # "use the voucher shown", "the code displayed": a description, not the value
+    return first not in STOP and len(v.split()) <= 6
+
+
+def _run(text: str, start: int, kind: str) -> tuple[str, int]:
+    """The unquoted value starting at ``start``: up to a delimiter (free text: up to the sentence end)."""
+    rest = text[start:]
+    if kind == "free":
+        m = re.search(r"[.;!?\n](?=\s|$)|$", rest)
+        return rest[: m.start() if m else len(rest)].strip(), start
+    if kind == "password":
+        m = re.match(r"\S+", rest)
+        return (m.group(0).rstrip(",;.") if m else ""), start
+    # walk words; stop at a delimiter that is not inside an initial ("Ursula K. Le Guin")
+    out: list[str] = []
+    pos = 0
+    while pos < len(rest):
+        m = _STOP_RUN.match(rest, pos)
+        if m and m.end() > pos and (out or not rest[pos:].lstrip().startswith(("(", "["))):
+            prev = out[-1] if out else ""
+            if not (m.group(0).strip() == "." and re.fullmatch(r"[A-Z]", prev)):
+                break
+        w = re.match(r"\s*([^\s,;()]+)", rest[pos:])
+        if not w:
+            break
+        word = w.group(1)
+        if word.endswith(".") and not re.fullmatch(r"[A-Z]\.", word):
+            out.append(word.rstrip("."))
+            break
+        out.append(word)
+        pos += w.end()
+        if len(out) >= 8:
+            break
+    return " ".join(out).strip(), start
+
+
 @dataclass
 class TaskFacts:
     """What a task states."""
 
     text: str
     pairs: list[tuple[str, str]] = field(default_factory=list)
+    #: a word or two right before a quoted value ("the tasks "Buy milk""): weaker than ``pairs``
+    loose_pairs: list[tuple[str, str]] = field(default_factory=list)
     quoted: list[str] = field(default_factory=list)
     emails: list[str] = field(default_factory=list)
     phones: list[str] = field(default_factory=list)
     urls: list[str] = field(default_factory=list)
+    #: the task asks for a value (table cell, code, price): it may be answered from the page
     question: bool = False
+    #: the task asks a real question (a whole line of page text may answer it)
+    wh_question: bool = False
+    #: "only these" / "no other"
+    only: bool = False
     password_rules: dict[str, int] = field(default_factory=dict)
     words: set[str] = field(default_factory=set)
+    joined: set[str] = field(default_factory=set)
 
-    def value_for(self, label: str, input_type: str = "") -> str | None:
-        """The value the task gives for a field called ``label`` (None when it gives none)."""
+    # ---------------------------------------------------------------- values for fields
+
+    def value_for(self, label: str, input_type: str = "", *, role: str = "",
+                  present: str = "") -> str | None:
+        """The value the task gives for a field called ``label`` (None when it gives none).
+
+        ``present`` is the page's text: of a list of values for one field (``add "A" and "B"``) the first
+        one the page does not show yet is returned, and a loosely attached value the page already shows is
+        not offered again."""
+        kind = field_kind(label, input_type, role)
+        best, best_score = self._pair_for(label, kind, self.pairs)
+        if best is not None and best_score >= 0.5:
+            return best
+        near = self.value_near(label, kind, present=present)
+        if near is not None:
+            return near
+        if kind == "email" and self.emails:
+            return self.emails[0]
+        if re.search(r"\b(phone|tel|mobile)\b", f"{label} {input_type}".lower()) and self.phones:
+            return self.phones[0]
+        if kind == "password":
+            return None  # generated by the caller (once per turn, only into empty fields)
+        if kind == "search":
+            s = self.search_value()
+            if s:
+                return s
+        if kind == "name":
+            person = self.person_name(label)
+            if person:
+                return person
+        if kind == "free":
+            msg = self.message_text()
+            if msg:
+                return msg
+        shown = (present or "").lower()
+        loose = [(k, v) for k, v in self.loose_pairs if not shown or v.lower() not in shown]
+        lbest, lscore = self._pair_for(label, kind, loose)
+        if lbest is not None and lscore >= 0.5:
+            return lbest
+        if best is not None and best_score >= 0.34:
+            return best
+        return None
+
+    @staticmethod
+    def _pair_for(label: str, kind: str, pairs: list[tuple[str, str]]) -> tuple[str | None, float]:
         lw = words(label)
         best, best_score = None, 0.0
-        for key, val in self.pairs:
+        for key, val in pairs:
             kw = words(key)
             if not kw or not lw:
                 continue
             inter = len(kw & lw)
             score = inter / len(kw | lw) + (0.3 if inter and kw <= lw else 0) + (0.3 if inter and lw <= kw else 0)
-            if score > best_score:
+            if score > best_score and (kind == "text" or _valid(val, kind)):
                 best, best_score = val, score
-        if best is not None and best_score >= 0.5:
-            return best
-        low = f"{label} {input_type}".lower()
-        if ("email" in low or "e-mail" in low) and self.emails:
-            return self.emails[0]
-        if re.search(r"\b(phone|tel|mobile)\b", low) and self.phones:
-            return self.phones[0]
-        if "password" in low or input_type == "password":
-            stated = [v for k, v in self.pairs if "password" in k.lower()]
-            if stated:
-                return stated[0]
-            if self.password_rules or re.search(r"\bpassword\b", self.text, re.I):
-                return make_password(self.password_rules)
-        if re.search(r"\b(search|query|find)\b", low):
-            for key, val in self.pairs:
-                if key.lower() == "search":
+        return best, best_score
+
+    def value_near(self, label: str, kind: str = "text", *, present: str = "") -> str | None:
+        """A value written right after the label or a synonym (``first name Maria``), or a number right
+        before it (``4 guests``)."""
+        text = self.text
+        shown = (present or "").lower()
+        for key in label_keys(label):
+            rx = re.compile(r"(?<![\w@.-])" + re.escape(key) + r"(?:s|es)?(?![\w-])", re.I)
+            for m in rx.finditer(text):
+                after = m.end()
+                if kind == "number":
+                    before = re.search(r"(\d[\d,.]*)\s+(?:[a-z]+\s+)?$", text[max(0, m.start() - 30):m.start()])
+                    if before:
+                        return before.group(1).rstrip(",.")
+                c = _CONNECTOR.match(text, after)
+                pos = c.end() if c else after
+                quoted = _QUOTED_LIST.match(text[pos:])
+                if quoted:
+                    items = [_unq(q) for q in re.findall(r"\"[^\"]+\"|“[^”]+”|'[^']+'", quoted.group(0))]
+                    fresh = [i for i in items if i.lower() not in shown] if shown else items
+                    if fresh:
+                        return fresh[0]
+                    continue
+                if kind == "email":
+                    em = _EMAIL.match(text, pos)
+                    if em:
+                        return em.group(0)
+                    continue
+                if kind == "number":
+                    num = re.match(r"\d[\d,.:/-]*", text[pos:])
+                    if num:
+                        return num.group(0).rstrip(",.")
+                    continue
+                val, _ = _run(text, pos, kind)
+                if val and _valid(val, kind):
                     return val
-            if self.quoted:
-                return self.quoted[0]
-        if best is not None and best_score >= 0.34:
-            return best
         return None
+
+    def search_value(self) -> str | None:
+        """What to search for: ``search for "X"``, ``search for books by X``, ``search for X``."""
+        for key, val in self.pairs:
+            if key.lower() == "search":
+                return val
+        m = _SEARCH.search(self.text)
+        if m:
+            val = m.group("val").strip()
+            if val[:1] in "\"“'":
+                return _unq(val)
+            val, _ = _run(self.text, m.start("val"), "text")
+            if val:
+                return val
+        if self.quoted and re.search(r"\b(search|find|look (?:for|up)|query)\b", self.text, re.I):
+            return self.quoted[0]
+        return None
+
+    def person_name(self, label: str = "") -> str | None:
+        """A person's name the task mentions (``a quote for Sam Taylor``); first/last part for such fields."""
+        m = _PERSON.search(self.text)
+        if not m:
+            return None
+        full = m.group(1).strip()
+        parts = full.split()
+        low = label.lower()
+        if re.search(r"\b(first|given|fore)\s*name\b", low):
+            return parts[0]
+        if re.search(r"\b(last|family|sur)\s*name\b", low):
+            return parts[-1]
+        return full
+
+    def message_text(self) -> str | None:
+        """The task's request as a message (``ask for a copy of your invoice`` -> ``Hello, I would like to ask
+        for a copy of my invoice.``)."""
+        m = _REQUEST.search(self.text)
+        if not m:
+            return None
+        verb, rest = m.group(1).lower(), m.group("rest").strip()
+        rest = re.sub(r"^(?:in the \w+\s+)?that\s+", "", rest)
+        rest = _first_person(rest)
+        if verb.startswith(("ask", "request")):
+            return f"Hello, I would like to {verb.split()[0]} {rest}. Thank you."
+        return rest[:1].upper() + rest[1:] + "."
+
+    def count_for(self, item: str) -> int:
+        """How many of ``item`` the task asks for (``two Earl Grey`` -> 2; default 1)."""
+        m = re.search(r"\b(\d{1,2}|one|two|three|four|five|six|a|an|single)\s+(?:x\s+)?(?:\w+\s+)?"
+                      + re.escape(item.lower()) + r"(?:s|es)?\b", self.text.lower())
+        if not m:
+            return 1
+        n = m.group(1)
+        return max(1, min(int(n) if n.isdigit() else _NUMBER_WORDS.get(n, 1), 6))
+
+    # ---------------------------------------------------------------- naming
 
     def mentions(self, phrase: str, *, min_cover: float = 0.75) -> float:
         """How well the task names ``phrase`` (1.0 = the whole phrase appears; 0 = not at all)."""
@@ -131,27 +435,125 @@ class TaskFacts:
         pw = words(p)
         if not pw:
             return 0.0
-        cover = len(pw & self.words) / len(pw)
+        have = self.words | self.joined
+        covered = {w for w in pw if w in have}
+        for j in joined(p) & self.words:  # "check out" on the page, "checkout" in the task
+            covered |= {w for w in pw if j.startswith(w)}
+        cover = len(covered) / len(pw)
         return cover if cover >= min_cover else 0.0
+
+    def position(self, phrase: str) -> int:
+        """Where the task first names ``phrase`` (its words), for ordering actions; large when it does not."""
+        low = self.text.lower()
+        i = low.find(phrase.lower().strip())
+        if i >= 0:
+            return i
+        best = len(low) + 1
+        for w in words(phrase):
+            m = re.search(r"\b" + re.escape(w), low)
+            if m:
+                best = min(best, m.start())
+        return best
 
     def negated(self, phrase: str) -> bool:
         """Whether the sentence naming ``phrase`` negates it ("do not subscribe to the newsletter")."""
         pw = words(phrase)
-        for sentence in re.split(r"(?<=[.!?;\n])\s+|,\s*(?:and\s+)?|\s+but\s+", self.text):
+        for sentence in re.split(r"(?<=[.!?;\n])\s+|,\s*(?:and\s+)?|\s+(?:but|and|then)\s+", self.text):
             sw = words(sentence)
             if pw and len(pw & sw) / len(pw) >= 0.5 and _NEGATION.search(sentence):
                 return True
         return False
 
 
-def make_password(rules: dict[str, int]) -> str:
-    """A password meeting the stated rules (length, digits, upper case, symbols)."""
-    length = max(rules.get("min_length", 12), 12)
-    base = "Agent" + "Host" + "Secure" + "Pass"
-    pw = base[: max(4, length - 4)] + "7!x9"
-    while len(pw) < length:
-        pw += "k"
-    return pw
+def _first_person(s: str) -> str:
+    swaps = {"your": "my", "yours": "mine", "you": "I", "yourself": "myself"}
+    return re.sub(r"\b(your|yours|yourself|you)\b", lambda m: swaps[m.group(1).lower()], s, flags=re.I)
+
+
+# --------------------------------------------------------------------------- passwords
+
+_CLASS_WORDS = {
+    "digit": r"\b(digit|number|numeral)s?\b",
+    "upper": r"\b(upper[- ]?case|capital)\b",
+    "lower": r"\blower[- ]?case\b",
+    "symbol": r"\b(symbol|special character|special|punctuation)s?\b",
+}
+
+
+def password_rules(text: str) -> dict[str, int]:
+    """Password rules stated in ``text`` (a task or a page's hint): ``min_length``, ``max_length`` and the
+    character classes it requires (``digit``, ``upper``, ``lower``, ``symbol``: minimum counts)."""
+    rules: dict[str, int] = {}
+    low = (text or "").lower()
+    if "password" not in low and "passcode" not in low:
+        return rules
+    m = re.search(r"\b(?:between|from)\s+(\d{1,3})\s+(?:and|to|-)\s+(\d{1,3})\s+char", low) or \
+        re.search(r"\b(\d{1,3})\s*(?:-|to|–)\s*(\d{1,3})\s+char", low)
+    if m:
+        rules["min_length"], rules["max_length"] = int(m.group(1)), int(m.group(2))
+    m = re.search(r"(?:at least|minimum(?: of)?|min\.?|no (?:fewer|less) than)\s+(\d{1,3})\s+(?:\w+\s+)?char", low) \
+        or re.search(r"(\d{1,3})\+?\s+(?:or more\s+)?char\w*\s+(?:or more|minimum|min)", low)
+    if m:
+        rules["min_length"] = int(m.group(1))
+    m = re.search(r"(?:at most|maximum(?: of)?|max\.?|no more than|up to|not (?:more|longer) than)\s+(\d{1,3})\s+"
+                  r"(?:\w+\s+)?char", low)
+    if m:
+        rules["max_length"] = int(m.group(1))
+    for cls, rx in _CLASS_WORDS.items():
+        found = re.search(r"(?:(\d|one|two|three|a|an|at least one|at least \d)\s+)?(?:\w+\s+)?" + rx, low)
+        if found:
+            n = found.group(1) or "1"
+            n = n.replace("at least ", "")
+            rules[cls] = max(1, int(n) if n.isdigit() else _NUMBER_WORDS.get(n, 1))
+    return rules
+
+
+def make_password(rules: dict[str, int] | None = None) -> str:
+    """A fresh random password (``secrets``) meeting ``rules`` (see :func:`password_rules`).
+
+    Always includes upper and lower case letters and a digit; a symbol unless the maximum length leaves no
+    room; length = the stated minimum (at least 12) capped by the stated maximum."""
+    rules = dict(rules or {})
+    lo = max(int(rules.get("min_length", 0) or 0), 12)
+    hi = int(rules.get("max_length", 0) or 0) or max(lo, 16)
+    length = max(min(lo, hi), 4)
+    symbols = "!#%*+-_=?"
+    need = {"upper": max(rules.get("upper", 1), 1), "lower": max(rules.get("lower", 1), 1),
+            "digit": max(rules.get("digit", 1), 1), "symbol": max(rules.get("symbol", 1), 1)}
+    if sum(need.values()) > length:  # a tight maximum: keep what is required, drop the optional symbol
+        if "symbol" not in rules:
+            need["symbol"] = 0
+        while sum(need.values()) > length:
+            most = max(need, key=lambda c: need[c])
+            need[most] -= 1
+    pools = {"upper": string.ascii_uppercase, "lower": string.ascii_lowercase, "digit": string.digits,
+             "symbol": symbols}
+    chars = [secrets.choice(pools[c]) for c, n in need.items() for _ in range(n)]
+    every = string.ascii_letters + string.digits
+    while len(chars) < length:
+        chars.append(secrets.choice(every))
+    # a secure shuffle; never start with a symbol (some sites reject it)
+    for i in range(len(chars) - 1, 0, -1):
+        j = secrets.randbelow(i + 1)
+        chars[i], chars[j] = chars[j], chars[i]
+    if chars[0] in symbols:
+        k = next(n for n, c in enumerate(chars) if c not in symbols)
+        chars[0], chars[k] = chars[k], chars[0]
+    return "".join(chars)
+
+
+def meets_rules(password: str, rules: dict[str, int]) -> bool:
+    if len(password) < int(rules.get("min_length", 1) or 1):
+        return False
+    if rules.get("max_length") and len(password) > int(rules["max_length"]):
+        return False
+    counts = {"digit": sum(c.isdigit() for c in password), "upper": sum(c.isupper() for c in password),
+              "lower": sum(c.islower() for c in password),
+              "symbol": sum(not c.isalnum() for c in password)}
+    return all(counts[c] >= n for c, n in rules.items() if c in counts)
+
+
+# --------------------------------------------------------------------------- reading
 
 
 @lru_cache(maxsize=256)
@@ -169,21 +571,20 @@ def read_task(text: str) -> TaskFacts:
         key = m.group("key").strip()
         key = re.sub(r"^(?:.*\b(?:with|using|and|the|your|enter|fill in|set)\s+)", "", key, flags=re.I).strip()
         val = _unq(m.group("val"))
-        if key and val and len(words(key)) <= 5 and key.lower() not in seen:
+        if key and val and len(words(key)) <= 5 and key.lower() not in seen and not _BAD_KEY.search(key):
             facts.pairs.append((key, val))
             seen.add(key.lower())
     for rx in _PHRASES:
         for m in rx.finditer(text):
             key = m.group("key").strip()
             val = _unq(m.group("val"))
-            if key and val and words(key) and key.lower() not in seen:
-                facts.pairs.append((key, val))
+            if key and val and words(key) and key.lower() not in seen and not _BAD_KEY.search(key):
+                (facts.loose_pairs if rx is _LOOSE else facts.pairs).append((key, val))
                 seen.add(key.lower())
     facts.question = bool(_QUESTION.search(text))
-    rules: dict[str, int] = {}
-    rm = re.search(r"(?:at least|minimum(?: of)?|min\.?)\s+(\d{1,2})\s+char", text, re.I)
-    if rm and "password" in text.lower():
-        rules["min_length"] = int(rm.group(1))
-    facts.password_rules = rules
+    facts.wh_question = bool(_WH_QUESTION.search(text))
+    facts.only = bool(_ONLY.search(text))
+    facts.password_rules = password_rules(text)
     facts.words = words(text)
+    facts.joined = joined(text)
     return facts
