@@ -12,6 +12,22 @@ import sys
 import uuid
 
 
+def redact_url(url: str) -> str:
+    """``url`` with the values of secret-looking query parameters (``token``, ``key``, ``secret``...) and
+    any password replaced by ``***``, for printing."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    if parts.password:
+        parts = parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@", 1))
+    if not parts.query:
+        return urlunsplit(parts)
+    secret_names = ("token", "key", "secret", "password", "signature", "auth")
+    query = [(k, "***" if any(n in k.lower() for n in secret_names) else v)
+             for k, v in parse_qsl(parts.query, keep_blank_values=True)]
+    return urlunsplit(parts._replace(query=urlencode(query, safe="*")))
+
+
 def main(argv: list[str] | None = None) -> int:
     from infra.local.defaults import LOCAL_SECRETS, PORTS
 
@@ -49,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     client = EvalClient(ClientConfig(url=args.url, client_id=args.client_id, secret=args.secret,
                                      handshake=args.handshake, max_concurrency=args.concurrency,
                                      idle_exit_s=args.idle_exit))
-    print(f"eval-client {args.client_id} -> {args.url}", flush=True)
+    print(f"eval-client {args.client_id} -> {redact_url(args.url)}", flush=True)
     try:
         stats = asyncio.run(client.run())
     except KeyboardInterrupt:

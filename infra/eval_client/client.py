@@ -4,7 +4,8 @@ Waits for ``welcome`` (sends nothing before it), registers (``secretKey`` in ``r
 DevTools exchange: ``auth_required`` then ``auth_verify``, proving the secret with an HMAC of the server's
 challenge, or comparing ``serverSecretKey`` when a reference server discloses it), sends ``ready``, pings
 every 30 s, reports ``status`` progress (0.1, 0.2, 0.3, 0.5, 1.0) and answers each JSON-RPC ``evaluate``
-with a result or a -32000 error. After an unclean close it reconnects with backoff (2, 4, ... 32 s) and
+with a result or a -32000 error. Messages over 32 KB (API Gateway's frame limit; 128 KB per message) are
+sent as one fragmented message. After an unclean close it reconnects with backoff (2, 4, ... 32 s) and
 registers again with the same client id.
 """
 
@@ -24,6 +25,22 @@ from datetime import UTC, datetime
 from typing import Any
 
 MAX_OUT_BYTES = 120 * 1024  # stay under API Gateway's 128 KB message limit
+#: API Gateway closes a connection (1009) on a frame over 32 KB: longer messages go out as a text frame plus
+#: continuation frames of at most this many bytes each
+MAX_FRAME_BYTES = 32 * 1024
+
+
+def fragments(text: str, limit: int = MAX_FRAME_BYTES) -> list[str]:
+    """``text`` cut into pieces of at most ``limit`` UTF-8 bytes each, never inside a character."""
+    raw = text.encode()
+    out, start = [], 0
+    while start < len(raw):
+        end = min(len(raw), start + limit)
+        while end < len(raw) and end > start and (raw[end] & 0xC0) == 0x80:
+            end -= 1  # back off to the first byte of a character
+        out.append(raw[start:end].decode())
+        start = end
+    return out or [""]
 
 
 def _iso() -> str:
@@ -54,6 +71,7 @@ class Stats:
     results: int = 0
     errors: int = 0
     connects: int = 0
+    fragmented: int = 0  # messages sent as several frames (over 32 KB)
     log: list[str] = field(default_factory=list)
 
 
@@ -87,7 +105,12 @@ class EvalClient:
 
     # ------------------------------------------------------------------ wire
     async def _send(self, ws: Any, msg: dict[str, Any]) -> None:
-        await ws.send(json.dumps(msg, separators=(",", ":")))
+        data = json.dumps(msg, separators=(",", ":"))
+        if len(data) <= MAX_FRAME_BYTES // 4 or len(data.encode()) <= MAX_FRAME_BYTES:
+            await ws.send(data)
+        else:  # one message, several frames (websockets sends an iterable as a fragmented message)
+            await ws.send(fragments(data))
+            self.stats.fragmented += 1
         self.stats.sent += 1
 
     async def run(self) -> Stats:

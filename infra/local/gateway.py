@@ -16,6 +16,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 from urllib.parse import parse_qsl, unquote
 
@@ -25,6 +26,43 @@ from infra.local.template import Template
 
 MAX_HTTP_BODY = 10 * 1024 * 1024  # API Gateway HTTP API payload limit
 MAX_WS_MESSAGE = 128 * 1024
+MAX_WS_FRAME = 32 * 1024  # API Gateway closes the connection with 1009 on a larger frame (or message)
+
+
+@cache
+def frame_limited_protocol() -> type:
+    """uvicorn's WebSocket protocol with API Gateway's inbound frame limit: a data frame over
+    :data:`MAX_WS_FRAME` closes the connection with 1009 (the application sees the disconnect), as the
+    service does; a larger message must arrive as continuation frames. Like API Gateway it negotiates no
+    ``permessage-deflate``, so frame sizes are what the client really sent."""
+    from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+    from websockets.server import ServerProtocol
+
+    class FrameLimitedProtocol(WebSocketsSansIOProtocol):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.conn = ServerProtocol(extensions=[], max_size=self.config.ws_max_size, logger=self.logger)
+
+        def _too_big(self, event: Any) -> bool:
+            if len(event.data) <= MAX_WS_FRAME:
+                return False
+            self.conn.fail(1009, "Frame too big")
+            self.handle_parser_exception()
+            return True
+
+        def handle_text(self, event: Any) -> None:
+            if not self._too_big(event):
+                super().handle_text(event)
+
+        def handle_bytes(self, event: Any) -> None:
+            if not self._too_big(event):
+                super().handle_bytes(event)
+
+        def handle_cont(self, event: Any) -> None:
+            if not self._too_big(event):
+                super().handle_cont(event)
+
+    return FrameLimitedProtocol
 
 
 async def _read_body(receive: Callable, limit: int) -> bytes | None:
@@ -131,6 +169,9 @@ class _Conn:
 
 
 class WebSocketGateway:
+    #: serve with ``uvicorn.Config(ws=gateway.ws_protocol)``: enforces the 32 KB frame limit
+    ws_protocol = property(lambda self: frame_limited_protocol())
+
     def __init__(self, template: Template, runtime: Runtime, stage: str = "local",
                  log: Callable[[str], None] = print):
         self.routes = template.ws_routes

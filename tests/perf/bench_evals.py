@@ -1,7 +1,9 @@
 """Evaluation server and client numbers (printed, never asserted).
 
 1. Protocol cost, in process (moto DynamoDB, a recording hub in place of @connections): messages and
-   DynamoDB calls per evaluation for a client with 20 evaluations, maxConcurrency 3.
+   DynamoDB calls per evaluation for a client with 20 evaluations, maxConcurrency 3, counted twice: the
+   protocol logic alone (one Server), and through the Lambda handler ``evals.app.handler`` with metering
+   (a Server per invocation, the per-turn counter write), as metering records it.
 2. Through the real local stack: dispatch latency from ``ready`` to the first ``evaluate`` (20 clients),
    and our client's pass rate on the packaged local suite (16 evaluations over local pages, real Chromium,
    deterministic tools and brain), per category.
@@ -109,6 +111,76 @@ def protocol_cost(n_evals: int = 20, max_c: int = 3) -> None:
         status_calls_before = store.calls
         server.on_message("conn-1", json.dumps({"type": "status", "evaluationId": "e00", "progress": 0.5}))
         print(f"  of which per status message: {store.calls - status_calls_before}")
+        handler_cost(tmp, n_evals, max_c)
+
+
+def handler_cost(defs_dir: str, n_evals: int, max_c: int) -> None:
+    """The same client through the Lambda handler (``evals.app.handler``: a Server per invocation, metering
+    on): DynamoDB calls per evaluation as metering records them, counter writes included."""
+    import evals.app as evals_app
+    from evals.timers import NoTimers
+
+    from agenthost import config, metering
+    from agenthost.store import Store
+    from infra.local.events import LambdaContext, ws_event
+
+    os.environ["AGENTHOST_EVALS_DIR"] = defs_dir
+    os.environ["AGENTHOST_EVALS_SECRET"] = "k"
+    os.environ["AGENTHOST_EVALS_AGENT_ID"] = "bench-handler"
+    os.environ["AGENTHOST_EVALS_AUTO_CREATE"] = "true"
+    config.reset()
+    metering.reset()
+    evals_app.packaged_catalog.cache_clear()
+    inbox: list[dict] = []
+    seen: list[dict] = []
+
+    def post(_conn: str, msg: dict) -> int:
+        inbox.append(msg)
+        seen.append(msg)
+        return len(json.dumps(msg, separators=(",", ":")).encode())
+
+    evals_app._send = post  # the @connections post, in memory
+    evals_app.Timers = lambda _target: NoTimers()  # type: ignore[assignment,misc]
+    ctx = LambdaContext("agenthost-evals")
+    client_msgs = 0
+
+    def client_sends(msg: dict) -> None:
+        nonlocal client_msgs
+        client_msgs += 1
+        evals_app.handler(ws_event("$default", "conn-h", body=json.dumps(msg)), ctx)
+
+    def usage() -> dict:
+        day = metering.day_of(time.time())
+        return Store().get(**metering.usage_key(day, "bench-handler", "evals")) or {}
+
+    client_sends({"type": "register", "clientId": "bench-h", "secretKey": "k",
+                  "capabilities": {"tools": ["extract_schema_data"], "maxConcurrency": max_c}})
+    client_sends({"type": "ready"})
+    before = usage()
+    done = 0
+    while True:
+        pending = [m for m in inbox if m.get("method") == "evaluate"]
+        inbox.clear()
+        if not pending:
+            break
+        for req in pending:
+            eid = req["params"]["evaluationId"]
+            for p in (0.1, 0.2, 0.3, 0.5, 1.0):
+                client_sends({"type": "status", "evaluationId": eid, "status": "running", "progress": p})
+            client_sends({"jsonrpc": "2.0", "id": req["id"], "result": {"status": "success",
+                                                                          "output": {"title": "x"}}})
+            done += 1
+    after = usage()
+    if not done:
+        raise SystemExit(f"the handler path sent no evaluation; the server answered {seen[:3]}")
+
+    def per(key: str) -> float:
+        return (float(after.get(key, 0)) - float(before.get(key, 0))) / max(1, done)
+
+    print(f"through evals.app.handler (metering on, a Server per invocation): {done} evaluations")
+    print(f"  per evaluation: {per('turns'):.2f} turns, {per('ddb_calls'):.2f} DynamoDB calls "
+          f"({per('ddb_rru'):.1f} RRU / {per('ddb_wru'):.1f} WRU; each turn's counter write included), "
+          f"{per('ws_messages'):.2f} billed WebSocket messages")
 
 
 async def _latency(ws_url: str, secret: str, n: int) -> list[float]:
@@ -177,4 +249,5 @@ def through_stack() -> None:
 
 if __name__ == "__main__":
     protocol_cost()
-    through_stack()
+    if "--protocol-only" not in sys.argv:
+        through_stack()

@@ -145,3 +145,57 @@ def test_llm_extraction_when_configured_else_deterministic(monkeypatch):
         assert "Prep time" in json.dumps(llm.requests[0])
         llm.reply({"prepTime": 5})  # does not validate: the deterministic extraction answers instead
         assert _llm_extract(data, schema, "", time.monotonic() + 10) is None
+
+
+def test_messages_over_32_kb_go_out_as_continuation_frames():
+    from infra.eval_client.client import MAX_FRAME_BYTES, fragments
+
+    sent: list = []
+
+    class Socket:  # records what the client hands to websockets (an iterable is sent as one fragmented message)
+        async def send(self, data):
+            sent.append(data)
+
+    client = EvalClient(ClientConfig(url="ws://unused"), runner=lambda p, progress: {})
+    small = {"type": "ping", "timestamp": "t"}
+    big = {"jsonrpc": "2.0", "id": "r1", "result": {"output": {"text": "é" * 20_000 + "x" * 60_000}}}
+    asyncio.run(client._send(Socket(), small))
+    asyncio.run(client._send(Socket(), big))
+    assert sent[0] == json.dumps(small, separators=(",", ":"))
+    size = len(json.dumps(big, separators=(",", ":")).encode())
+    assert isinstance(sent[1], list) and len(sent[1]) == -(-size // MAX_FRAME_BYTES) > 1
+    assert all(len(part.encode()) <= MAX_FRAME_BYTES for part in sent[1])
+    assert json.loads("".join(sent[1])) == big
+    assert client.stats.sent == 2 and client.stats.fragmented == 1
+    # pieces never split a character
+    assert "".join(fragments("€" * 20_000, 1000)) == "€" * 20_000
+    assert all(len(p.encode()) <= 1000 for p in fragments("€" * 20_000, 1000))
+
+
+def test_printed_urls_hide_tokens():
+    from infra.eval_client.__main__ import redact_url
+
+    assert redact_url("wss://abc.execute-api.us-east-1.amazonaws.com/prod?token=s3cr3t&x=1") == \
+        "wss://abc.execute-api.us-east-1.amazonaws.com/prod?token=***&x=1"
+    assert "pw" not in redact_url("ws://user:pw@host/local")
+    assert redact_url("ws://127.0.0.1:3001/local") == "ws://127.0.0.1:3001/local"
+
+
+def test_the_console_command_never_prints_the_connect_token(capsys):
+    import infra.eval_client.client as client_module
+    from infra.eval_client.__main__ import main
+
+    # the client is stopped before it connects: only what the command prints matters here
+    real_run = client_module.EvalClient.run
+
+    async def run_once(self):
+        self.stop()
+        return await real_run(self)
+
+    client_module.EvalClient.run = run_once
+    try:
+        main(["--url", "ws://127.0.0.1:9/local?token=top-secret-token", "--secret", "s"])
+    finally:
+        client_module.EvalClient.run = real_run
+    out = capsys.readouterr()
+    assert "top-secret-token" not in out.out + out.err and "token=***" in out.out
