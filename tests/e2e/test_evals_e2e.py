@@ -115,12 +115,17 @@ def test_our_client_runs_the_agent_tools_against_local_pages(stack, pages):
 
 
 def test_handshake_variants_and_rejections(stack):
+    from evals.definitions import load_dir
+
+    packaged = len(load_dir("functions/evals/definitions").assigned("any-client-without-a-file"))
+    assert packaged >= 16
+
     async def scenario():
         # spec shape: secretKey in register
         a = Scripted(stack.ws_url)
         assert (await a.connect())["type"] == "welcome"
         ack = await a.register(SECRET)
-        assert ack["status"] == "accepted" and ack["evaluationsCount"] == 17  # the packaged suite
+        assert ack["status"] == "accepted" and ack["evaluationsCount"] == packaged  # the packaged suite
         await a.close()
         # wrong key: rejected and the socket is closed
         b = Scripted(stack.ws_url)
