@@ -8,8 +8,10 @@ Checks (each scores 0..1):
 * ``snapshot``: the output equals ``validation.snapshot.expected`` after removing
   ``snapshot.exclude_paths`` (dot paths, ``*`` for every list item / key);
 * ``js-eval``: ``validation.js_eval.script`` runs in the browser on the target URL and must return
-  ``expected_result`` (needs a ``js_runner``: the browser function);
-* ``llm-judge``: an LLM gives a verdict and a 0..1 score (only when a judge is configured).
+  ``expected_result`` (needs a ``js_runner``: :func:`default_js_runner` uses the browser function's
+  ``evaluate`` action when ``AGENTHOST_BROWSER_FUNCTION`` is set);
+* ``llm-judge``: an LLM gives a verdict and a 0..1 score (only when a judge is configured; skipped, not
+  failed, when the daily LLM budget refuses the call).
 
 The verdict's score is the mean of the check scores; it passes when the score reaches the threshold
 (``validation.pass_threshold``, else ``AGENTHOST_EVALS_PASS_THRESHOLD``, default 1.0: every check).
@@ -183,8 +185,12 @@ def judge(ev: Evaluation, result: dict[str, Any], *, js_runner: JsRunner | None 
             checks.append({"check": "llm-judge", "passed": score >= threshold(ev), "score": score,
                            "detail": str(out.get("verdict", ""))[:500]})
         except Exception as exc:  # noqa: BLE001 - the judge is optional; its failure is recorded
-            checks.append({"check": "llm-judge", "passed": False, "score": 0.0,
-                           "detail": f"judge failed: {type(exc).__name__}"})
+            if _budget_refused(exc):  # not the output's fault: the check is not scored
+                checks.append({"check": "llm-judge", "skipped": True,
+                               "detail": "skipped: the daily LLM budget is spent"})
+            else:
+                checks.append({"check": "llm-judge", "passed": False, "score": 0.0,
+                               "detail": f"judge failed: {type(exc).__name__}"})
     elif v.type in ("llm-judge", "hybrid"):
         checks.append({"check": "llm-judge", "skipped": True, "detail": "no LLM judge configured"})
 
@@ -197,6 +203,18 @@ def judge(ev: Evaluation, result: dict[str, Any], *, js_runner: JsRunner | None 
     status_failed = any(c["check"] == "status" for c in checks)
     return {"passed": (score >= thr) and not status_failed, "score": round(score, 4), "threshold": thr,
             "checks": checks}
+
+
+def _budget_refused(exc: Exception) -> bool:
+    """Whether the judge was refused because the daily LLM budget is spent (``MeteredProvider``)."""
+    try:
+        from agenthost import metering
+        from agenthost.llm import LlmError
+    except ImportError:
+        return False
+    if not isinstance(exc, LlmError):
+        return False
+    return bool(getattr(metering.current(), "budget_blocked", False)) or "budget is spent" in str(exc)
 
 
 def default_llm_judge() -> LlmJudge | None:
@@ -226,10 +244,20 @@ def default_llm_judge() -> LlmJudge | None:
 
 
 def default_js_runner() -> JsRunner | None:
-    """The browser function's ``evaluate`` when the browser client exists."""
+    """``js-eval`` through the browser function (``agenthost.browser``), when one is configured:
+    ``AGENTHOST_BROWSER_FUNCTION`` names it (deployed: ``!Ref BrowserFunction``; the local stack sets it too).
+    Without it the check is recorded as failed with a message saying the browser function is missing."""
+    if not os.environ.get("AGENTHOST_BROWSER_FUNCTION", "").strip():
+        return None
     try:
-        from agenthost import browser  # type: ignore[attr-defined]
+        from agenthost.browser import Browser
     except ImportError:
         return None
-    fn = getattr(browser, "evaluate_script", None) or getattr(browser, "evaluate", None)
-    return fn if callable(fn) else None
+    client: dict[str, Browser] = {}
+
+    def run(url: str, script: str) -> Any:
+        if "browser" not in client:
+            client["browser"] = Browser(read_timeout=20)  # the evals function itself has 29 s
+        return client["browser"].evaluate_script(url, script)
+
+    return run

@@ -80,3 +80,60 @@ def test_unknown_function_is_a_clear_error(stack, monkeypatch):
     monkeypatch.setenv("AWS_ENDPOINT_URL_LAMBDA", stack.lambda_url)
     with pytest.raises(BrowserError):
         Browser("NoSuchFunction").run("x", [])
+
+
+@pytest.fixture(scope="module")
+def eval_pages():
+    """The packaged evaluation suite's pages (infra/eval_client/pages) on loopback."""
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    root = Path(__file__).resolve().parents[2] / "infra" / "eval_client" / "pages"
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(root)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+def test_evaluate_script_runs_in_real_chromium_through_the_stack(stack, browser, eval_pages):
+    assert browser.evaluate_script(f"{eval_pages}/team.html", "document.querySelectorAll('tbody tr').length") == 3
+    body = "const h = document.querySelector('h1'); return {h1: h.innerText};"
+    assert browser.evaluate_script(f"{eval_pages}/team.html", body) == {"h1": "Our team"}
+    with pytest.raises(BrowserError, match="ReferenceError"):
+        browser.evaluate_script(f"{eval_pages}/team.html", "missing.thing")
+    with pytest.raises(BrowserError, match="cannot open"):
+        browser.evaluate_script("http://169.254.169.254/latest/meta-data/", "1")
+
+
+def test_js_eval_judging_of_the_packaged_evaluation_through_the_browser_function(stack, monkeypatch, eval_pages):
+    from evals.definitions import load_dir
+    from evals.judging import default_js_runner, judge
+
+    monkeypatch.delenv("AGENTHOST_BROWSER_FUNCTION", raising=False)
+    assert default_js_runner() is None  # no browser function configured: js-eval cannot run
+    monkeypatch.setenv("AWS_ENDPOINT_URL_LAMBDA", stack.lambda_url)
+    monkeypatch.setenv("AGENTHOST_BROWSER_FUNCTION", stack.env.get("AGENTHOST_BROWSER_FUNCTION") or "BrowserFunction")
+    runner = default_js_runner()
+    assert runner is not None
+    root = Path(__file__).resolve().parents[2] / "functions" / "evals" / "definitions"
+    ev = load_dir(root).evaluations["team-roles-js-017"]
+    right = {"members": [{"name": "Ada Lovelace", "role": "Engineer"}, {"name": "Grace Hopper", "role": "Admiral"},
+                         {"name": "Alan Turing", "role": "Researcher"}]}
+    verdict = judge(ev, {"status": "success", "output": right}, js_runner=runner, pages_url=eval_pages)
+    js = next(c for c in verdict["checks"] if c["check"] == "js-eval")
+    assert js["passed"] is True and "Grace Hopper: Admiral" in js["detail"]
+    assert verdict["passed"] and verdict["score"] == 1.0
+    wrong = {"members": [{"name": "Grace Hopper", "role": "Engineer"}]}
+    verdict = judge(ev, {"status": "success", "output": wrong}, js_runner=runner, pages_url=eval_pages)
+    assert not verdict["passed"] and verdict["score"] < 1.0
+    assert {c["check"]: c["passed"] for c in verdict["checks"]}["js-eval"] is True  # the page is as described
+    # the page served is not the one the evaluation describes (here a 404 page): the js-eval check says so
+    other = judge(ev, {"status": "success", "output": right}, js_runner=runner, pages_url=f"{eval_pages}/gone")
+    js = next(c for c in other["checks"] if c["check"] == "js-eval")
+    assert js["passed"] is False and not other["passed"]

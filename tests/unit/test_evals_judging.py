@@ -116,3 +116,39 @@ def test_default_llm_judge_through_an_openai_compatible_server(monkeypatch):
         llm.reply(status=500)
         v = judge(e, ok({"title": "T"}), llm_judge=judge_fn)
         assert not v["passed"] and "judge failed" in v["checks"][-1]["detail"]
+
+
+def test_an_llm_judge_refused_by_the_spent_budget_is_skipped_not_failed(aws, monkeypatch):
+    from evals.judging import default_llm_judge
+
+    from agenthost import config, llm, metering
+    from tests.support.fake_llm import FakeLLM
+
+    with FakeLLM() as fake:
+        monkeypatch.setenv("AGENTHOST_LLM", "openai:fake-model")
+        monkeypatch.setenv("AGENTHOST_LLM_BASE_URL", fake.base_url)
+        monkeypatch.setenv("AGENTHOST_LLM_API_KEY", "k")
+        monkeypatch.setenv("AGENTHOST_LLM_BUDGET_TOKENS", "100")
+        config.reset()
+        llm.reset()
+        metering.reset()
+        judge_fn = default_llm_judge()
+        e = ev(type="hybrid", expected={"title": "T"}, llm_judge={"criteria": ["has a title"]})
+        with metering.turn("evals", "client-1"):
+            metering.current().llm(tokens_in=90, tokens_out=20)  # today's usage: 110 tokens, over 100
+        with metering.turn("evals", "client-1"):
+            v = judge(e, ok({"title": "T"}), llm_judge=judge_fn)
+        llm_check = next(c for c in v["checks"] if c["check"] == "llm-judge")
+        assert llm_check == {"check": "llm-judge", "skipped": True,
+                             "detail": "skipped: the daily LLM budget is spent"}
+        assert v["passed"] and v["score"] == 1.0  # scored on the checks that ran
+        assert fake.requests == []  # nothing was sent to the model
+        # any other judge failure is still a failed check
+        fake.reply(status=500).reply(status=500)
+        monkeypatch.delenv("AGENTHOST_LLM_BUDGET_TOKENS")
+        metering.reset()
+        with metering.turn("evals", "client-1"):
+            v = judge(e, ok({"title": "T"}), llm_judge=judge_fn)
+        llm_check = next(c for c in v["checks"] if c["check"] == "llm-judge")
+        assert llm_check["passed"] is False and llm_check["detail"] == "judge failed: LlmError"
+        llm.reset()

@@ -87,7 +87,7 @@ class Browser:
             "actions": [{"tool": "navigate", "url": url},
                         {"tool": "evaluate", "script": script, "timeout_ms": timeout_ms}],
             "observe": {"aria": False, "elements": False, "text": False, "screenshot": False},
-            "timeout_ms": max(timeout_ms, 3000), "budget_ms": timeout_ms + 15_000})
+            "timeout_ms": max(timeout_ms, 3000), "budget_ms": timeout_ms + 10_000})
         results = out.get("results") or []
         if len(results) < 2:
             raise BrowserError(f"the browser function ran no script: {str(out.get('error') or 'no results')[:300]}")
