@@ -3,18 +3,42 @@
 Handler: ``werewolf.app.handler``. The signature (``X-Werewolf-Signature: sha256=<hex>``, HMAC-SHA256
 of the raw body under the agent's api key ``AGENTHOST_WEREWOLF_API_KEY`` / ``_PARAM``) is required
 when a key is configured; a bad or missing one answers 401. Everything else answers 200 with a valid
-object: a failure would stall the game and, three times in a row, get our webhook URL deleted.
+object: a failure stalls the game and, three times in a row, gets our webhook URL deleted.
+
+Never failing a turn, in detail:
+
+* **The key cannot be fetched** (SSM/Secrets Manager down or slow on a cold start): we retry briefly
+  (at most ``KEY_WAIT_S`` in all, in a worker thread so a hung fetch cannot hold the turn), then, if
+  the request carries a well-formed signature header, answer **200 with the deterministic answer built
+  from the payload alone**: no memory read or write and no LLM call, and an ERROR log line
+  (``werewolf api key unavailable``). Why not 401: every real turn would then fail and after three the
+  platform deletes our webhook URL, for an outage on our side. Why this is safe: an unverified request
+  can neither read our stored game memory (our role, checks, teammates never reach the answer unless
+  the payload itself says them) nor write to it, and costs no LLM tokens; all a forger gets is what
+  the deterministic strategy makes of its own payload. A request with no signature header at all is
+  not the platform's (it always signs) and still gets 401.
+* **DynamoDB is slow**: the game memory and the usage counters go through turn-sized clients
+  (reads: 1 s connect, 2 s read, 2 attempts; writes: 1 attempt), the decision (LLM included) must be
+  ready ``WRITE_RESERVE_S`` before the turn budget ends, and the memory write is skipped when less
+  than that is left. A turn is answered within about ``TURN_BUDGET_S`` whatever DynamoDB does.
+* **Big bodies**: a late game's ``chat_history`` can pass 1 MB, so this function accepts bodies up to
+  ``MAX_TURN_BYTES`` (the HTTP API's own limit; nothing larger can reach a Lambda) and plays them.
+* **Other methods**: the platform only POSTs turns. A ``GET``/``HEAD`` (a reachability probe, a person
+  with a browser) is not a turn: 200 with a short JSON description, nothing played. Other methods get
+  the app's 405 JSON.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import os
+import threading
 import time
 from typing import Any
 
 from fastapi import Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from agenthost import metering, signing
 from agenthost.config import secret
@@ -23,18 +47,23 @@ from werewolf.player import GENERIC, Policy, play
 from werewolf.speech import Say
 
 SIGNATURE_HEADER = "x-werewolf-signature"
-TURN_BUDGET_S = 20.0
+KEY_NAME = "AGENTHOST_WEREWOLF_API_KEY"
+TURN_BUDGET_S = 20.0      # the answer is out by then (the platform waits 30 s, the Lambda 25 s)
+WRITE_RESERVE_S = 3.0     # one write attempt: 1 s connect + 2 s read
+KEY_WAIT_S = 2.0          # fetching the api key (cold start only; cached afterwards)
+MAX_TURN_BYTES = 10 * 1024 * 1024
+PROBE = {"status": "ok", "message": "Werewolf Arena webhook: the platform POSTs signed turns here."}
 
-app = create_app("werewolf")
+app = create_app("werewolf", max_body_bytes=MAX_TURN_BYTES)
 _store: Any = None
 
 
 def get_store() -> Any:
     global _store
     if _store is None:
-        from agenthost.store import Store
+        from werewolf.memory import TurnStore
 
-        _store = Store()
+        _store = TurnStore()
     return _store
 
 
@@ -53,14 +82,73 @@ def get_policy() -> Policy | None:
     return configured_policy()
 
 
+# ---------------------------------------------------------------------------------------------- the key
+
+class KeyUnavailable(Exception):
+    """A key is configured (``_PARAM``) but could not be fetched in time."""
+
+
+_key_pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="werewolf-key")
+_key_lock = threading.Lock()
+_key_pending: concurrent.futures.Future[str] | None = None
+
+
+def _key_future() -> concurrent.futures.Future[str]:
+    """The fetch in flight, or a new one (a hung fetch is waited on again, never started twice)."""
+    global _key_pending
+    with _key_lock:
+        if _key_pending is None or _key_pending.done():
+            _key_pending = _key_pool.submit(secret, KEY_NAME)
+        return _key_pending
+
+
+def api_key(wait_s: float = KEY_WAIT_S) -> str:
+    """The api key; ``""`` when none is configured; :class:`KeyUnavailable` when one is configured but
+    the parameter store did not give it within ``wait_s`` (one retry after a fast failure)."""
+    if os.environ.get(KEY_NAME, "").strip() or not os.environ.get(f"{KEY_NAME}_PARAM", "").strip():
+        return secret(KEY_NAME)  # a literal key, or none: no I/O
+    end = time.monotonic() + wait_s
+    for attempt in range(2):
+        future = _key_future()
+        try:
+            return future.result(timeout=max(0.0, end - time.monotonic()))
+        except concurrent.futures.TimeoutError as exc:
+            raise KeyUnavailable("timed out") from exc
+        except Exception as exc:  # noqa: BLE001 - any fetch failure: retry once, then degrade
+            if attempt == 1 or time.monotonic() + 0.2 >= end:
+                raise KeyUnavailable(type(exc).__name__) from exc
+            time.sleep(0.2)
+    raise KeyUnavailable("unreachable")  # pragma: no cover - the loop returns or raises
+
+
+# ---------------------------------------------------------------------------------------------- routes
+
+@app.api_route("/werewolf/turn", methods=["GET", "HEAD"])
+async def probe(request: Request) -> Response:
+    """Not a turn (the platform only POSTs): say what this URL is, play nothing."""
+    if request.method == "HEAD":
+        return Response(status_code=200, media_type="application/json")
+    return JSONResponse(PROBE)
+
+
 @app.api_route("/werewolf/turn", methods=["POST"])
 async def turn(request: Request) -> JSONResponse:
     started = time.monotonic()
     body = await request.body()
-    key = secret("AGENTHOST_WEREWOLF_API_KEY")
+    header = request.headers.get(SIGNATURE_HEADER)
+    verified = True
+    try:
+        key = api_key()
+    except KeyUnavailable as exc:
+        key, verified = "", False
+        if not _looks_signed(header):
+            logger.warning("werewolf signature rejected", extra={"reason": "missing signature"})
+            return JSONResponse({"error": "unauthorized", "message": "missing signature"}, status_code=401)
+        logger.error("werewolf api key unavailable; answering from the payload alone (no memory, no LLM)",
+                     extra={"reason": str(exc)})
     if key:
         try:
-            signing.verify_request(key, body, request.headers.get(SIGNATURE_HEADER), window_s=None)
+            signing.verify_request(key, body, header, window_s=None)
         except signing.SignatureError as exc:
             logger.warning("werewolf signature rejected", extra={"reason": exc.reason})
             return JSONResponse({"error": "unauthorized", "message": exc.reason}, status_code=401)
@@ -70,22 +158,38 @@ async def turn(request: Request) -> JSONResponse:
         logger.warning("werewolf turn body is not JSON; answering with a generic message")
         return JSONResponse(dict(GENERIC))
     agent = os.environ.get("AGENTHOST_WEREWOLF_AGENT_ID", "") or "werewolf"
-    with metering.turn("werewolf", agent, decides=True) as usage:
+    store = get_store() if verified else None
+    if store is not None:
+        try:
+            store.warm()  # the clients exist before the turn opens, so metering counts their calls
+        except Exception:  # noqa: BLE001 - no client: the turn plays without memory
+            store = None
+    with metering.turn("werewolf", agent, decides=True, store=store) as usage:
 
         def decided(source: str) -> None:
             if source != "llm":
                 usage.fallback("invalid" if source == "fallback" else "no_llm")
 
         # the usage counters ride along with the memory write (one round trip), see agenthost.metering
-        outcome = play(raw, get_store(), say=get_say(), policy=get_policy(),
-                       deadline=started + TURN_BUDGET_S, logger=logger, on_decided=decided, fold=usage.fold)
+        outcome = play(raw, store, say=get_say(), policy=get_policy() if verified else None,
+                       deadline=started + TURN_BUDGET_S - WRITE_RESERVE_S,
+                       save_by=started + TURN_BUDGET_S - WRITE_RESERVE_S,
+                       logger=logger, on_decided=decided, fold=usage.fold if store is not None else None)
     turn_info = raw if isinstance(raw, dict) else {}
     logger.info("werewolf turn", extra={
         "game_id": str(turn_info.get("game_id", ""))[:64], "action_type": str(turn_info.get("action_type", ""))[:32],
         "round": turn_info.get("round") if isinstance(turn_info.get("round"), int) else None,
-        "source": outcome.source, "problems": outcome.problems[:3],
+        "source": outcome.source, "problems": outcome.problems[:3], "verified": verified,
         "duration_ms": round((time.monotonic() - started) * 1000, 2)})
     return JSONResponse(outcome.answer)
+
+
+def _looks_signed(header: str | None) -> bool:
+    """A well-formed ``sha256=<64 hex>`` (or bare hex) header: what the platform always sends."""
+    value = (header or "").strip()
+    if value.lower().startswith("sha256="):
+        value = value[7:]
+    return len(value) == 64 and all(c in "0123456789abcdefABCDEF" for c in value)
 
 
 handler = make_handler(app)

@@ -90,6 +90,7 @@ class View:
     wolf_chat_kill: str | None = None
     public_score: dict[str, float] = field(default_factory=dict)
     score: dict[str, float] = field(default_factory=dict)
+    me_known: bool = True
 
     @property
     def wolf_team(self) -> bool:
@@ -210,9 +211,18 @@ def build_view(turn: WerewolfTurn, memory: GameMemory) -> View:
         mem.dead = sorted(dead)
         alive = [n for n in alive if n not in dead]
 
-    view = View(turn=turn, memory=mem, me=me, role=role, alive=alive,
-                targets=[n for n in alive if n != me and addressable(n)], seats=seats, teammates=teammates,
-                declared_votes=declared, wolf_chat_kill=wolf_kill)
+    targets = [n for n in alive if n != me and addressable(n)]
+    if not me:
+        # we do not know our own name (no roster entry with our seat, nothing in memory): target only players
+        # who provably are someone else (listed with a seat that is not ours). Without your_seat nobody is
+        # provably someone else, and a target is still the only answer the platform can accept.
+        not_me = {p.name for p in turn.alive_players if p.seat is not None and turn.your_seat is not None
+                  and p.seat != turn.your_seat}
+        sure = [n for n in targets if n in not_me]
+        if sure:
+            targets = sure
+    view = View(turn=turn, memory=mem, me=me, role=role, alive=alive, targets=targets, seats=seats,
+                teammates=teammates, declared_votes=declared, wolf_chat_kill=wolf_kill, me_known=bool(me))
     _judge(view)
     return view
 

@@ -11,7 +11,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from agenthost.store import keys
+from agenthost import aws
+from agenthost.store import Store, keys
 
 TTL_S = 2 * 24 * 3600
 
@@ -89,6 +90,34 @@ def save(store: StoreLike | None, memory: GameMemory, also: Any = ()) -> None:
         store.put(memory.to_item(), ttl_s=TTL_S, also=list(also))
     else:
         store.put(memory.to_item(), ttl_s=TTL_S)
+
+
+_READ_OPS = frozenset({"get_item", "query", "batch_get_item"})
+
+
+class TurnStore(Store):
+    """The single table through turn-sized clients, so a slow DynamoDB cannot hold a turn past its budget:
+    reads (the memory, metering's LLM budget) 1 s connect / 2 s read / 2 attempts in all; writes (the
+    memory, the usage counters) 1 s / 2 s / a single attempt, so a write costs at most ~3 s
+    (``werewolf.app.WRITE_RESERVE_S``)."""
+
+    @property
+    def client(self) -> Any:
+        return aws.client("dynamodb", connect_timeout=1, read_timeout=2, max_attempts=0)  # botocore: retries
+
+    @property
+    def read_client(self) -> Any:
+        return aws.client("dynamodb", connect_timeout=1, read_timeout=2, max_attempts=1)
+
+    def _call(self, op: str, **kwargs: Any) -> Any:
+        if op not in _READ_OPS:
+            return super()._call(op, **kwargs)
+        self.calls += 1
+        return getattr(self.read_client, op)(TableName=self.table_name, **kwargs)
+
+    def warm(self) -> None:
+        """Create both clients now (metering instruments the clients that exist when a turn opens)."""
+        _ = self.client, self.read_client
 
 
 class InMemoryStore:

@@ -40,16 +40,18 @@ class Policy:
 
 
 def play(raw: Any, store: StoreLike | None, *, say: Say | None = None, policy: Policy | None = None,
-         deadline: float | None = None, logger: Any = None, on_decided: Any = None, fold: Any = None) -> Outcome:
-    """One turn. ``on_decided(source)`` runs once the answer is final; ``fold()`` (metering) returns a
-    transaction entry written together with the memory item."""
-    outcome = _play(raw, store, say=say, policy=policy, deadline=deadline, logger=logger,
+         deadline: float | None = None, save_by: float | None = None, logger: Any = None,
+         on_decided: Any = None, fold: Any = None) -> Outcome:
+    """One turn. ``deadline``: when the policy must have decided; ``save_by``: past it the memory write
+    is skipped (the answer matters more than the memory); ``on_decided(source)`` runs once the answer is
+    final; ``fold()`` (metering) returns a transaction entry written together with the memory item."""
+    outcome = _play(raw, store, say=say, policy=policy, deadline=deadline, save_by=save_by, logger=logger,
                     on_decided=on_decided, fold=fold)
     return outcome
 
 
 def _play(raw: Any, store: StoreLike | None, *, say: Say | None, policy: Policy | None,
-          deadline: float | None, logger: Any, on_decided: Any, fold: Any) -> Outcome:
+          deadline: float | None, save_by: float | None, logger: Any, on_decided: Any, fold: Any) -> Outcome:
     say = say or Say()
     deadline = deadline or (time.monotonic() + 20.0)
     try:
@@ -115,7 +117,10 @@ def _play(raw: Any, store: StoreLike | None, *, say: Say | None, policy: Policy 
     record(view, turn.action_type, answer)
     if on_decided is not None:
         on_decided(source)
-    if mem.fingerprint() != before:
+    if mem.fingerprint() != before and store is not None and save_by is not None and time.monotonic() > save_by:
+        if logger:
+            logger.warning("werewolf memory write skipped: the turn deadline is near")
+    elif mem.fingerprint() != before:
         try:
             memory_mod.save(store, mem, also=[fold()] if fold is not None else ())
         except Exception:  # noqa: BLE001

@@ -90,6 +90,7 @@ class RandomBot:
 
     FILLER = ["我是好人，先听听大家的发言。", "这一轮我没什么信息，过。", "大家冷静分析一下投票。",
               "我觉得场上有点乱。"]
+    ACCUSE = ["我怀疑{}，发言有问题。", "{}有点可疑。", "我觉得{}像狼。"]
 
     def __init__(self, rng: random.Random):
         self.rng = rng
@@ -97,9 +98,12 @@ class RandomBot:
     def __call__(self, p: dict[str, Any]) -> tuple[Any, str | None]:
         rng = self.rng
         me = next((x["name"] for x in p["alive_players"] + p["dead_players"] if x["seat"] == p["your_seat"]), "")
-        others = [x["name"] for x in p["alive_players"] if x["name"] != me]
+        # seat order, not the payload's shuffled order: a bot's choice depends only on its own stream
+        others = [x["name"] for x in sorted(p["alive_players"], key=lambda x: x["seat"]) if x["name"] != me]
         a = p["action_type"]
         if a in ("speak", "speak_rebuttal", "last_words"):
+            if others and rng.random() < 0.5:  # random chatter names a random player (and draws rebuttals)
+                return {"message": rng.choice(self.ACCUSE).format(rng.choice(others))}, None
             return {"message": rng.choice(self.FILLER)}, None
         if a == "knight_speak":
             if others and rng.random() < 0.15:
@@ -136,7 +140,11 @@ class Game:
         names = NAMES[: len(roles)]
         self.players = [Seat(i + 1, names[i], roles[i], uuid.UUID(int=self.rng.getrandbits(128)).hex[:12])
                         for i in range(len(roles))]
-        self.bot = RandomBot(random.Random(seed * 7919 + 1))
+        # every seat has its own random stream (and the roster shuffle its own): whoever plays one seat, the
+        # bots in the other seats make the same choice whenever they face the same situation, so comparing
+        # our agent with a random bot in the same seat over the same seeds measures that seat's play alone
+        self.bots = {p.seat: RandomBot(random.Random(f"werewolf-sim:{seed}:seat:{p.seat}")) for p in self.players}
+        self.shuffle_rng = random.Random(f"werewolf-sim:{seed}:roster")
         self.actors = actors if actors is not None else {}
         self.game_id = str(uuid.UUID(int=random.Random(seed).getrandbits(128)))
         self.round = 0
@@ -184,7 +192,7 @@ class Game:
         shown_dead = [x for x in self.players if x not in shown_alive]
         alive_l = [{"name": x.name, "seat": x.seat} for x in shown_alive]
         dead_l = [{"name": x.name, "seat": x.seat} for x in shown_dead]
-        self.rng.shuffle(alive_l)  # database order, not seat order
+        self.shuffle_rng.shuffle(alive_l)  # database order, not seat order
         ctx = dict(extra or {})
         if p.role in WOLVES:
             ctx["teammates"] = [{"name": x.name, "seat": x.seat, "role": x.role, "alive": x.alive}
@@ -200,7 +208,7 @@ class Game:
         actor = self.actors.get(p.seat)
         agent = actor is not None
         started = time.perf_counter()
-        answer, error = (actor or self.bot)(payload)
+        answer, error = (actor or self.bots[p.seat])(payload)
         latency = (time.perf_counter() - started) * 1000
         alive_others = {x.name for x in self.alive() if x is not p}
         mates = {x.name for x in self.players if x.role in WOLVES and x is not p} if p.role in WOLVES else set()
@@ -213,7 +221,7 @@ class Game:
             if self.progress and agent:
                 self.progress(f"  invalid {action} from seat {p.seat}: {'; '.join(problems)}")
             for _ in range(20):
-                answer, _err = self.bot(payload)
+                answer, _err = self.bots[p.seat](payload)
                 if not validate.check(action, answer, alive_others, strict=False):
                     break
             else:

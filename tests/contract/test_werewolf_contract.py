@@ -14,7 +14,7 @@ import pytest
 from infra.werewolf_sim import validate
 from infra.werewolf_sim.engine import MODES
 from tests.support.apigw import call
-from tests.support.werewolf import recorded_payloads, turn
+from tests.support.werewolf import covering_payloads, mode_actions, turn
 
 ACTIONS = {"speak", "speak_rebuttal", "vote", "choose_kill_target", "seer_check", "witch_decide",
            "guard_protect", "cupid_link", "dreamweaver_check", "enchant_target", "knight_speak",
@@ -31,11 +31,11 @@ def answer(payload) -> dict:
 
 
 @pytest.mark.parametrize("mode", list(MODES))
-def test_every_recorded_payload_of_a_mode_gets_a_valid_answer(aws, mode):
-    payloads = recorded_payloads(mode, range(3, 4))
-    common = {"speak", "vote", "speak_rebuttal"}
-    # every night/special action, and every 3rd of the many speeches and votes (keeps the suite fast)
-    payloads = [x for i, x in enumerate(payloads) if x[0]["action_type"] not in common or i % 3 == 0]
+def test_every_action_type_of_a_mode_gets_a_valid_answer(aws, mode):
+    """Real payloads of every action type the mode can ask for (a few of each, from as many seeded games as
+    it takes), each answer checked against the true alive set, the teammates, the witch's potions and the
+    guard's last target."""
+    payloads = covering_payloads(mode)
     seen = set()
     for p, truly_alive in payloads:
         mates = {t["name"] for t in p["extra_context"].get("teammates", [])}
@@ -45,14 +45,13 @@ def test_every_recorded_payload_of_a_mode_gets_a_valid_answer(aws, mode):
                                   witch=p["extra_context"] if p["action_type"] == "witch_decide" else None)
         assert not problems, (p["action_type"], a, problems)
         seen.add(p["action_type"])
-    assert {"speak", "vote", "choose_kill_target", "last_words"} <= seen
+    assert seen == mode_actions(mode), f"{mode}: never asked {sorted(mode_actions(mode) - seen)}"
 
 
-def test_all_fourteen_action_types_seen_across_modes():
-    seen = set()
-    for mode in MODES:
-        seen |= {p["action_type"] for p, _alive in recorded_payloads(mode, range(1, 4))}
-    assert seen == ACTIONS
+def test_all_fourteen_action_types_are_covered_by_the_modes():
+    assert set().union(*(mode_actions(m) for m in MODES)) == ACTIONS
+    assert mode_actions("classic-6p") == {"speak", "speak_rebuttal", "vote", "choose_kill_target", "seer_check",
+                                          "last_words"}
 
 
 def test_spec_example_seer_speaks_with_content(aws):
@@ -196,11 +195,28 @@ def test_non_json_body_answers_200_with_a_message(aws):
     assert r.status == 200 and r.json()["message"]
 
 
-def test_wrong_method_is_405_json(aws):
+def test_get_is_not_a_turn_but_answers_200_and_other_methods_405(aws):
     from werewolf.app import handler
 
     r = call(handler, "GET", "/werewolf/turn")
+    assert r.status == 200 and r.json()["status"] == "ok" and "POST" in r.json()["message"]
+    assert call(handler, "HEAD", "/werewolf/turn").status == 200
+    r = call(handler, "PUT", "/werewolf/turn", body=b"{}", headers={"content-type": "application/json"})
     assert r.status == 405 and r.json()["error"] == "method_not_allowed"
+    assert not aws.client.scan(TableName=aws.table_name)["Items"]  # nothing was played or stored
+
+
+def test_a_turn_over_one_megabyte_is_played(aws):
+    """A late game's chat can pass 1 MB (more with escaped JSON): still a turn, still a valid answer."""
+    chat = [("柯南", "我是预言家。第1晚验银时是狼人（查杀）。今天我投银时。")]
+    chat += [(n, "我觉得场上有点乱，" * 50) for _ in range(300) for n in ("路飞", "小丸子", "鸣人")]
+    p = turn("vote", chat=chat, game_id="big")
+    body = json.dumps(p).encode()  # \u-escaped: about 6 bytes per Chinese character
+    assert len(body) > 1_500_000
+    from werewolf.app import handler
+
+    r = call(handler, "POST", "/werewolf/turn", body=body, headers={"content-type": "application/json"})
+    assert r.status == 200 and r.json() == {"target": "银时"}
 
 
 def test_english_and_personality(aws, monkeypatch):

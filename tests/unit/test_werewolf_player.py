@@ -79,6 +79,177 @@ def test_key_from_ssm_parameter(aws, monkeypatch):
     assert post(turn("vote"), key="wrong").status == 401
 
 
+def _signed_turn(payload):
+    body = json.dumps(payload, ensure_ascii=False).encode()
+    return body, signing.sign(KEY, body)
+
+
+def _game_items(aws):
+    return [i for i in aws.client.scan(TableName=aws.table_name)["Items"] if i["pk"]["S"].startswith("GAME#")]
+
+
+def test_key_fetch_failure_answers_from_the_payload_without_memory_or_llm(aws, monkeypatch):
+    """SSM down: 401 would fail every real turn (3 in a row and the platform deletes our URL); we answer 200
+    from the payload alone, reading and writing no memory, and still refuse a request with no signature."""
+    import werewolf.app as app
+
+    from agenthost import config
+
+    fetches = []
+
+    def broken(name, **kw):
+        fetches.append(name)
+        raise RuntimeError("ssm unreachable")
+
+    monkeypatch.delenv("AGENTHOST_WEREWOLF_API_KEY", raising=False)
+    monkeypatch.setenv("AGENTHOST_WEREWOLF_API_KEY_PARAM", "/agenthost/werewolf-key")
+    monkeypatch.setenv("AGENTHOST_LLM", "openai:never-called")
+    config.reset()
+    monkeypatch.setattr(app, "secret", broken)
+    monkeypatch.setattr(app, "get_policy", lambda: pytest.fail("no LLM for an unverified request"))
+    chat = [("柯南", "我是预言家。第1晚验银时是狼人（查杀）。")]
+    body, sig = _signed_turn(turn("vote", chat=chat, game_id="nokey"))
+    r = post(None, raw=body, sig=sig)
+    assert r.status == 200 and r.json() == {"target": "银时"}
+    assert fetches == ["AGENTHOST_WEREWOLF_API_KEY"] * 2  # one retry
+    assert not _game_items(aws)  # no memory written for an unverified request
+    r = post(None, raw=body)  # no signature at all: not the platform, whatever the key
+    assert r.status == 401 and r.json()["message"] == "missing signature"
+
+
+def test_key_fetch_retry_recovers_and_a_hung_fetch_is_bounded(aws, monkeypatch):
+    import threading
+
+    import werewolf.app as app
+
+    monkeypatch.delenv("AGENTHOST_WEREWOLF_API_KEY", raising=False)
+    monkeypatch.setenv("AGENTHOST_WEREWOLF_API_KEY_PARAM", "/agenthost/werewolf-key")
+    calls = []
+
+    def flaky(name, **kw):
+        calls.append(name)
+        if len(calls) == 1:
+            raise RuntimeError("throttled")
+        return KEY
+
+    monkeypatch.setattr(app, "secret", flaky)
+    body, sig = _signed_turn(turn("seer_check", role="seer", rnd=1, phase="night_seer", game_id="retry"))
+    assert post(None, raw=body, sig=sig).status == 200
+    assert len(calls) == 2 and _game_items(aws)  # verified on the retry: memory written as usual
+    assert post(None, raw=body, sig="sha256=" + "0" * 64).status == 401  # and the key is enforced
+
+    release = threading.Event()
+
+    def hung(name, **kw):
+        release.wait(30)
+        return KEY
+
+    monkeypatch.setattr(app, "secret", hung)
+    monkeypatch.setattr(app, "KEY_WAIT_S", 0.2)
+    try:
+        body, sig = _signed_turn(turn("vote", game_id="hung"))
+        r = post(None, raw=body, sig=sig)  # answered while the fetch still hangs
+        assert r.status == 200 and r.json()["target"] in {"柯南", "路飞", "小丸子", "银时", "鸣人"}
+        assert not [i for i in _game_items(aws) if "hung" in i["pk"]["S"]]
+    finally:
+        release.set()
+
+
+def test_turn_store_clients_are_turn_sized():
+    from werewolf.memory import TurnStore
+
+    s = TurnStore()
+    for client, attempts in ((s.read_client, 2), (s.client, 1)):
+        cfg = client.meta.config
+        assert (cfg.connect_timeout, cfg.read_timeout, cfg.retries["total_max_attempts"]) == (1, 2, attempts)
+
+
+def test_memory_write_is_skipped_past_the_save_deadline():
+    import time
+
+    from werewolf.memory import InMemoryStore
+    from werewolf.player import play
+
+    store = InMemoryStore()
+    out = play(turn("guard_protect", role="guard", rnd=1, game_id="late"), store, save_by=time.monotonic() - 1)
+    assert out.answer["target"] and store.calls == 1 and not store.items  # read, decided, no write
+    play(turn("guard_protect", role="guard", rnd=1, game_id="late"), store, save_by=time.monotonic() + 60)
+    assert store.items
+
+
+def test_handler_survives_a_slow_store_by_skipping_the_write(aws, monkeypatch):
+    """A memory read that eats the turn's budget (scaled down here): the answer still comes, the memory write
+    is skipped, and the usage counters still go through the turn-sized store."""
+    import time
+
+    import werewolf.app as app
+
+    class Slow:
+        calls = 0
+        updates = 0
+
+        def warm(self):
+            pass
+
+        def get(self, *a, **k):
+            time.sleep(0.3)
+            return None
+
+        def put(self, *a, **k):
+            raise AssertionError("the memory write must be skipped past the deadline")
+
+        def update(self, *a, **k):
+            Slow.updates += 1
+            return {}
+
+        def query(self, *a, **k):
+            return iter(())
+
+    monkeypatch.setattr(app, "_store", Slow())
+    monkeypatch.setattr(app, "TURN_BUDGET_S", 0.2)
+    monkeypatch.setattr(app, "WRITE_RESERVE_S", 0.1)
+    r = post(turn("vote", game_id="slow"))
+    assert r.status == 200 and r.json()["target"] in {"柯南", "路飞", "小丸子", "银时", "鸣人"}
+    assert Slow.updates == 1  # metering's counters, through the same turn-sized store
+
+
+# ------------------------------------------------------------------------------------------ own name
+
+@pytest.mark.parametrize("case", ["seatless-roster", "no-own-entry", "no-your-seat"])
+def test_unknown_own_name_never_targets_ourselves(case):
+    from werewolf.memory import InMemoryStore
+    from werewolf.player import play
+
+    others = ["柯南", "路飞", "小丸子", "银时", "鸣人"]
+    for g in range(12):
+        store = InMemoryStore()
+        gid = f"own-{case}-{g}"
+        if case == "seatless-roster":
+            # an earlier turn told us who we are; now the roster comes without seats
+            play(turn("speak", game_id=gid), store)
+            p = turn("vote", game_id=gid)
+            p["alive_players"] = [{"name": x["name"]} for x in p["alive_players"]]
+        elif case == "no-own-entry":
+            # fresh memory; our own entry has no seat, everybody else's does
+            p = turn("vote", game_id=gid)
+            p["alive_players"] = [x if x["name"] != "MyBot" else {"name": "MyBot"} for x in p["alive_players"]]
+        else:
+            # no your_seat, but memory of this seat-less game already knows our name
+            p = turn("speak", game_id=gid)
+            del p["your_seat"]
+            p["alive_players"] = [x for x in p["alive_players"] if x["name"] != "MyBot"] + [{"name": "MyBot"}]
+            p["dead_players"] = []
+            store.put({"pk": f"GAME#{gid}#unknown", "sk": "META",
+                       "data": json.dumps({"game_id": gid, "seat": "unknown", "my_name": "MyBot"})})
+            p["action_type"] = "vote"
+        for action in ("vote", "seer_check", "guard_protect", "hunter_shoot"):
+            a = play({**p, "action_type": action, "your_role": "seer" if action == "seer_check" else "villager"},
+                     store).answer
+            assert a["target"] in others, (case, action, a)
+        pair = play({**p, "action_type": "cupid_link"}, store).answer
+        assert {pair["target"], pair["second_target"]} <= set(others)
+
+
 # ------------------------------------------------------------------------------------------ sanitizer
 
 def test_platform_sanitizer_reproduction():
@@ -347,9 +518,12 @@ def test_handler_turn_is_one_read_and_one_write_including_usage_counters(aws, mo
 
     monkeypatch.setenv("AGENTHOST_METERING_FOLD", str(fold).lower())
     metering.reset()
+    from werewolf.memory import TurnStore
+
     ops = []
-    aws_clients.client("dynamodb").meta.events.register(
-        "before-call.dynamodb", lambda model, **kw: ops.append(model.name))
+    clients = {aws_clients.client("dynamodb"), TurnStore().client, TurnStore().read_client}
+    for client in clients:  # the turn-sized clients, and the default one in case anything used it
+        client.meta.events.register("before-call.dynamodb", lambda model, **kw: ops.append(model.name))
     r = post(turn("seer_check", role="seer", rnd=1, phase="night_seer", game_id="rt"))
     assert r.status == 200
     assert ops == (["GetItem", "TransactWriteItems"] if fold else ["GetItem", "PutItem", "UpdateItem"])

@@ -44,9 +44,8 @@ def test_payload_quirks_last_words_roster_order_votes_and_wolf_chat():
     seen = {"last_words_listed_alive": False, "votes_line": False, "shuffled": False, "wolf_chat": False}
     for seed in range(1, 15):
         game = Game("standard-8p", seed, {})
-        bot = game.bot
 
-        def spy(p, bot=bot, game=game):
+        def spy(p, game=game):
             me = next(x["name"] for x in p["alive_players"] + p["dead_players"] if x["seat"] == p["your_seat"])
             if p["action_type"] == "last_words":
                 seen["last_words_listed_alive"] |= me in {x["name"] for x in p["alive_players"]}
@@ -62,7 +61,7 @@ def test_payload_quirks_last_words_roster_order_votes_and_wolf_chat():
             if p["action_type"] == "witch_decide":
                 assert set(p["extra_context"]) == {"wolfVictimName", "wolfVictimId", "hasSavePotion",
                                                    "hasPoisonPotion"}
-            return bot(p)
+            return game.bots[p["your_seat"]](p)
 
         game.actors = {s: spy for s in range(1, 9)}
         game.run()
