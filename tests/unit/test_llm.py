@@ -178,3 +178,67 @@ def test_provider_selection_from_settings(monkeypatch, fake):
     p = llm.provider_from_settings()
     assert p.name == "bedrock" and p.model == "anthropic.claude-x"
     llm.reset()
+
+
+def test_openai_usage_of_invalid_replies_is_kept(fake):
+    fake.reply("no json here", usage=(100, 10)).reply(ANSWER, usage=(50, 5))
+    p = OpenAIProvider("m", base_url=fake.base_url)
+    before = llm.totals()
+    obj, usage = p.complete_json(MSGS, SCHEMA, deadline())
+    assert obj == ANSWER
+    assert (usage.input_tokens, usage.output_tokens, usage.calls) == (150, 15, 2)  # both replies were billed
+    after = llm.totals()
+    assert (after.input_tokens - before.input_tokens, after.output_tokens - before.output_tokens) == (150, 15)
+    fake.reply({"done": "yes"}, usage=(70, 7)).reply("still not json", usage=(30, 3))
+    with pytest.raises(LlmInvalid) as err:
+        p.complete_json(MSGS, SCHEMA, deadline())
+    assert (err.value.usage.input_tokens, err.value.usage.output_tokens, err.value.usage.calls) == (100, 10, 2)
+    # a server error after an invalid reply: the error still carries the first reply's tokens
+    fake.reply("nope", usage=(40, 4)).reply(status=500)
+    with pytest.raises(LlmError) as err:
+        p.complete_json(MSGS, SCHEMA, deadline())
+    assert (err.value.usage.input_tokens, err.value.usage.output_tokens) == (40, 4)
+
+
+def test_openai_reuses_one_http_client_with_per_request_timeouts(fake):
+    p = OpenAIProvider("m", base_url=fake.base_url)
+    fake.reply(ANSWER).reply(ANSWER, delay=2.0).reply(ANSWER)
+    p.complete_json(MSGS, SCHEMA, deadline())
+    client = p.http
+    t = time.monotonic()
+    with pytest.raises(LlmTimeout):
+        p.complete_json(MSGS, SCHEMA, time.monotonic() + 0.8)  # this request's own (shorter) timeout
+    assert time.monotonic() - t < 1.2
+    assert p.complete_json(MSGS, SCHEMA, deadline())[0] == ANSWER
+    assert p.http is client and len(fake.requests) == 3
+    p.close()
+
+
+def test_bedrock_usage_of_an_invalid_first_reply_is_kept():
+    client, stub = _bedrock()
+    p = BedrockProvider("m", client=client)
+    stub.add_response("converse", _converse_response([{"text": "I would rather not."}], usage=(80, 8)))
+    stub.add_response("converse", _converse_response(
+        [{"toolUse": {"toolUseId": "t1", "name": "respond", "input": ANSWER}}], usage=(60, 6)))
+    with stub:
+        obj, usage = p.complete_json(MSGS, SCHEMA, deadline())
+    assert obj == ANSWER and (usage.input_tokens, usage.output_tokens, usage.calls) == (140, 14, 2)
+    stub.add_response("converse", _converse_response([{"text": "no"}], usage=(11, 1)))
+    stub.add_response("converse", _converse_response([{"text": "still no"}], usage=(12, 2)))
+    with stub, pytest.raises(LlmInvalid) as err:
+        p.complete_json(MSGS, SCHEMA, deadline())
+    assert (err.value.usage.input_tokens, err.value.usage.output_tokens) == (23, 3)
+
+
+def test_metering_records_the_tokens_of_a_retried_call(aws, fake, monkeypatch):
+    from agenthost import metering
+
+    monkeypatch.setenv("AGENTHOST_LLM", "openai:fake-model")
+    monkeypatch.setenv("AGENTHOST_LLM_BASE_URL", fake.base_url)
+    config.reset()
+    llm.reset()
+    fake.reply("garbage", usage=(100, 10)).reply(ANSWER, usage=(50, 5))
+    with metering.turn("olympics", "agent-u") as t:
+        llm.complete_json(MSGS, SCHEMA, deadline())
+    assert (t.counters["tokens_in"], t.counters["tokens_out"], t.counters["llm_calls"]) == (150, 15, 2)
+    llm.reset()

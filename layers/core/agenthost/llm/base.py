@@ -14,7 +14,14 @@ from typing import Any, Protocol
 
 
 class LlmError(Exception):
-    """The LLM could not give an answer. The message never contains keys or prompts."""
+    """The LLM could not give an answer. The message never contains keys or prompts.
+
+    ``usage`` holds what the failed call still cost (replies that came back invalid, attempts before a
+    retry): tokens are billed whether or not the answer was usable, so metering records them too."""
+
+    def __init__(self, *args: object, usage: Usage | None = None):
+        super().__init__(*args)
+        self.usage: Usage = usage if usage is not None else Usage()
 
 
 class LlmTimeout(LlmError, TimeoutError):
@@ -83,7 +90,10 @@ def remaining(deadline: float) -> float:
 
 
 def run_before[T](deadline: float, fn: Callable[[], T]) -> T:
-    """Run ``fn`` on a worker thread; return its result or raise :class:`LlmTimeout` at the deadline."""
+    """Run ``fn`` on a worker thread; return its result or raise :class:`LlmTimeout` at the deadline.
+
+    A call abandoned at the deadline may still be answered (and billed) later: its usage then goes to
+    :func:`totals` when it arrives."""
     left = remaining(deadline)
     if left < MIN_CALL_S:
         raise LlmTimeout(f"only {max(left, 0):.2f}s left before the deadline")
@@ -91,8 +101,21 @@ def run_before[T](deadline: float, fn: Callable[[], T]) -> T:
     try:
         return fut.result(timeout=left)
     except FutureTimeout:
-        fut.cancel()
+        if not fut.cancel():
+            fut.add_done_callback(_record_late)
         raise LlmTimeout("the model did not answer before the deadline") from None
+
+
+def _record_late(fut: Any) -> None:
+    try:
+        result = fut.result()
+        usage = result[1] if isinstance(result, tuple) and len(result) > 1 else None
+    except LlmError as exc:
+        usage = exc.usage
+    except Exception:  # noqa: BLE001 - nothing was billed that we know of
+        return
+    if isinstance(usage, Usage) and (usage.input_tokens or usage.output_tokens):
+        record(usage)
 
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)

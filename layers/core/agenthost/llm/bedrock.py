@@ -92,9 +92,11 @@ class BedrockProvider:
 
     def complete_json(self, messages: list[dict[str, Any]], schema: dict[str, Any],
                       deadline: float) -> tuple[dict[str, Any], Usage]:
+        """The answer and the usage of every attempt (an invalid first reply's tokens included); on failure
+        the raised :class:`LlmError` carries that usage."""
         req = self.request(messages, schema)
         usage = Usage()
-        last: Exception | None = None
+        last: LlmError | None = None
         for attempt in range(2):
             if attempt and remaining(deadline) < max(MIN_CALL_S, 1.0):
                 break
@@ -103,13 +105,22 @@ class BedrockProvider:
                 usage.add(u)
                 record(u)
                 return obj, usage
-            except LlmTimeout:
+            except LlmTimeout as exc:
+                exc.usage = usage.add(exc.usage)
                 raise
             except (_Retryable, LlmInvalid) as exc:
+                usage.add(exc.usage)
+                record(exc.usage)
                 last = exc
+            except LlmError as exc:
+                usage.add(exc.usage)
+                record(exc.usage)
+                exc.usage = usage
+                raise
         if isinstance(last, LlmInvalid):
+            last.usage = usage
             raise last
-        raise LlmError(str(last) if last else "the model gave no answer")
+        raise LlmError(str(last) if last else "the model gave no answer", usage=usage)
 
     def _once(self, req: dict[str, Any], schema: dict[str, Any], deadline: float) -> tuple[dict[str, Any], Usage]:
         from botocore.exceptions import (
@@ -134,16 +145,20 @@ class BedrockProvider:
         u = resp.get("usage") or {}
         usage = Usage(input_tokens=int(u.get("inputTokens") or 0), output_tokens=int(u.get("outputTokens") or 0),
                       calls=1, latency_ms=int((time.monotonic() - started) * 1000))
-        content = ((resp.get("output") or {}).get("message") or {}).get("content") or []
-        for block in content:
-            tool_use = block.get("toolUse")
-            if tool_use and isinstance(tool_use.get("input"), dict):
-                return check_required(tool_use["input"], schema), usage
-        text = "\n".join(b.get("text", "") for b in content if "text" in b)
-        if not text:
-            raise LlmInvalid("Bedrock returned neither a tool call nor text")
-        obj = parse_json(text)
-        return check_required(obj, schema), usage
+        try:
+            content = ((resp.get("output") or {}).get("message") or {}).get("content") or []
+            for block in content:
+                tool_use = block.get("toolUse")
+                if tool_use and isinstance(tool_use.get("input"), dict):
+                    return check_required(tool_use["input"], schema), usage
+            text = "\n".join(b.get("text", "") for b in content if "text" in b)
+            if not text:
+                raise LlmInvalid("Bedrock returned neither a tool call nor text")
+            obj = parse_json(text)
+            return check_required(obj, schema), usage
+        except LlmInvalid as exc:  # the reply was billed even though it is unusable
+            exc.usage = usage
+            raise
 
 
 class _Retryable(LlmError):
