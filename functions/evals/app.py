@@ -8,6 +8,11 @@ Handler: ``evals.app.handler`` serves
   function that retries briefly while the connection answers Gone), ``{"agenthost": "deadline"}``
   (one-time EventBridge Scheduler timers) and ``{"agenthost": "dispatch"}`` (retry backoff);
 * the admin HTTP API ``/evals/*`` (HTTP API v2 events, see :mod:`evals.admin`).
+
+Every WebSocket-side invocation is metered under protocol ``evals`` (agent ``AGENTHOST_EVALS_AGENT_ID``):
+a client's message is a turn; ``$connect``, ``$disconnect``, welcome, deadline and dispatch invocations
+are invocations only. WebSocket messages are counted as billed (the inbound message and every post, in
+32 KB units) and ``$disconnect`` adds the connection minutes since ``connectedAt``.
 """
 
 from __future__ import annotations
