@@ -12,7 +12,8 @@ wolves' chat in ``chat_history`` at night, ``Round r votes`` lines in ``known_in
 
 Our interpretation where the notes say little: the white wolf plays as a werewolf; the enchantress is a
 wolf who does not join the kill while another wolf lives, and the player she enchants loses their night
-ability the next night; the dreamweaver's pair cannot be killed by wolves the next night (nobody learns
+ability the next night (an enchanted guard's pick protects nobody but still counts as last night's
+target); the dreamweaver's pair cannot be killed by wolves the next night (nobody learns
 anything); the elder survives the first wolf kill; a knight flip on a wolf kills the wolf and ends the
 day, otherwise the knight dies; the hunter shoots unless poisoned; lovers die of heartbreak.
 """
@@ -160,6 +161,10 @@ class Game:
         self.knight_used = False
         self.result = Result(mode, seed, "", 0, {p.seat: p.role for p in self.players})
         self.progress = progress
+        #: what each night did (tests and debugging): round, enchanted seat, guard's pick, who it protected,
+        #: the wolves' victim, saves, deaths
+        self.night_log: list[dict[str, Any]] = []
+        self.guard_pick: str | None = None  # tonight's guard pick (name), for scripted actors in tests
 
     # ------------------------------------------------------------------ helpers
     def by_seat(self, seat: int) -> Seat:
@@ -274,13 +279,17 @@ class Game:
             if x and y and x is not y:
                 self.lovers = (x.seat, y.seat)
         protected = None
+        self.guard_pick = None
         guard = self.first_alive("guard")
         if guard:
+            # an enchanted guard is still asked; the pick protects nobody tonight but is still "last night's
+            # target" for the no-repeat rule (lastProtectedId follows the answer)
             a = self.ask(guard, "guard_protect", "night_guard", extra={"lastProtectedId": self.guard_last})
             t = self.target(a, exclude=guard)
             if t and t.pid != self.guard_last and guard.seat != enchanted:
                 protected = t
             self.guard_last = t.pid if t else None
+            self.guard_pick = t.name if t else None
         killers = [w for w in self.wolves_alive() if w.role != "enchantress"] or self.wolves_alive()
         wolf_chat: list[dict[str, str]] = []
         votes: Counter[int] = Counter()
@@ -339,6 +348,11 @@ class Game:
         if poisoned and poisoned.alive:
             self.kill(poisoned, deaths)
         self.night_deaths = deaths
+        self.night_log.append({
+            "round": rnd, "enchanted": self.by_seat(enchanted).name if enchanted else None,
+            "guard_pick": self.guard_pick, "protected": protected.name if protected else None,
+            "victim": self.by_seat(victim).name if victim else None, "saved": saved,
+            "dream": sorted(self.by_seat(s).name for s in dream), "deaths": [d.name for d in deaths]})
 
     def day(self) -> None:
         deaths = self.night_deaths

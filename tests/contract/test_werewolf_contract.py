@@ -117,17 +117,72 @@ def test_witch_poisons_a_seer_exposed_wolf(aws):
     assert a == {"witch_action": "poison", "target": "银时"}
 
 
-def test_guard_never_repeats_last_night_even_when_enchanted(aws):
+def test_guard_never_repeats_with_only_an_internal_last_protected_id(aws):
     chat = [("柯南", "我是预言家。第1晚验银时是狼人（查杀）。")]
     targets = []
     for rnd in (2, 3, 4, 5):
-        # lastProtectedId is an internal id we cannot map; an enchanted guard gets no other signal
+        # lastProtectedId is an internal id we cannot map: our own memory of the last pick decides
         a = answer(turn("guard_protect", role="guard", phase="night_guard", rnd=rnd, chat=chat,
                         extra={"lastProtectedId": "f3a9c2"}, game_id="guard-game"))
         targets.append(a["target"])
     assert targets[0] == "柯南"  # protects the claimed seer first
     assert all(a != b for a, b in zip(targets, targets[1:], strict=False))
     assert "MyBot" not in targets
+
+
+def test_enchanted_guard_in_nightmare_games(aws):
+    """nightmare-12p with the enchantress enchanting the guard every night: from night 2 on the guard's pick
+    protects nobody (the wolves, scripted to kill that pick, succeed), yet our guard, answering through the
+    handler, still never repeats its last pick (the strict validator checks every answer too)."""
+    from infra.werewolf_sim.engine import Game
+    from infra.werewolf_sim.players import HandlerPlayer
+
+    agent = HandlerPlayer(None)
+    void_kills = guarded_night1 = 0
+    for seed in range(1, 9):
+        game = Game("nightmare-12p", seed)
+        guard = next(p for p in game.players if p.role == "guard")
+
+        def enchant(p, guard=guard):
+            return {"target": guard.name}, None
+
+        def wolf(p, game=game):
+            pick = game.by_name(game.guard_pick) if game.guard_pick else None
+            if pick and pick.alive and pick.role not in ("werewolf", "white_wolf", "wolf_king", "enchantress"):
+                return {"target": pick.name, "message": f"今晚刀{pick.name}。"}, None
+            return game.bots[p["your_seat"]](p)
+
+        def witch(p):
+            return {"witch_action": "none"}, None
+
+        actors = {guard.seat: agent}
+        for p in game.players:
+            if p.role == "enchantress":
+                actors[p.seat] = enchant
+            elif p.role == "werewolf":
+                actors[p.seat] = wolf
+            elif p.role == "witch":
+                actors[p.seat] = witch
+        game.actors = actors
+        res = game.run()
+        mine = [c for c in res.calls if c.seat == guard.seat]
+        assert mine and all(c.valid for c in mine), [c.problems for c in mine if not c.valid]
+        picks = [n["guard_pick"] for n in game.night_log if n["guard_pick"]]
+        assert all(a != b for a, b in zip(picks, picks[1:], strict=False)), picks
+        for night in game.night_log:
+            if not night["guard_pick"]:
+                continue
+            if night["enchanted"] is None:  # night 1, or the enchantress died: the pick is protected
+                assert night["protected"] == night["guard_pick"], night
+                if night["victim"] == night["guard_pick"]:
+                    assert night["victim"] not in night["deaths"]
+                    guarded_night1 += night["round"] == 1
+                continue
+            assert night["round"] > 1 and night["enchanted"] == guard.name and night["protected"] is None, night
+            if night["victim"] == night["guard_pick"] and night["victim"] not in night["dream"]:
+                assert night["victim"] in night["deaths"], night  # the enchanted guard's pick died
+                void_kills += 1
+    assert void_kills >= 3 and guarded_night1 >= 3, (void_kills, guarded_night1)
 
 
 def test_wolves_never_target_teammates_and_follow_the_first_call(aws):
