@@ -3,7 +3,8 @@
 Every setting has an embedded default so the local stack runs with no configuration at all.
 Secrets are never stored in settings directly when deployed: a setting ``X`` may instead be given
 as ``X_PARAM`` naming an SSM parameter (``/path`` or ``ssm:/path``) or a Secrets Manager secret
-(``secretsmanager:name``); :func:`secret` resolves it through Powertools Parameters, cached.
+(``secretsmanager:name``); :func:`secret` resolves it through Powertools Parameters (short timeouts),
+cached for ``max_age`` seconds (rotation reaches warm containers; a failed refresh keeps the old value).
 
 Example::
 
@@ -14,9 +15,13 @@ Example::
 
 from __future__ import annotations
 
+import logging
 import os
+import threading
+import time
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 _TRUE = {"1", "true", "yes", "on"}
 
@@ -112,10 +117,23 @@ def settings() -> Settings:
 def reset() -> None:
     """Forget cached settings and secrets (tests change the environment between cases)."""
     settings.cache_clear()
-    _secret_cache.clear()
+    with _secret_lock:
+        _secret_cache.clear()
+        _providers.clear()
 
 
-_secret_cache: dict[str, str] = {}
+#: the parameter store / Secrets Manager client: a slow call on a cold start must not eat a 20 s turn
+SECRET_CONNECT_TIMEOUT_S = 1
+SECRET_READ_TIMEOUT_S = 2
+SECRET_MAX_ATTEMPTS = 2
+#: after a failed refresh, the cached value is served and the refresh retried this many seconds later
+SECRET_RETRY_S = 30
+
+_secret_lock = threading.Lock()
+_secret_cache: dict[str, tuple[float, str]] = {}  # ref -> (fetched at, value)
+_providers: dict[str, tuple[Any, Any]] = {}  # kind -> (boto3 client, Powertools provider)
+_now = time.monotonic
+log = logging.getLogger("agenthost.config")
 
 
 class SecretNotConfigured(LookupError):
@@ -126,9 +144,11 @@ def secret(name: str, *, required: bool = False, max_age: int = 300) -> str:
     """Return secret ``name`` (e.g. ``AGENTHOST_OLYMPICS_SECRET``).
 
     The literal environment variable wins (the local stack); otherwise ``<name>_PARAM`` names an SSM
-    parameter or Secrets Manager secret, fetched with decryption through Powertools Parameters and
-    cached for ``max_age`` seconds. Returns ``""`` when not configured (or raises when ``required``).
-    The value is never logged.
+    parameter or Secrets Manager secret, fetched with decryption through Powertools Parameters (a client
+    with 1 s connect / 2 s read timeouts, 2 attempts) and cached for ``max_age`` seconds, so a rotated
+    value is picked up by warm containers. When a refresh fails, the cached value keeps being served (and
+    the refresh is retried after ``SECRET_RETRY_S``); with nothing cached the error is raised. Returns
+    ``""`` when not configured (or raises when ``required``). The value is never logged.
     """
     literal = os.environ.get(name)
     if literal:
@@ -138,23 +158,53 @@ def secret(name: str, *, required: bool = False, max_age: int = 300) -> str:
         if required:
             raise SecretNotConfigured(f"{name} is not configured (set {name} or {name}_PARAM)")
         return ""
-    cached = _secret_cache.get(ref)
-    if cached is not None:
-        return cached
-    value = _fetch_parameter(ref, max_age)
-    _secret_cache[ref] = value
+    now = _now()
+    with _secret_lock:
+        hit = _secret_cache.get(ref)
+    if hit is not None and now - hit[0] < max_age:
+        return hit[1]
+    try:
+        value = _fetch_parameter(ref)
+    except Exception as exc:
+        if hit is None:
+            raise
+        log.warning("could not refresh %s (%s); using the cached value", name, type(exc).__name__)
+        with _secret_lock:  # try again in a while, not on every call
+            _secret_cache[ref] = (now - max_age + min(SECRET_RETRY_S, max_age), hit[1])
+        return hit[1]
+    with _secret_lock:
+        _secret_cache[ref] = (now, value)
     return value
 
 
-def _fetch_parameter(ref: str, max_age: int) -> str:
-    # Imported lazily: Parameters pulls in boto3 clients that only deployed functions need.
+def _provider(kind: str) -> Any:
+    """The Powertools provider for ``ssm`` or ``secretsmanager``, on a short-timeout client (rebuilt when
+    :mod:`agenthost.aws` hands out a new client)."""
+    from agenthost import aws
+
+    client = aws.client(kind, connect_timeout=SECRET_CONNECT_TIMEOUT_S, read_timeout=SECRET_READ_TIMEOUT_S,
+                        max_attempts=SECRET_MAX_ATTEMPTS)
+    with _secret_lock:
+        found = _providers.get(kind)
+        if found is not None and found[0] is client:
+            return found[1]
     from aws_lambda_powertools.utilities import parameters
 
+    provider = parameters.SSMProvider(boto3_client=client) if kind == "ssm" else \
+        parameters.SecretsProvider(boto3_client=client)
+    with _secret_lock:
+        _providers[kind] = (client, provider)
+    return provider
+
+
+def _fetch_parameter(ref: str) -> str:
+    # Imported lazily: Parameters pulls in boto3 clients that only deployed functions need. Our cache
+    # decides when to refetch, so Powertools' own cache is bypassed.
     if ref.startswith("secretsmanager:"):
-        value = parameters.get_secret(ref.split(":", 1)[1], max_age=max_age)
+        value = _provider("secretsmanager").get(ref.split(":", 1)[1], force_fetch=True)
     else:
         path = ref.split(":", 1)[1] if ref.startswith("ssm:") else ref
-        value = parameters.get_parameter(path, decrypt=True, max_age=max_age)
+        value = _provider("ssm").get(path, decrypt=True, force_fetch=True)
     if isinstance(value, bytes):
         value = value.decode()
     return str(value).strip()
