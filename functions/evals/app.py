@@ -93,9 +93,7 @@ def _metered(turn: bool = False) -> Iterator[metering.Turn]:
     """Meter one invocation under protocol ``evals``. Only a client's message is a turn; ``$connect``,
     ``$disconnect``, ``welcome``, deadline and dispatch invocations count as invocations (Lambda requests,
     duration, DynamoDB) with their WebSocket messages and connection minutes, not as turns."""
-    with metering.turn("evals", _agent()) as usage:
-        if not turn:
-            usage.counters["turns"] = 0
+    with metering.turn("evals", _agent(), counts_as_turn=turn) as usage:
         yield usage
 
 

@@ -249,6 +249,18 @@ def test_emits_one_emf_record_with_protocol_and_agent_dimensions(aws, monkeypatc
     assert rec["DynamoDBCalls"] == [1.0] and rec["fallback_reason"] == "invalid"
 
 
+def test_an_invocation_that_is_not_a_turn_counts_its_costs_but_no_turn(aws, monkeypatch, capsys):
+    """A timer or a WebSocket connect: Lambda requests, duration and DynamoDB are paid, but the dashboard
+    and the report must not see a turn (turn-based rates would be diluted)."""
+    monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "false")
+    with metering.turn("evals", "e", clock=lambda: NOW, counts_as_turn=False) as t:
+        t.ws(messages=1)
+    [rec] = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x.startswith('{"_aws"')]
+    assert rec["Turns"] == [0.0]
+    item = usage(aws, "e", "evals")
+    assert item.get("turns", 0) == 0 and item["invocations"] == 1 and item["ws_messages"] == 1
+
+
 def test_when_the_fold_cannot_commit_the_item_is_written_alone_and_counters_on_exit(aws, folding):
     from agenthost.store import marshal
 

@@ -240,7 +240,7 @@ class Turn:
     """Usage of one turn. Create with :func:`turn`; all methods are cheap and never raise."""
 
     def __init__(self, protocol: str, agent: str, *, store: Any = None, clock: Any = time.time,
-                 decides: bool = False):
+                 decides: bool = False, counts_as_turn: bool = True):
         self.decides = decides
         self.protocol = _clean_id(protocol)
         self.agent = _clean_id(agent)
@@ -252,7 +252,7 @@ class Turn:
         self.fallback_reason: str | None = None
         self.budget_blocked = False
         self.counters: dict[str, float] = dict.fromkeys(COUNTERS, 0)
-        self.counters["turns"] = 1
+        self.counters["turns"] = 1 if counts_as_turn else 0
         self.counters["invocations"] = 1
         self._t0 = time.perf_counter()
         self._folded: dict[str, float] | None = None  # counters already written by a committed fold
@@ -373,7 +373,7 @@ class Turn:
         m.add_dimensions(protocol=self.protocol, agent=self.agent)
         count = MetricUnit.Count
         # always: what the dashboard averages and the alarms sum; the rest only when it happened
-        m.add_metric("Turns", count, 1)
+        m.add_metric("Turns", count, c["turns"])
         m.add_metric("Errors", count, c["errors"])
         m.add_metric("Fallback", count, c["fallbacks"])
         m.add_metric("Duration", MetricUnit.Milliseconds, c["duration_ms"])
@@ -505,12 +505,13 @@ def current() -> Turn:
 
 @contextmanager
 def turn(protocol: str, agent: str, *, store: Any = None, clock: Any = time.time,
-         decides: bool = False) -> Iterator[Turn]:
+         decides: bool = False, counts_as_turn: bool = True) -> Iterator[Turn]:
     """Meter one turn of ``protocol`` for ``agent`` (see the module docstring). ``decides``: an agent
     policy answers this turn, so a turn without a successful LLM call counts as a deterministic
-    fallback. An exception escaping the block counts as an error and is re-raised; metering itself
-    never raises."""
-    t = Turn(protocol, agent, store=store, clock=clock, decides=decides)
+    fallback. ``counts_as_turn=False``: an invocation that is not a turn (a timer, a connect) whose
+    costs still count (``invocations``, duration, DynamoDB, WebSocket). An exception escaping the block
+    counts as an error and is re-raised; metering itself never raises."""
+    t = Turn(protocol, agent, store=store, clock=clock, decides=decides, counts_as_turn=counts_as_turn)
     _instrument()
     token = _current.set(t)
     with _active_lock:
