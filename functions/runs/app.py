@@ -52,6 +52,7 @@ def make_engine() -> RunEngine:
         RunRepo(Store()), _shared_brain,
         ttl_s=int(os.environ.get("AGENTHOST_RUNS_TTL_S", "") or 86_400),
         default_max_steps=int(os.environ.get("AGENTHOST_RUNS_MAX_STEPS", "") or 150),
+        hosted_stall_s=float(os.environ.get("AGENTHOST_RUNS_HOSTED_STALL_S", "") or 120),
     )
 
 
@@ -76,7 +77,7 @@ _out = {"response_model_exclude_none": True}
 
 
 def _metering_agent() -> str:
-    return os.environ.get("AGENTHOST_RUNS_AGENT_ID", "") or "proxy"
+    return os.environ.get("AGENTHOST_RUNS_AGENT_ID", "").strip() or "proxy"
 
 
 @app.post("/agent/run/start", response_model=StartResponse, dependencies=_auth, **_out)
@@ -90,7 +91,12 @@ def start(req: StartRequest, eng: RunEngine = Depends(engine)) -> Any:
             raise ApiError(400, "startUrl is required with \"browser\": \"hosted\"")
     result = eng.start(req)
     if req.browser == "hosted":
-        hosted.launch(result["runId"], req)
+        try:
+            hosted.launch(result["runId"], req)
+        except Exception as exc:  # noqa: BLE001 - the run must not sit in "created" forever
+            eng.fail_hosted(result["runId"], f"could not start the hosted browsing loop ({type(exc).__name__})")
+            raise ApiError(500, f"could not start the hosted browsing loop for run {result['runId']} "
+                                f"({type(exc).__name__}); the run was ended") from None
     return result
 
 
@@ -110,7 +116,12 @@ def answer(run_id: str, req: AnswerRequest, eng: RunEngine = Depends(engine)) ->
             and result["state"]["status"] == "running":
         from runs import hosted
 
-        hosted.resume(run_id, result["state"]["currentStep"])
+        try:
+            hosted.resume(run_id, result["state"]["currentStep"])
+        except Exception as exc:  # noqa: BLE001 - the run must not sit in "running" forever
+            eng.fail_hosted(run_id, f"could not resume the hosted browsing loop ({type(exc).__name__})")
+            raise ApiError(500, f"could not resume the hosted browsing loop of run {run_id} "
+                                f"({type(exc).__name__}); the run was ended") from None
     return result
 
 
@@ -128,7 +139,8 @@ def get_run(run_id: str, eng: RunEngine = Depends(engine)) -> Any:
 
 
 def _other_events(event: dict, context: Any) -> Any:
-    """Asynchronous invocations: one step of a hosted run (see :mod:`runs.hosted`)."""
+    """Asynchronous invocations: one step of a hosted run (see :mod:`runs.hosted`; metered there, as a
+    turn of the ``runs`` protocol, once the step is claimed)."""
     from runs import hosted
 
     if hosted.is_hosted_event(event):

@@ -40,7 +40,8 @@ class Decision:
 class Risk:
     """A risky action found by the brain's classifier (careful mode)."""
 
-    #: payment | deletion | send | account | credential
+    #: the classifier's category: payment | deletion | send | credential | an account/security category...
+    #: (any string: the engine and the question text handle categories they do not know)
     category: str
     #: what will happen, in words a user understands ("click 'Pay now' to pay $49.99 on shop.test")
     summary: str
@@ -49,6 +50,10 @@ class Risk:
     #: the amount the page shows for this transaction, when it shows one
     amount: float | None = None
     amount_text: str = ""
+    #: what exactly an approval covers (with ``category``, ``domain`` and ``amount``): the resolved
+    #: element ("button:pay now"; a URL for navigate, a key for press), the URL path or the element's form
+    element: str = ""
+    place: str = ""
 
 
 @dataclass

@@ -7,11 +7,20 @@ Status machine::
     running --step--> running | waiting_user | completed | error
     waiting_user --answer(approved)--> running      --answer(declined)--> cancelled
     created | running | waiting_user --cancel--> cancelled
-    completed | error | cancelled: end states; nothing but GET (and a repeated cancel) is accepted.
+    completed | error | cancelled: end states; nothing but GET is accepted (a second cancel is a 409 too).
 
 Anything else is a 409 that says what the run is waiting for. A retried identical request (same
 operation and same body as the last one) returns the stored answer instead of advancing again; when two
 different requests race, the optimistic ``version`` lets one win and the other gets a 409.
+
+Careful mode: an approval covers one transaction: the same category, site, tool, element (role and name),
+place (URL path or form) and at most the amount shown when it was approved. It is used up once the
+approved action has been executed (an action reported as failed may be retried under it), unused ones
+lapse after :data:`APPROVAL_STEPS` steps, and anything else risky asks again. Credentials ask only on a
+site the run did not start on and the task does not name (or the user approved before).
+
+The current snapshot lives on the run's ``META`` item (zlib-compressed JSON, secrets redacted by the
+model); ``STEP`` items are small, so ``GET`` is one query over small items.
 """
 
 from __future__ import annotations
@@ -19,8 +28,10 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import re
 import time
 import uuid
+import zlib
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
@@ -29,7 +40,7 @@ from agenthost.http import ApiError
 from agenthost.store import VersionConflict
 from runs import reflect
 from runs.brain import Brain, Decision, Risk, StepContext
-from runs.models import END_STATES, AnswerRequest, PageSnapshot, StartRequest, StepRequest, ToolResult
+from runs.models import END_STATES, MASK, AnswerRequest, PageSnapshot, StartRequest, StepRequest, ToolResult
 from runs.repo import RunRepo
 
 #: recent steps kept on the run item (policy context, loop detection, stale-retry detection)
@@ -42,6 +53,11 @@ LOOP_WINDOW = 10
 MAX_REFLECTIONS = 40
 RISKY_TOOLS = frozenset({"click", "type", "press", "navigate"})
 MAX_STEPS_REACHED = "Maximum steps reached"
+#: an approval not used within this many steps lapses (the user approved what the page showed then)
+APPROVAL_STEPS = 10
+MAX_SITES = 50
+_HOST_IN_TEXT = re.compile(r"\b((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24})\b", re.I)
+_SECOND_LEVEL = frozenset({"co", "com", "net", "org", "gov", "ac", "edu", "ne", "or", "go", "gv"})
 
 
 def request_hash(op: str, body: Any) -> str:
@@ -66,13 +82,43 @@ def _domain(url: str) -> str:
         return ""
 
 
+def site_of(host: str) -> str:
+    """The registrable part of a host name ("login.shop.test" -> "shop.test", "a.b.co.uk" -> "b.co.uk");
+    IP addresses and single labels are their own site."""
+    host = (host or "").lower().strip(".")
+    if not host or ":" in host or re.fullmatch(r"[\d.]+", host):
+        return host
+    parts = host.split(".")
+    if len(parts) >= 3 and len(parts[-1]) == 2 and parts[-2] in _SECOND_LEVEL:
+        return ".".join(parts[-3:])
+    return ".".join(parts[-2:])
+
+
+def pack_snapshot(snap: dict[str, Any]) -> bytes:
+    return zlib.compress(json.dumps(snap, separators=(",", ":")).encode(), 6)
+
+
+def unpack_snapshot(raw: Any) -> dict[str, Any] | None:
+    if not raw:
+        return None
+    data = getattr(raw, "value", raw)
+    try:
+        out = json.loads(zlib.decompress(bytes(data)))
+    except (zlib.error, ValueError, TypeError):
+        return None
+    return out if isinstance(out, dict) else None
+
+
 class RunEngine:
     def __init__(self, repo: RunRepo, brain: Brain | Callable[[], Brain], *, ttl_s: int = 86_400,
-                 default_max_steps: int = 150, clock_ms: Callable[[], int] | None = None):
+                 default_max_steps: int = 150, clock_ms: Callable[[], int] | None = None,
+                 hosted_stall_s: float = 120.0):
         self.repo = repo
         self._brain = brain
         self.ttl_s = ttl_s
         self.default_max_steps = default_max_steps
+        #: a hosted run without progress for this long is ended with an error (its step died)
+        self.hosted_stall_s = hosted_stall_s
         self.clock_ms = clock_ms or (lambda: int(time.time() * 1000))
         #: the run item as last loaded or written by this engine
         self.last_meta: dict[str, Any] | None = None
@@ -94,9 +140,13 @@ class RunEngine:
             "created_at": now, "updated_at": now, "expires_at": self.repo.now() + self.ttl_s,
             "browser": req.browser, "recent": [], "reflections": [], "approvals": [], "answers": [],
             "pending": None, "loop": {"nudges": 0}, "last": None,
+            # sites credentials may go to without asking: the task's, then the first page's (see _advance)
+            "sites": sorted({site_of(h) for h in _HOST_IN_TEXT.findall(req.task)})[:MAX_SITES], "seeded": False,
         }
         if req.startUrl:
             meta["start_url"] = req.startUrl
+            if _domain(req.startUrl):
+                meta["sites"] = sorted(set(meta["sites"]) | {site_of(_domain(req.startUrl))})
         self.repo.create(meta)
         return {"success": True, "runId": run_id, "state": _state(meta)}
 
@@ -146,7 +196,11 @@ class RunEngine:
             if req.answer:
                 meta["answers"] = (meta["answers"] + [req.answer[:500]])[-5:]
             if pending.get("kind") == "risk":
-                meta["approvals"] = (meta["approvals"] + [pending["risk"]])[-20:]
+                approval = {**pending["risk"], "granted": meta["current_step"], "spent": None}
+                meta["approvals"] = (meta.get("approvals", []) + [approval])[-20:]
+                if approval.get("category") == "credential" and approval.get("domain"):
+                    # the user trusts this site with credentials for the rest of the run
+                    meta["sites"] = (list(meta.get("sites") or []) + [site_of(approval["domain"])])[-MAX_SITES:]
             if meta["current_step"] >= meta["max_steps"]:
                 self._end(meta, "error", error=MAX_STEPS_REACHED)
                 response = self._response(meta, "error", error=MAX_STEPS_REACHED)
@@ -164,12 +218,12 @@ class RunEngine:
 
     def cancel(self, run_id: str) -> dict[str, Any]:
         meta = self._load(run_id)
-        if meta["status"] == "cancelled":
-            return {"success": True}
         if meta["status"] in END_STATES:
-            raise ApiError(409, f"run {run_id} is already {meta['status']}; it cannot be cancelled")
+            # the issue: anything after an end state is a 409, a second cancel included
+            raise ApiError(409, f"run {run_id} is already {meta['status']}; there is nothing to cancel")
         meta["status"] = "cancelled"
         meta["pending"] = None
+        meta["last"] = None  # a late retry of the request answered before the cancel gets the 409 too
         meta["updated_at"] = self.clock_ms()
         try:
             self.repo.save(meta)
@@ -177,41 +231,82 @@ class RunEngine:
             return self.cancel(run_id)
         return {"success": True}
 
-    def fail_hosted(self, run_id: str, error: str) -> None:
-        """End a hosted run with ``error`` (its browser failed)."""
-        meta = self._load(run_id)
-        if meta["status"] in END_STATES:
-            return
-        self._end(meta, "error", error=error[:500])
-        meta["updated_at"] = self.clock_ms()
+    def fail_hosted(self, run_id: str, error: str) -> dict[str, Any] | None:
+        """End a hosted run with ``error`` (its browser or its step failed). Returns the run as written,
+        or None when it had already ended (or does not exist)."""
+        for _ in range(3):
+            meta = self.repo.load(run_id)
+            if meta is None or meta["status"] in END_STATES:
+                return None
+            self._end(meta, "error", error=error[:500])
+            meta["last"] = None
+            meta["updated_at"] = self.clock_ms()
+            try:
+                return self.repo.save(meta)
+            except VersionConflict:
+                continue
+        return None
+
+    def claim_hosted(self, run_id: str, expect: int) -> tuple[dict[str, Any] | None, str]:
+        """Claim step ``expect`` of a hosted run for one invocation, with a conditional write, before its
+        browser action: a duplicate of the same asynchronous event finds it claimed and does nothing.
+        Returns (the run as written, "") or (None, why this invocation must not act)."""
+        meta = self.repo.load(run_id)
+        if meta is None or meta.get("browser") != "hosted":
+            return None, "unknown run"
+        if meta["status"] not in ("created", "running") or int(meta["current_step"]) != expect:
+            return None, f"run is {meta['status']} at step {meta['current_step']}"
+        claimed = meta.get("hosted_claim")
+        if claimed is not None and int(claimed) >= expect:
+            return None, f"step {expect} is already claimed by another invocation"
+        meta["hosted_claim"] = expect
+        meta["claimed_at"] = self.clock_ms()
         try:
-            self.repo.save(meta)
+            return self.repo.save(meta), ""
         except VersionConflict:
-            pass
+            return None, f"step {expect} was claimed by another invocation at the same time"
 
     def get(self, run_id: str) -> dict[str, Any]:
-        meta, steps = self.repo.load_all(run_id)
+        meta, steps = self.repo.load_view(run_id)
         if meta is None:
             raise ApiError(404, f"run {run_id} not found (unknown or expired)")
+        meta = self._stalled(meta)
         steps.sort(key=lambda s: int(s["stepNumber"]))
         history = []
         for i, s in enumerate(steps):
             history.append({"stepNumber": int(s["stepNumber"]), "action": s["action"],
                             "observation": self._observation(s, steps[i + 1] if i + 1 < len(steps) else None, meta),
                             "timestamp": int(s["timestamp"])})
-        snapshot = next((s["snapshot"] for s in reversed(steps) if s.get("snapshot")), None)
         state: dict[str, Any] = {
             "runId": meta["runId"], "task": meta["task"], "mode": meta["mode"], "status": meta["status"],
             "currentStep": meta["current_step"], "maxSteps": meta["max_steps"], "history": history,
-            "reflections": meta.get("reflections", []), "currentSnapshot": snapshot,
+            "reflections": meta.get("reflections", []), "currentSnapshot": unpack_snapshot(meta.get("snap_z")),
             "createdAt": meta["created_at"], "updatedAt": meta["updated_at"],
         }
-        for key in ("browser", "result", "error"):
+        if meta.get("browser") == "hosted":
+            state["browser"] = "hosted"
+        for key in ("result", "error"):
             if meta.get(key):
                 state[key] = meta[key]
         if meta["status"] == "waiting_user" and meta.get("pending"):
             state["question"] = meta["pending"].get("question")
         return {"success": True, "state": state}
+
+    def _stalled(self, meta: dict[str, Any]) -> dict[str, Any]:
+        """A hosted run whose step died (a Lambda timeout cannot report itself) is ended here, lazily,
+        once nothing moved for ``hosted_stall_s``; the reader sees the error instead of "running"."""
+        if meta.get("browser") != "hosted" or meta["status"] not in ("created", "running"):
+            return meta
+        last = max(int(meta.get("updated_at") or 0), int(meta.get("claimed_at") or 0))
+        idle_s = (self.clock_ms() - last) / 1000
+        if idle_s <= self.hosted_stall_s:
+            return meta
+        written = self.fail_hosted(meta["runId"], f"the hosted browser made no progress for {int(idle_s)} s "
+                                                  f"(step {int(meta['current_step']) + 1} did not finish)")
+        if written is None:
+            fresh, _ = self.repo.load_view(meta["runId"])
+            return fresh or meta
+        return {**meta, **{k: written[k] for k in ("status", "error", "updated_at") if k in written}}
 
     # ------------------------------------------------------------------ the step
 
@@ -222,6 +317,7 @@ class RunEngine:
         if result is not None and recent and recent[-1].get("result") is None:
             recent[-1]["result"] = result.describe()
             recent[-1]["ok"] = bool(result.success)
+        self._settle_approvals(meta)
         meta["updated_at"] = now
         if meta["status"] == "created":
             meta["status"] = "running"
@@ -237,11 +333,17 @@ class RunEngine:
             decision = Decision("observe", {}, thinking="no page snapshot yet: observe the page first")
             stop = None
         else:
+            if not meta.get("seeded"):
+                # the site the run starts on is the user's choice: credentials may go there without asking
+                meta["seeded"] = True
+                if _domain(snap.url):
+                    meta["sites"] = sorted(set(meta.get("sites") or []) | {site_of(_domain(snap.url))})
+            # the current snapshot (already redacted by the model) rides on META: GET reads no step item
+            meta["snap_z"] = pack_snapshot(snap.model_dump(mode="json", exclude_none=True))
             decision, stop = self._decide(meta, snap, fp, n)
         meta["current_step"] = n
         step_item: dict[str, Any] = {
             "stepNumber": n, "timestamp": now, "hash": rhash, "thinking": decision.thinking[:500],
-            "snapshot": snap.model_dump(mode="json", exclude_none=True) if snap is not None else None,
             "url": snap.url if snap is not None else "",
             "lastActionResult": result.model_dump(mode="json", exclude_none=True) if result is not None else None,
         }
@@ -268,23 +370,32 @@ class RunEngine:
             if meta["mode"] == "careful" and decision.tool in RISKY_TOOLS and snap is not None:
                 ctx = self._context(meta, snap, n)
                 risk = self.brain.assess(decision, ctx)
-                if risk is not None and _approved(meta["approvals"], risk, snap.url):
-                    risk = None
+                if risk is not None:
+                    key = _approval_key(risk, decision, snap.url)
+                    if key["category"] == "credential" and site_of(key["domain"]) in (meta.get("sites") or []):
+                        risk = None  # credentials for a site this run started on, or the user trusts
+                    else:
+                        i = _matching_approval(meta.get("approvals") or [], key, risk.amount)
+                        if i is not None:
+                            meta["approvals"][i]["spent"] = n  # used up once this step's action succeeded
+                            risk = None
+            shown = _masked_parameters(decision, snap)
             if risk is not None:
                 # the action is withheld: the brain must not remember it as done
                 meta["memory"] = memory_before
                 question = _question(risk, decision)
                 meta["status"] = "waiting_user"
                 meta["pending"] = {"kind": "risk", "question": question, "summary": risk.summary,
-                                   "risk": {"category": risk.category, "domain": risk.domain or _domain(snap.url),
-                                            "amount": risk.amount}}
-                step_item.update(action="ask_user", parameters={"tool": decision.tool, **decision.parameters},
+                                   "risk": {**key, "amount": risk.amount}}
+                step_item.update(action="ask_user", parameters={"tool": decision.tool, **shown},
                                  question=question)
                 response = self._response(meta, "ask_user", question=question)
                 entry["tool"] = "ask_user"
             else:
                 meta["status"] = "running"
-                step_item.update(action=decision.tool, parameters=decision.parameters)
+                step_item.update(action=decision.tool, parameters=shown)
+                if shown is not decision.parameters:
+                    step_item["thinking"] = _mask_text(step_item["thinking"], str(decision.parameters.get("text", "")))
                 response = self._response(meta, "execute_tool",
                                           tool={"name": decision.tool, "parameters": decision.parameters})
         meta["recent"] = (recent + [entry])[-RECENT:]
@@ -328,6 +439,27 @@ class RunEngine:
             return decision, (f"Stuck in a loop: '{what}' was chosen {count + 1} times on an unchanged page "
                               f"({snap.url}) despite nudges to change course")
         return decision, None
+
+    @staticmethod
+    def _settle_approvals(meta: dict[str, Any]) -> None:
+        """Use up approvals whose action has been executed (kept when it was reported as failed, so a
+        retry of the same step is not asked twice); let unused ones lapse after APPROVAL_STEPS steps."""
+        approvals = meta.get("approvals") or []
+        if not approvals:
+            return
+        outcome = {e.get("step"): e.get("ok") for e in meta.get("recent", [])}
+        n = int(meta["current_step"])
+        kept = []
+        for a in approvals:
+            spent = a.get("spent")
+            if spent is not None:
+                if outcome.get(spent) is False:
+                    a["spent"] = None
+                else:
+                    continue
+            if n - int(a.get("granted", n)) <= APPROVAL_STEPS:
+                kept.append(a)
+        meta["approvals"] = kept
 
     @staticmethod
     def _remember(meta: dict[str, Any], decision: Decision) -> Decision:
@@ -406,19 +538,47 @@ def _state(meta: dict[str, Any]) -> dict[str, Any]:
     return {"status": meta["status"], "currentStep": meta["current_step"], "maxSteps": meta["max_steps"]}
 
 
-def _approved(approvals: list[dict[str, Any]], risk: Risk, url: str) -> bool:
-    """One approval covers one transaction: same kind of action on the same site, for at most the
-    approved amount. A grown amount (or an amount where none was shown before) asks again."""
-    domain = risk.domain or _domain(url)
-    for a in approvals:
-        if a.get("category") != risk.category or a.get("domain") != domain:
+def _approval_key(risk: Risk, decision: Decision, url: str) -> dict[str, str]:
+    """What an approval of this risky action covers (besides the amount)."""
+    path = urlsplit(url).path if url else ""
+    return {"category": str(risk.category or "risky"), "domain": (risk.domain or _domain(url)).lower(),
+            "tool": decision.tool, "element": risk.element or f"{decision.tool}:{decision.target}".lower(),
+            "place": risk.place or (path or "/").lower()}
+
+
+def _matching_approval(approvals: list[dict[str, Any]], key: dict[str, str], amount: float | None) -> int | None:
+    """The index of an unused approval of this very transaction, for at most the approved amount (a
+    grown amount, or an amount where none was shown before, asks again)."""
+    for i, a in enumerate(approvals):
+        if a.get("spent") is not None or any(a.get(k) != v for k, v in key.items()):
             continue
         approved = a.get("amount")
-        if risk.amount is None or (approved is not None and risk.amount <= float(approved) + 0.005):
-            return True
-    return False
+        if amount is None or (approved is not None and amount <= float(approved) + 0.005):
+            return i
+    return None
+
+
+def _masked_parameters(decision: Decision, snap: PageSnapshot | None) -> dict[str, Any]:
+    """The decision's parameters as stored for display: text typed into a secret field is masked (the
+    extension still gets it in the response)."""
+    p = decision.parameters
+    if decision.tool != "type" or snap is None or not p.get("text"):
+        return p
+    target = str(p.get("id", ""))
+    el = next((e for e in snap.elements if e.id == target), None)
+    if el is None or not el.secret:
+        return p
+    return {**p, "text": MASK}
+
+
+def _mask_text(text: str, secret: str) -> str:
+    return text.replace(secret, MASK) if len(secret) >= 3 else text
 
 
 def _question(risk: Risk, decision: Decision) -> str:
+    summary = (risk.summary or "").strip().rstrip(".")
+    if not summary:
+        what = str(risk.category or "risky").replace("_", " ")
+        summary = f"about to {decision.tool} {decision.target}".rstrip() + f" ({what})"
     amount = f" Amount: {risk.amount_text or risk.amount}." if risk.amount is not None or risk.amount_text else ""
-    return f"⚠️ Careful mode: {risk.summary}.{amount} Proceed?"
+    return f"⚠️ Careful mode: {summary}.{amount} Proceed?"

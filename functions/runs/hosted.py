@@ -8,8 +8,14 @@ session per run), turns the observation into the extension's ``PageSnapshot``, l
 for the next step. Progress is visible through ``GET /agent/run/{id}``. An ``ask_user`` stops the chain;
 an approving ``/answer`` restarts it; a cancel, finish or error ends it.
 
-Each event names the step it continues (``expect``); a duplicate or stale event (Lambda retries an async
-invocation on error) finds the run elsewhere and does nothing, so no browser action runs twice.
+Each event names the step it continues (``expect``). Before its browser action an invocation claims that
+step with a conditional write on the run (:meth:`RunEngine.claim_hosted`): a duplicate of the same event
+(asynchronous delivery is at least once) or a stale one finds it claimed or the run elsewhere and does
+nothing, so no browser action runs twice. A step that raises, or cannot schedule the next one, ends the
+run with that error instead of leaving it "running"; a step that dies silently (a timeout) is ended by the
+next ``GET`` once nothing moved for ``AGENTHOST_RUNS_HOSTED_STALL_S``. The template sets
+``MaximumRetryAttempts: 0`` on the function's asynchronous invocations: a failed step is recorded, not
+retried. Each step is one metered turn (``runs`` protocol, agent ``AGENTHOST_RUNS_AGENT_ID``).
 """
 
 from __future__ import annotations
@@ -19,8 +25,9 @@ import os
 import time
 from typing import Any
 
+from agenthost import metering
 from agenthost.http import ApiError, logger
-from runs.models import StepRequest
+from runs.models import END_STATES, StepRequest
 
 EVENT_KIND = "agenthost.runs.hosted_step"
 
@@ -41,6 +48,11 @@ def check_available() -> None:
 
 def self_function() -> str:
     return os.environ.get("AGENTHOST_RUNS_SELF_FUNCTION", "").strip() or "RunsFunction"
+
+
+def agent_id() -> str:
+    """The agent name Proxy API turns are metered under."""
+    return os.environ.get("AGENTHOST_RUNS_AGENT_ID", "").strip() or "proxy"
 
 
 def _invoke_next(event: dict[str, Any]) -> None:
@@ -94,18 +106,38 @@ def browser_action(tool: dict[str, Any], select_ids: list[str] | None = None) ->
 
 
 def step(event: dict[str, Any], engine: Any, browser: Any = None) -> dict[str, Any]:
-    """One hosted step (the body of one asynchronous invocation). Returns a small report."""
-    from agenthost.browser import Browser, BrowserError
-
+    """One hosted step (the body of one asynchronous invocation). Returns a small report; never raises
+    for a failure of the step itself (it is recorded on the run)."""
     run_id = str(event.get("runId", ""))
     expect = int(event.get("expect", 0))
-    meta = engine.repo.load(run_id)
-    if meta is None or meta.get("browser") != "hosted":
-        return {"runId": run_id, "skipped": "unknown run"}
-    if meta["status"] not in ("created", "running") or int(meta["current_step"]) != expect:
-        return {"runId": run_id, "skipped": f"run is {meta['status']} at step {meta['current_step']}"}
+    meta, why = engine.claim_hosted(run_id, expect)
+    if meta is None:
+        return {"runId": run_id, "skipped": why}
+    with metering.turn("runs", agent_id(), decides=True) as turn:
+        try:
+            return _act_and_decide(run_id, expect, meta, event.get("tool") or {}, engine, browser)
+        except ApiError as exc:
+            # the run moved on while the browser acted (cancelled, expired): nothing to record
+            fresh = engine.repo.load(run_id)
+            if exc.status in (404, 409) and (fresh is None or fresh["status"] in END_STATES
+                                            or fresh["status"] == "waiting_user"):
+                return {"runId": run_id, "skipped": exc.message}
+            turn.error()
+            error = f"hosted step {expect + 1} failed: {exc.message}"
+        except Exception as exc:  # noqa: BLE001 - recorded on the run; an unrecorded failure would stall it
+            turn.error()
+            logger.warning("hosted step failed", extra={"run_id": run_id, "step": expect + 1,
+                                                        "error_type": type(exc).__name__})
+            error = f"hosted step {expect + 1} failed ({type(exc).__name__}: {str(exc)[:200]})"
+    engine.fail_hosted(run_id, error)
+    return {"runId": run_id, "error": error}
+
+
+def _act_and_decide(run_id: str, expect: int, meta: dict[str, Any], tool: dict[str, Any], engine: Any,
+                    browser: Any) -> dict[str, Any]:
+    from agenthost.browser import Browser, BrowserError
+
     browser = browser or Browser()
-    tool = event.get("tool") or {}
     action = browser_action(tool, meta.get("select_ids"))
     started = time.monotonic()
     try:
@@ -121,19 +153,23 @@ def step(event: dict[str, Any], engine: Any, browser: Any = None) -> dict[str, A
         r = results[0] if (action and results) else {"ok": True}
         result = {"success": bool(r.get("ok")), "message": "Done" if r.get("ok") else None,
                   "error": r.get("error")}
-    snapshot = None
-    if obs:
-        snapshot = {"url": obs.get("url", ""), "title": obs.get("title", ""), "visibleText": obs.get("text", ""),
-                    "elements": obs.get("elements") or [], "timestamp": int(time.time() * 1000)}
     browser_s = time.monotonic() - started
-    if snapshot is None and not obs:
+    if not obs:
         # the browser is unavailable: end the run with a clear error rather than looping
-        engine.fail_hosted(run_id, f"the hosted browser failed: {results[0].get('error') if results else 'no result'}")
-        return {"runId": run_id, "error": "browser failed"}
+        error = f"the hosted browser failed: {results[0].get('error') if results else 'no result'}"
+        engine.fail_hosted(run_id, error)
+        return {"runId": run_id, "error": error}
+    snapshot = {"url": obs.get("url", ""), "title": obs.get("title", ""), "visibleText": obs.get("text", ""),
+                "elements": obs.get("elements") or [], "timestamp": int(time.time() * 1000)}
     reply = engine.step(run_id, StepRequest.model_validate({"snapshot": snapshot, "lastActionResult": result}),
                         driver="hosted")
     if reply["action"] == "execute_tool" and reply["state"]["status"] == "running":
-        _invoke_next({"kind": EVENT_KIND, "runId": run_id, "expect": reply["state"]["currentStep"],
-                      "tool": reply["tool"]})
+        try:
+            _invoke_next({"kind": EVENT_KIND, "runId": run_id, "expect": reply["state"]["currentStep"],
+                          "tool": reply["tool"]})
+        except Exception as exc:  # noqa: BLE001
+            error = f"could not schedule hosted step {reply['state']['currentStep'] + 1} ({type(exc).__name__})"
+            engine.fail_hosted(run_id, error)
+            return {"runId": run_id, "error": error}
     return {"runId": run_id, "action": reply["action"], "step": reply["state"]["currentStep"],
             "browser_s": round(browser_s, 3)}

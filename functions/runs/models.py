@@ -6,9 +6,10 @@ outputs are strict models serialized without ``None`` fields.
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 RunStatus = Literal["created", "running", "waiting_user", "completed", "error", "cancelled"]
 RunMode = Literal["autonomous", "careful"]
@@ -20,6 +21,33 @@ MAX_ELEMENTS = 100
 MAX_VISIBLE_TEXT = 6000
 MAX_ELEMENT_TEXT = 200
 MAX_FIELD = 500
+#: what a secret field's value is replaced with (non-empty, so the policy still sees the field is filled)
+MASK = "********"
+
+#: names, labels and autocomplete tokens of fields whose value is a secret (password, card data, codes)
+_SECRET_FIELD = re.compile(
+    r"pass(?:word|wd|code|phrase)|\bpin\b|\bcvv2?\b|\bcvc2?\b|\bcsc\b|security[ _-]?code|card[ _-]?(?:number|no\b|num)|"
+    r"cardnumber|credit[ _-]?card|\bcc[ _-]?(?:num|number|csc|cvc|cvv|exp)|one[ _-]?time[ _-]?(?:code|password)|"
+    r"\botp\b|\b2fa\b|\biban\b|\bssn\b|api[ _-]?key|secret", re.I)
+_CARDLIKE = re.compile(r"^[\d][\d \-]{11,22}\d$")
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = int(ch)
+        if i % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+def looks_like_card_number(value: str) -> bool:
+    """13-19 digits (spaces/dashes allowed) that pass the Luhn check."""
+    if not _CARDLIKE.match(value.strip()):
+        return False
+    digits = re.sub(r"\D", "", value)
+    return 13 <= len(digits) <= 19 and _luhn(digits)
 
 
 class Health(BaseModel):
@@ -64,11 +92,30 @@ class ElementInfo(_In):
     checked: bool | None = None
     options: list[str] | None = None
     inViewport: bool | None = None  # noqa: N815
+    #: the form the element belongs to (id, name or index) and its autocomplete token, when sent
+    form: str | None = None
+    autocomplete: str | None = None
 
-    @field_validator("id", mode="before")
+    @field_validator("id", "form", mode="before")
     @classmethod
     def _id_str(cls, v: Any) -> Any:
-        return str(v) if isinstance(v, int) else v
+        return str(v) if isinstance(v, int) and not isinstance(v, bool) else v
+
+    @property
+    def secret(self) -> bool:
+        """A password, card or one-time-code field: its value is never stored, shown or logged."""
+        if (self.type or "").lower() == "password":
+            return True
+        words = " ".join(x for x in (self.name, self.placeholder, self.ariaLabel, self.label, self.autocomplete) if x)
+        return bool(_SECRET_FIELD.search(words))
+
+    @model_validator(mode="after")
+    def _redact(self) -> ElementInfo:
+        # the server-side defence: snapshots from an extension may carry what the user typed into
+        # password or card fields; nothing downstream (the policy, DynamoDB, GET, logs) needs it
+        if self.value and (self.secret or looks_like_card_number(self.value)):
+            self.value = MASK
+        return self
 
     @field_validator("text", mode="before")
     @classmethod
@@ -84,7 +131,7 @@ class ElementInfo(_In):
         return v
 
     @field_validator("tag", "role", "ariaLabel", "placeholder", "type", "value", "href", "name", "label",
-                     mode="before")
+                     "form", "autocomplete", mode="before")
     @classmethod
     def _fields(cls, v: Any) -> Any:
         return _cut(v, MAX_FIELD)

@@ -10,6 +10,12 @@
   entry is missing.
 * Everything expires together (``expires_at``, the table's TTL attribute) a fixed time after the run
   was created; readers treat an expired run as absent (TTL deletion is lazy).
+* ``META`` also carries the current snapshot (``snap_z``: zlib-compressed JSON, a few KB); ``STEP`` items
+  carry no snapshot, so ``GET /agent/run/{id}`` is one query over small items that reads only the
+  attributes it shows (:data:`VIEW_ATTRIBUTES`).
+* Usage counters of the metered turn ride with the ``STEP`` write (``turn.fold()``, one
+  ``TransactWriteItems``) when ``AGENTHOST_METERING_FOLD`` is on and a turn is open; otherwise the turn
+  writes them on exit (one ``UpdateItem``), and writes outside a turn fold nothing.
 """
 
 from __future__ import annotations
@@ -18,8 +24,7 @@ import threading
 from typing import Any
 
 from agenthost import metering
-from agenthost.config import settings
-from agenthost.store import Item, Store, VersionConflict, keys, marshal
+from agenthost.store import Item, Store, VersionConflict, keys, marshal, unmarshal
 
 #: moto (tests, the local stack) is not atomic between threads of one process (conditional checks and
 #: writes can interleave); DynamoDB is. Writes from this process are serialized here; the optimistic
@@ -44,18 +49,37 @@ class RunRepo:
 
     def load(self, run_id: str) -> Item | None:
         """The run's META, or None when unknown or expired."""
-        return self.store.get(**keys.run(run_id))
+        return _plain(self.store.get(**keys.run(run_id)))
 
-    def load_all(self, run_id: str) -> tuple[Item | None, list[Item]]:
-        """META and every STEP item in one query (they share the partition)."""
+    def load_view(self, run_id: str) -> tuple[Item | None, list[Item]]:
+        """What ``GET`` shows: META and the STEP items, in one query (they share the partition) reading
+        only :data:`VIEW_ATTRIBUTES` (not the policy's memory, recent steps or the stored last answer)."""
+        names = {f"#a{i}": a for i, a in enumerate(VIEW_ATTRIBUTES)}
+        kwargs: dict[str, Any] = {
+            "TableName": self.store.table_name,
+            "KeyConditionExpression": "pk = :pk",
+            "ExpressionAttributeValues": marshal({":pk": keys.run(run_id)["pk"]}),
+            "ProjectionExpression": ", ".join(names),
+            "ExpressionAttributeNames": names,
+            "ConsistentRead": True,
+        }
         meta: Item | None = None
         steps: list[Item] = []
-        for item in self.store.query(keys.run(run_id)["pk"]):
-            if item["sk"] == "META":
-                meta = item
-            elif item["sk"].startswith("STEP#"):
-                steps.append(item)
-        return meta, steps
+        now = self.store.now()
+        while True:
+            self.store.calls += 1
+            resp = self.store.client.query(**kwargs)
+            for raw in resp.get("Items", []):
+                item = unmarshal(raw)
+                if item.get("expires_at") is not None and int(item["expires_at"]) <= now:
+                    continue
+                if item["sk"] == "META":
+                    meta = _plain(item)
+                elif item["sk"].startswith("STEP#"):
+                    steps.append(item)
+            if not resp.get("LastEvaluatedKey"):
+                return meta, steps
+            kwargs["ExclusiveStartKey"] = resp["LastEvaluatedKey"]
 
     def save(self, meta: Item, step: Item | None = None) -> Item:
         """Write ``meta`` if nobody changed it since it was read (its ``version``), then the new ``step``
@@ -86,10 +110,39 @@ class RunRepo:
             return
         # Only the writer whose conditional META write won gets here, so the step item needs no condition.
         step_body = {**step, **keys.run_step(meta["runId"], int(step["stepNumber"])), "expires_at": meta["expires_at"]}
-        turn = metering.current()
-        if hasattr(turn, "fold") and not settings().local:
-            # the turn's usage counters ride along with the step item (one round trip instead of two);
-            # not locally, where moto copies the whole shared table for every transaction
-            self.store.put(step_body, also=[turn.fold(self.store.table_name)])
+        fold = _fold_entry(self.store.table_name)
+        if fold:
+            # with AGENTHOST_METERING_FOLD on, the turn's usage counters ride along with the step item
+            # (one round trip instead of two, billed as a transaction)
+            self.store.put(step_body, also=[fold])
         else:
             self.store.put(step_body)
+
+
+#: the attributes GET /agent/run/{id} reads (META's and STEP items'); everything else stays unread
+VIEW_ATTRIBUTES = (
+    "pk", "sk", "expires_at", "version", "runId", "task", "mode", "status", "current_step", "max_steps",
+    "reflections", "snap_z", "created_at", "updated_at", "claimed_at", "browser", "result", "error", "pending",
+    "declined", "stepNumber", "action", "timestamp", "lastActionResult",
+)
+
+
+def _plain(item: Item | None) -> Item | None:
+    """boto3 reads binary attributes as ``Binary``; the engine stores and copies plain bytes."""
+    if item is not None and item.get("snap_z") is not None:
+        item["snap_z"] = bytes(getattr(item["snap_z"], "value", item["snap_z"]))
+    return item
+
+
+def _fold_entry(table_name: str) -> dict[str, Any] | None:
+    """The open turn's usage counters as a transaction entry, or None outside a turn (the no-op
+    recorder ``metering.current()`` returns there must not write counters for nobody)."""
+    turn = metering.current()
+    null = getattr(metering, "_NullTurn", None)
+    if null is not None and isinstance(turn, null):
+        return None
+    fold = getattr(turn, "fold", None)
+    if fold is None:
+        return None
+    entry = fold(table_name)
+    return entry or None

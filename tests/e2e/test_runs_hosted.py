@@ -24,7 +24,7 @@ def site():
 def wait_for(stack, run_id, statuses, timeout=60):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        state = httpx.get(f"{stack.http_url}/agent/run/{run_id}").json()["state"]
+        state = httpx.get(f"{stack.http_url}/agent/run/{run_id}", timeout=30).json()["state"]
         if state["status"] in statuses:
             return state
         time.sleep(0.3)
@@ -34,7 +34,7 @@ def wait_for(stack, run_id, statuses, timeout=60):
 def test_hosted_run_navigates_by_itself(stack, site):
     r = httpx.post(f"{stack.http_url}/agent/run/start",
                    json={"task": "Open the Contact us page", "browser": "hosted", "startUrl": site.url + "index.html",
-                         "maxSteps": 8})
+                         "maxSteps": 8}, timeout=30)
     assert r.status_code == 200, r.text
     rid = r.json()["runId"]
     state = wait_for(stack, rid, ("completed", "error", "cancelled"))
@@ -49,13 +49,14 @@ def test_hosted_run_navigates_by_itself(stack, site):
 def test_hosted_careful_run_waits_for_answer(stack, site):
     r = httpx.post(f"{stack.http_url}/agent/run/start",
                    json={"task": "Click Pay now to buy the tea", "mode": "careful", "browser": "hosted",
-                         "startUrl": site.url + "checkout.html", "maxSteps": 8})
+                         "startUrl": site.url + "checkout.html", "maxSteps": 8}, timeout=30)
     rid = r.json()["runId"]
     state = wait_for(stack, rid, ("waiting_user", "completed", "error"))
     assert state["status"] == "waiting_user" and "Pay now" in state["question"] and "$18.50" in state["question"]
     time.sleep(1.0)  # nothing moves while the question is open
-    assert httpx.get(f"{stack.http_url}/agent/run/{rid}").json()["state"]["currentStep"] == state["currentStep"]
-    ans = httpx.post(f"{stack.http_url}/agent/run/{rid}/answer", json={"approved": True})
+    still = httpx.get(f"{stack.http_url}/agent/run/{rid}", timeout=30).json()["state"]
+    assert still["currentStep"] == state["currentStep"] and still["status"] == "waiting_user"
+    ans = httpx.post(f"{stack.http_url}/agent/run/{rid}/answer", json={"approved": True}, timeout=30)
     assert ans.status_code == 200 and ans.json()["state"]["status"] == "running"
     state = wait_for(stack, rid, ("completed", "error", "cancelled"))
     clicks = [h for h in state["history"] if h["action"] == "click"]

@@ -194,8 +194,11 @@ def test_cancel(brain):
     assert r.status == 200 and r.json() == {"success": True}
     assert api("GET", f"/agent/run/{rid}").json()["state"]["status"] == "cancelled"
     assert step(rid, snapshot()).status == 409
-    # cancelling again is harmless
-    assert api("POST", f"/agent/run/{rid}/cancel").json() == {"success": True}
+    # cancelled is an end state: a second cancel is a 409 like anything else after it
+    again = api("POST", f"/agent/run/{rid}/cancel")
+    assert again.status == 409 and again.json()["error"] == "conflict"
+    assert "already cancelled" in again.json()["message"]
+    assert api("GET", f"/agent/run/{rid}").json()["state"]["status"] == "cancelled"
 
 
 def test_get_shape(brain):
@@ -419,3 +422,67 @@ def test_dynamodb_calls_per_step(aws, brain):
     before = eng.repo.calls
     eng.step(rid, StepRequest.model_validate({"snapshot": snapshot()}))
     assert eng.repo.calls - before == 3  # read META, write META, write STEP
+
+
+def test_get_reads_one_query_of_small_items(aws, brain):
+    eng = RunEngine(RunRepo(Store()), brain)
+    from runs.models import StartRequest, StepRequest
+
+    rid = eng.start(StartRequest(task="t"))["runId"]
+    big = [{"id": f"agent-{i}", "tag": "a", "text": f"Product {i} " + "x" * 150, "href": f"https://shop.test/{i}"}
+           for i in range(100)]
+    for i in range(6):
+        eng.step(rid, StepRequest.model_validate({"snapshot": snapshot(text=f"page {i} " + "y" * 5000, elements=big,
+                                                                       url=f"https://shop.test/p{i}", ts=i)}))
+    steps = list(Store().query(f"RUN#{rid}", "STEP#"))
+    assert len(steps) == 6 and all("snapshot" not in s for s in steps)
+    assert max(len(str(s)) for s in steps) < 1500  # a step item is small; the snapshot is on META, compressed
+    meta = Store().get(f"RUN#{rid}", "META")
+    assert len(bytes(getattr(meta["snap_z"], "value", meta["snap_z"]))) < 10_000
+    before = eng.repo.calls
+    state = eng.get(rid)["state"]
+    assert eng.repo.calls - before == 1
+    current = state["currentSnapshot"]
+    assert current["url"] == "https://shop.test/p5" and len(current["elements"]) == 100
+    assert current["visibleText"].startswith("page 5 ")
+    assert [h["stepNumber"] for h in state["history"]] == [1, 2, 3, 4, 5, 6]
+
+
+@pytest.mark.parametrize("fold", [False, True])
+def test_usage_counted_once_per_step_and_never_outside_a_turn(aws, monkeypatch, fold):
+    """Deployed: a /step is one metered turn (with AGENTHOST_METERING_FOLD its counters ride with the STEP
+    write); engine writes outside a turn (hosted bookkeeping) write no counters for nobody."""
+    from datetime import UTC, datetime
+
+    from agenthost import config, metering
+
+    monkeypatch.delenv("AGENTHOST_LOCAL", raising=False)
+    monkeypatch.setenv("AGENTHOST_RUNS_API_KEY", API_KEY)
+    monkeypatch.setenv("AGENTHOST_RUNS_AGENT_ID", "ext-agent")
+    monkeypatch.setenv("AGENTHOST_METERING_FOLD", "true" if fold else "false")
+    config.reset()
+    metering.reset()
+    folded = []
+    real_put = Store.put
+
+    def put(self, item, **kw):
+        if kw.get("also"):
+            folded.append(item["sk"])
+        return real_put(self, item, **kw)
+
+    monkeypatch.setattr(Store, "put", put)
+    monkeypatch.setattr(runs_app, "_brain", ScriptedBrain())
+    rid = start()
+    assert step(rid, snapshot()).status == 200
+    assert folded == (["STEP#000001"] if fold else [])
+    day = datetime.now(UTC).strftime("%Y-%m-%d")
+    usage = list(Store().query(f"USAGE#{day}"))
+    assert [u["sk"] for u in usage] == ["ext-agent#runs"] and usage[0]["turns"] == 1
+    from runs.models import StepRequest
+
+    RunEngine(RunRepo(Store()), ScriptedBrain()).step(rid, StepRequest.model_validate({"snapshot": snapshot(ts=5)}))
+    assert [u["sk"] for u in Store().query(f"USAGE#{day}")] == ["ext-agent#runs"]
+    assert Store().get(f"USAGE#{day}", "ext-agent#runs")["turns"] == 1
+    assert len(folded) == (1 if fold else 0)
+    monkeypatch.delenv("AGENTHOST_METERING_FOLD")
+    metering.reset()

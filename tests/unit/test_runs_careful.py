@@ -40,6 +40,18 @@ def snap(url, text, elements, ts=1):
     return {"url": url, "title": "Page", "visibleText": text, "elements": elements, "timestamp": ts}
 
 
+def scripted(monkeypatch, choose):
+    from runs.brain import Decision
+
+    from tests.unit.runs_support import ScriptedBrain
+
+    monkeypatch.setenv("AGENTHOST_RUNS_API_KEY", API_KEY)
+    brain = ScriptedBrain(choose=lambda ctx: Decision(*choose(ctx)))
+    brain.assess = AgentBrain().assess
+    monkeypatch.setattr(runs_app, "_brain", brain)
+    return brain
+
+
 CHECKOUT = ("https://shop.test/checkout", "Checkout\nSubtotal $45.00\nOrder total: $49.99",
             [{"id": "agent-1", "tag": "a", "text": "Back to cart", "href": "https://shop.test/cart"},
              {"id": "agent-2", "tag": "button", "text": "Pay now"}])
@@ -64,21 +76,27 @@ def test_grown_amount_asks_again(real_brain):
     assert r["action"] == "ask_user" and "$149.99" in r["question"]
 
 
-def test_place_order_asks(real_brain):
+# the policy is scripted to click the one button (what the policy would pick is not under test here);
+# the risk classifier and the question are the real brain's
+
+def test_place_order_asks(aws, monkeypatch):
+    scripted(monkeypatch, lambda ctx: ("click", {"id": "agent-5"}))
     rid = run("Place the order")
     r = step(rid, snap("https://shop.test/review", "Review your order\nTotal $12.00",
                        [{"id": "agent-5", "tag": "button", "text": "Place order"}]))
     assert r["action"] == "ask_user" and "Place order" in r["question"] and "$12.00" in r["question"]
 
 
-def test_delete_account_asks(real_brain):
+def test_delete_account_asks(aws, monkeypatch):
+    scripted(monkeypatch, lambda ctx: ("click", {"id": "agent-3"}))
     rid = run("Delete my account")
     r = step(rid, snap("https://app.test/settings", "Danger zone",
                        [{"id": "agent-3", "tag": "button", "text": "Delete account"}]))
     assert r["action"] == "ask_user" and "Delete account" in r["question"] and "delete" in r["question"]
 
 
-def test_send_message_asks(real_brain):
+def test_send_message_asks(aws, monkeypatch):
+    scripted(monkeypatch, lambda ctx: ("click", {"id": "agent-4"}))
     rid = run("Click Send message")
     r = step(rid, snap("https://mail.test/compose", "New message",
                        [{"id": "agent-4", "tag": "button", "text": "Send message"}]))
@@ -127,3 +145,116 @@ def test_declining_cancels_the_run(real_brain):
     step(rid, snap(*CHECKOUT))
     r = answer(rid, approved=False)
     assert r.json()["state"]["status"] == "cancelled" and "declined" in r.json()["error"]
+
+
+# ---------------------------------------------------------------- one approval, one transaction
+# The policy is scripted (it keeps choosing the same click); the risk classifier and the approval key
+# (element, place, site, amount) are the real brain's.
+
+PAY20 = ("https://shop.test/checkout", "Checkout\nOrder total: $20.00",
+         [{"id": "agent-1", "tag": "a", "text": "Back to cart", "href": "https://shop.test/cart"},
+          {"id": "agent-2", "tag": "button", "text": "Pay now"}])
+OK = {"success": True, "message": "Clicked successfully"}
+
+
+def approve_and_execute(rid, page):
+    r = step(rid, snap(*page, ts=1))
+    assert r["action"] == "ask_user", r
+    assert answer(rid).json()["tool"]["name"] == "observe"
+    r = step(rid, snap(*page, ts=2), {"success": True, "message": "Observed"})
+    assert r["action"] == "execute_tool" and r["tool"] == {"name": "click", "parameters": {"id": "agent-2"}}, r
+    return r
+
+
+def test_approval_is_used_up_a_later_separate_purchase_asks(aws, monkeypatch):
+    scripted(monkeypatch, lambda ctx: ("click", {"id": "agent-2"}))
+    rid = run("Buy the tea")
+    approve_and_execute(rid, PAY20)
+    # the payment went through; the same checkout shows up again for another purchase: ask again
+    r = step(rid, snap(*PAY20, ts=3), OK)
+    assert r["action"] == "ask_user" and "$20.00" in r["question"], r
+
+
+def test_same_approved_step_retried_is_not_asked_twice(aws, monkeypatch):
+    scripted(monkeypatch, lambda ctx: ("click", {"id": "agent-2"}))
+    rid = run("Buy the tea")
+    first = approve_and_execute(rid, PAY20)
+    # the extension retries the identical /step (lost response): the same answer, nothing advances
+    again = step(rid, snap(*PAY20, ts=2), {"success": True, "message": "Observed"})
+    assert again == first
+    # the click failed (a stale id): retrying the very same approved action is not asked again
+    r = step(rid, snap(*PAY20, ts=3), {"success": False, "error": "element agent-2 not found"})
+    assert r["action"] == "execute_tool" and r["tool"]["parameters"] == {"id": "agent-2"}, r
+    # once it went through, the approval is spent
+    r = step(rid, snap(*PAY20, ts=4), OK)
+    assert r["action"] == "ask_user"
+
+
+def test_approved_remove_does_not_cover_delete_account(aws, monkeypatch):
+    page = ("https://app.test/settings", "Settings\nSaved addresses: 12 Main St",
+            [{"id": "agent-1", "tag": "button", "text": "Remove"},
+             {"id": "agent-2", "tag": "button", "text": "Delete account"}])
+    scripted(monkeypatch, lambda ctx: ("click", {"id": "agent-2" if ctx.step > 3 else "agent-1"}))
+    rid = run("Tidy up my settings")
+    r = step(rid, snap(*page, ts=1))
+    assert r["action"] == "ask_user" and "'Remove'" in r["question"], r
+    answer(rid)
+    r = step(rid, snap(*page, ts=2), {"success": True, "message": "Observed"})
+    assert r["action"] == "execute_tool" and r["tool"]["parameters"] == {"id": "agent-1"}
+    r = step(rid, snap(*page, ts=3), OK)  # step 4: the policy now wants "Delete account"
+    assert r["action"] == "ask_user" and "Delete account" in r["question"], r
+
+
+def test_different_category_on_the_same_site_asks_again(aws, monkeypatch):
+    page = ("https://shop.test/checkout", "Checkout\nOrder total: $20.00\nTell a friend",
+            [{"id": "agent-2", "tag": "button", "text": "Pay now"},
+             {"id": "agent-3", "tag": "button", "text": "Send message"}])
+    scripted(monkeypatch, lambda ctx: ("click", {"id": "agent-3" if ctx.step > 2 else "agent-2"}))
+    rid = run("Buy and tell a friend")
+    step(rid, snap(*page, ts=1))
+    answer(rid)
+    r = step(rid, snap(*page, ts=2), {"success": True})  # step 3: "Send message" on the same site
+    assert r["action"] == "ask_user" and "Send message" in r["question"] and "send" in r["question"], r
+
+
+def test_unused_approval_lapses(aws, monkeypatch):
+    scripted(monkeypatch, lambda ctx: ("click", {"id": "agent-2"}) if ctx.snapshot.timestamp in (1, 99)
+             else ("scroll", {"direction": "down"}))
+    rid = run("Buy the tea")
+    step(rid, snap(*PAY20, ts=1))
+    answer(rid)
+    for i in range(2, 15):  # thirteen steps of something else
+        step(rid, snap(PAY20[0], PAY20[1] + f"\nreview {i}", PAY20[2], ts=i), {"success": True})
+    r = step(rid, snap(*PAY20, ts=99), {"success": True})
+    assert r["action"] == "ask_user", r
+
+
+# ---------------------------------------------------------------- credentials on a new domain
+
+LOGIN = [{"id": "agent-1", "tag": "input", "type": "email", "placeholder": "Email"},
+         {"id": "agent-2", "tag": "input", "type": "password", "placeholder": "Password"}]
+
+
+def test_credentials_on_the_start_site_do_not_ask_a_new_site_does(aws, monkeypatch):
+    scripted(monkeypatch, lambda ctx: ("type", {"id": "agent-2", "text": "correct horse"}))
+    rid = run("Sign in and check my orders")
+    r = step(rid, snap("https://shop.test/", "Welcome", [{"id": "agent-9", "tag": "a", "text": "Sign in"}]))
+    r = step(rid, snap("https://login.shop.test/signin", "Sign in", LOGIN, ts=2), {"success": True})
+    assert r["action"] == "execute_tool" and r["tool"]["name"] == "type", r  # same site as the start
+    r = step(rid, snap("https://accounts.other.test/signin", "Sign in", LOGIN, ts=3), {"success": True})
+    assert r["action"] == "ask_user" and "other.test" in r["question"] and "credential" in r["question"], r
+    assert "correct horse" not in r["question"]
+    answer(rid)
+    r = step(rid, snap("https://accounts.other.test/signin", "Sign in", LOGIN, ts=4), {"success": True})
+    assert r["action"] == "execute_tool"
+    # approved once for that site: later credentials there do not ask again
+    r = step(rid, snap("https://accounts.other.test/again", "Sign in again", LOGIN, ts=5), OK)
+    assert r["action"] == "execute_tool", r
+
+
+def test_credentials_for_a_site_the_task_names_do_not_ask(aws, monkeypatch):
+    scripted(monkeypatch, lambda ctx: ("type", {"id": "agent-2", "text": "correct horse"}))
+    rid = run("Open shop.test, then sign in at accounts.example.com")
+    step(rid, snap("https://shop.test/", "Welcome", [{"id": "agent-9", "tag": "a", "text": "Sign in"}]))
+    r = step(rid, snap("https://accounts.example.com/signin", "Sign in", LOGIN, ts=2), {"success": True})
+    assert r["action"] == "execute_tool", r

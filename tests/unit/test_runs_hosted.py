@@ -74,3 +74,105 @@ def test_browser_failure_ends_run_with_clear_error(env):
     hosted.step({"kind": hosted.EVENT_KIND, "runId": rid, "expect": 0, "tool": None}, eng, FakeBrowser(fail=True))
     state = eng.get(rid)["state"]
     assert state["status"] == "error" and "hosted browser failed" in state["error"] and not sent
+
+
+def test_two_copies_of_one_event_act_once(env):
+    """Asynchronous delivery is at least once: two copies of the same event that both read the run before
+    either acted still run the browser action once (the claim is a conditional write)."""
+    import threading
+
+    eng, rid, sent = env
+    hosted.step({"kind": hosted.EVENT_KIND, "runId": rid, "expect": 0, "tool": None}, eng, FakeBrowser())
+    event = dict(sent[-1])
+    gate = threading.Barrier(2)
+    real_load = eng.repo.load
+
+    class Repo:
+        """Both copies read the run, then wait for each other before claiming."""
+
+        def __getattr__(self, name):
+            return getattr(eng.repo, name)
+
+        def load(self, run_id):
+            meta = real_load(run_id)
+            me = threading.current_thread()
+            if me.name.startswith("copy") and not getattr(me, "waited", False):
+                me.waited = True  # only the first read (the claim's)
+                try:
+                    gate.wait(5)
+                except threading.BrokenBarrierError:
+                    pass
+            return meta
+
+    browsers, reports = [], []
+
+    def copy():
+        from runs.engine import RunEngine
+
+        e = RunEngine(Repo(), eng.brain)
+        b = FakeBrowser()
+        browsers.append(b)
+        reports.append(hosted.step(dict(event), e, b))
+
+    threads = [threading.Thread(target=copy, name=f"copy-{i}") for i in range(2)]
+    [t.start() for t in threads]
+    [t.join(10) for t in threads]
+    acted = [b for b in browsers if b.calls]
+    assert len(acted) == 1 and acted[0].calls[0][1] == [{"tool": "select", "element": "agent-1", "option": "M"}]
+    assert sorted("skipped" in r for r in reports) == [False, True]
+    state = eng.get(rid)["state"]
+    assert state["status"] == "completed" and state["currentStep"] == 2
+
+
+def test_a_step_that_raises_ends_the_run_with_its_error(env, monkeypatch):
+    eng, rid, sent = env
+
+    def broken(ctx):
+        raise RuntimeError("policy exploded")
+
+    monkeypatch.setattr(eng.brain, "choose", broken)
+    report = hosted.step({"kind": hosted.EVENT_KIND, "runId": rid, "expect": 0, "tool": None}, eng, FakeBrowser())
+    assert "error" in report
+    state = eng.get(rid)["state"]
+    assert state["status"] == "error" and "policy exploded" in state["error"] and "step 1" in state["error"]
+    assert not sent
+
+
+def test_failing_self_invocation_ends_the_run(env, monkeypatch):
+    eng, rid, sent = env
+
+    def no_lambda(event):
+        raise ConnectionError("lambda endpoint unreachable")
+
+    monkeypatch.setattr(hosted, "_invoke_next", no_lambda)
+    hosted.step({"kind": hosted.EVENT_KIND, "runId": rid, "expect": 0, "tool": None}, eng, FakeBrowser())
+    state = eng.get(rid)["state"]
+    assert state["status"] == "error" and "could not schedule hosted step 2" in state["error"]
+
+
+def test_a_step_that_died_silently_is_reported_by_get(aws, monkeypatch):
+    sent = []
+    monkeypatch.setattr(hosted, "_invoke_next", lambda event: sent.append(event))
+    clock = [1_000_000]
+    eng = RunEngine(RunRepo(Store()), ScriptedBrain(), clock_ms=lambda: clock[0], hosted_stall_s=120)
+    rid = eng.start(StartRequest(task="t", browser="hosted", startUrl="http://shop.test/"))["runId"]
+    eng.claim_hosted(rid, 0)  # the invocation claimed step 0, then its Lambda timed out
+    clock[0] += 60_000
+    assert eng.get(rid)["state"]["status"] == "created"
+    clock[0] += 61_000
+    state = eng.get(rid)["state"]
+    assert state["status"] == "error" and "no progress for 121 s" in state["error"]
+    assert eng.get(rid)["state"]["status"] == "error"
+
+
+def test_hosted_step_is_a_metered_turn(env, monkeypatch):
+    from datetime import UTC, datetime
+
+    monkeypatch.setenv("AGENTHOST_RUNS_AGENT_ID", "my-extension-agent")
+    eng, rid, sent = env
+    hosted.step({"kind": hosted.EVENT_KIND, "runId": rid, "expect": 0, "tool": None}, eng, FakeBrowser())
+    hosted.step({"kind": hosted.EVENT_KIND, "runId": rid, "expect": 0, "tool": None}, eng, FakeBrowser())  # dup
+    day = datetime.now(UTC).strftime("%Y-%m-%d")
+    usage = Store().get(f"USAGE#{day}", "my-extension-agent#runs")
+    assert usage is not None and usage["turns"] == 1  # the skipped duplicate is no turn
+    assert usage["fallbacks"] == 1  # decided without an LLM
