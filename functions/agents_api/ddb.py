@@ -39,7 +39,8 @@ def live(store: Store, item: Mapping[str, Any] | None) -> dict[str, Any] | None:
     return dict(item)
 
 
-def _code(exc: Exception) -> str:
+def code(exc: Exception) -> str:
+    """The DynamoDB error code of a botocore ``ClientError`` (empty for anything else)."""
     return str(getattr(exc, "response", {}).get("Error", {}).get("Code", ""))
 
 
@@ -57,7 +58,7 @@ def write(store: Store, kind: str, params: Mapping[str, Any], *, fold: Mapping[s
             store.client.transact_write_items(TransactItems=[{kind: body}, fold])
             return None
         except Exception as exc:
-            if _code(exc) != "TransactionCanceledException":
+            if code(exc) != "TransactionCanceledException":
                 raise
             reasons = getattr(exc, "response", {}).get("CancellationReasons") or []
             first = reasons[0] if reasons else {}
@@ -72,7 +73,7 @@ def write(store: Store, kind: str, params: Mapping[str, Any], *, fold: Mapping[s
     try:
         resp = getattr(store.client, _OPS[kind])(**body)
     except Exception as exc:
-        if _code(exc) == "ConditionalCheckFailedException":
+        if code(exc) == "ConditionalCheckFailedException":
             raw = getattr(exc, "response", {}).get("Item")
             raise Refused(unmarshal(raw) if raw else None) from None
         raise

@@ -98,14 +98,21 @@ class Sessions:
         params = {
             "Key": self._key(session),
             "UpdateExpression": "SET #c.#i = if_not_exists(#c.#i, :zero) + :q",
-            "ConditionExpression": f"{LIVE} AND ((attribute_not_exists(#c.#i) AND size(#c) < :lines) "
-                                   "OR #c.#i <= :room)",
+            "ConditionExpression": f"{LIVE} AND ((attribute_not_exists(#c.#i) AND (attribute_not_exists(#c) "
+                                   "OR size(#c) < :lines)) OR #c.#i <= :room)",
             "ExpressionAttributeNames": {"#c": "cart", "#i": item_id},
             "ExpressionAttributeValues": ddb.values(zero=0, q=quantity, now=self.store.now(), lines=max_lines,
                                                     room=cap - quantity),
         }
         try:
-            item = ddb.write(self.store, "Update", params, returns=True)
+            try:
+                item = ddb.write(self.store, "Update", params, returns=True)
+            except Exception as exc:
+                if ddb.code(exc) != "ValidationException":
+                    raise
+                # a session item without a cart map (written before carts moved into it): give it one
+                self._ensure_cart(session)
+                item = ddb.write(self.store, "Update", params, returns=True)
         except ddb.Refused as refused:
             old = ddb.live(self.store, refused.item)
             if old is None:
@@ -114,6 +121,15 @@ class Sessions:
                 raise CartFull from None
             raise QuantityRefused from None
         return Session.from_item(session.hash, item or {}).lines
+
+    def _ensure_cart(self, session: Session) -> None:
+        try:
+            ddb.write(self.store, "Update", {
+                "Key": self._key(session), "UpdateExpression": "SET #c = if_not_exists(#c, :empty)",
+                "ConditionExpression": LIVE, "ExpressionAttributeNames": {"#c": "cart"},
+                "ExpressionAttributeValues": ddb.values(empty={}, now=self.store.now())})
+        except ddb.Refused:
+            raise SessionGone from None
 
     def set_quantity(self, session: Session, item_id: str, quantity: int,
                      fold: Mapping[str, Any] | None = None) -> None:

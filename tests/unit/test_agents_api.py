@@ -443,3 +443,39 @@ def test_metering_counters_ride_on_the_operations_write_when_folding_is_on(shop,
     finally:
         monkeypatch.delenv("AGENTHOST_METERING_FOLD")
         metering.reset()
+
+
+def test_a_session_item_without_a_cart_map_gets_one_on_the_first_add(shop, aws):
+    from agents_api.sessions import token_hash
+
+    req = shop()
+    h = session(req)
+    key = {"pk": f"SESSION#{token_hash(h['authorization'].split()[1])}", "sk": "META"}
+    aws.client.update_item(TableName=aws.table_name, Key={k: {"S": v} for k, v in key.items()},
+                           UpdateExpression="REMOVE cart")  # as written before carts moved into the item
+    r = req("POST", f"{API}/cart/add", json_body={"item_id": "mug1", "quantity": 2}, headers=dict(h))
+    assert r.status == 201 and r.json()["data"] == {"item_id": "mug1", "quantity": 2, "cart_size": 1}
+
+
+def test_checkout_links_are_signed_with_the_configured_parameter(shop, aws, monkeypatch):
+    import hashlib
+    import hmac
+
+    from agents_api import checkout
+
+    from agenthost import aws as aws_clients
+
+    aws_clients.client("ssm").put_parameter(Name="/agenthost/agents-checkout-key", Value="k" * 40,
+                                            Type="SecureString")
+    monkeypatch.delenv("AGENTHOST_AGENTS_CHECKOUT_SECRET", raising=False)
+    monkeypatch.setenv("AGENTHOST_AGENTS_CHECKOUT_SECRET_PARAM", "/agenthost/agents-checkout-key")
+    checkout._key_cache.clear()
+    req = shop()
+    h = session(req)
+    req("POST", f"{API}/cart/add", json_body={"item_id": "mug1"}, headers=dict(h))
+    url = urlsplit(req("POST", f"{API}/checkout", headers=dict(h)).json()["data"]["checkout_url"])
+    q = dict(p.split("=", 1) for p in url.query.split("&"))
+    checkout_id = url.path.rsplit("/", 1)[-1]
+    assert q["sig"] == hmac.new(b"k" * 40, f"{checkout_id}.{q['exp']}".encode(), hashlib.sha256).hexdigest()
+    assert req("GET", url.path, query=url.query).status == 200
+    assert aws.get(pk="SECRET#agents-checkout", sk="META") is None  # no generated fallback key
