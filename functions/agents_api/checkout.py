@@ -4,8 +4,9 @@
 ``CHECKOUT#<id>`` / ``META`` and returns ``<site>/.well-known/agents/checkout/<id>?exp=..&sig=..``
 where ``sig`` is HMAC-SHA256 over ``<id>.<exp>``. The page shows the cart and total; the person
 confirms with a POST, which succeeds once (a conditional write) while the link is valid. Payment
-itself is out of scope. The signing key is ``AGENTHOST_AGENTS_CHECKOUT_SECRET`` (or its ``_PARAM``);
-without one, a random key is generated once and kept in the table (``SECRET#agents-checkout``).
+itself is out of scope. The signing key is ``AGENTHOST_AGENTS_CHECKOUT_SECRET`` (or its ``_PARAM``, set by
+the template parameter ``AgentsCheckoutSecretParam``); without one, a random key is generated once and kept
+in the table (``SECRET#agents-checkout``), a fallback readable by anyone who can read the table.
 """
 
 from __future__ import annotations
