@@ -77,7 +77,9 @@ def _record_fallback(usage: Any, stats: TurnStats) -> None:
 def _handle(event: dict[str, Any], context: Any, started: float) -> dict[str, Any]:
     method = str(((event.get("requestContext") or {}).get("http") or {}).get("method") or "POST").upper()
     if method != "POST":
-        return _respond(405, {"error": "method_not_allowed", "message": f"use POST, not {method}"})
+        # the platform only POSTs; anything else (a probe, a browser) gets a valid do-nothing turn: this
+        # webhook never answers non-2xx except 401 for a bad signature
+        return _respond(200, idle_response(f"this webhook plays turns sent with POST, not {method[:10]}"))
     headers = {str(k).lower(): str(v) for k, v in (event.get("headers") or {}).items()}
     raw = _raw_body(event)
     try:

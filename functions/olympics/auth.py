@@ -3,9 +3,12 @@
 ``X-AI-Olympics-Signature`` is ``sha256=<hex HMAC-SHA256(secret, exact body)>``. The secret is chosen by
 agent id (``X-AI-Olympics-Agent-Id`` header, else the body's ``agentId``):
 
-* ``AGENTHOST_OLYMPICS_AGENTS`` = ``<agentId>=<SETTING>,...`` maps agent ids to the name of a secret setting,
-  read through :func:`agenthost.config.secret` (a literal env variable locally, ``<SETTING>_PARAM`` naming an
-  SSM parameter or Secrets Manager secret when deployed);
+* ``AGENTHOST_OLYMPICS_AGENTS`` = ``<agentId>=<secret>,...`` maps agent ids to where their secret is:
+  ``<SETTING>``, the name of a secret setting read through :func:`agenthost.config.secret` (a literal env
+  variable locally, ``<SETTING>_PARAM`` naming an SSM parameter or Secrets Manager secret when deployed), or
+  the SSM/Secrets Manager name itself (``/agenthost/olympics/agent-2``, ``ssm:/agenthost/...``,
+  ``secretsmanager:agenthost/...`` or an ARN), read with decryption through Powertools Parameters and cached
+  for 5 minutes - so several agents work when deployed without one environment variable each;
 * ``AGENTHOST_OLYMPICS_SECRET`` (or ``_PARAM``) is the secret of any agent not listed.
 
 Replay window: 5 minutes from ``X-AI-Olympics-Timestamp`` (ms), or from the signed body's ``timestamp`` when
@@ -15,6 +18,8 @@ the header is missing (dashboard test pings send only the signature and ``X-AI-O
 from __future__ import annotations
 
 import os
+import re
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -44,8 +49,38 @@ def agent_secret_names() -> dict[str, str]:
     return out
 
 
+_PARAM_REF = re.compile(r"^(/|ssm:|secretsmanager:|arn:aws[\w-]*:(ssm|secretsmanager):)")
+_ref_cache: dict[str, tuple[float, str]] = {}
+REF_MAX_AGE_S = 300
+
+
+def is_parameter_ref(value: str) -> bool:
+    """Whether ``value`` is an SSM parameter / Secrets Manager name rather than a setting's name."""
+    return bool(_PARAM_REF.match(value))
+
+
+def _fetch_ref(ref: str) -> str:
+    cached = _ref_cache.get(ref)
+    now = time.monotonic()
+    if cached is not None and now - cached[0] < REF_MAX_AGE_S:
+        return cached[1]
+    from aws_lambda_powertools.utilities import parameters
+
+    if ref.startswith("secretsmanager:") or ":secretsmanager:" in ref:
+        value: Any = parameters.get_secret(ref.split(":", 1)[1] if ref.startswith("secretsmanager:") else ref,
+                                           max_age=REF_MAX_AGE_S)
+    else:
+        value = parameters.get_parameter(ref.split(":", 1)[1] if ref.startswith("ssm:") else ref, decrypt=True,
+                                         max_age=REF_MAX_AGE_S)
+    text = (value.decode() if isinstance(value, bytes) else str(value)).strip()
+    _ref_cache[ref] = (now, text)
+    return text
+
+
 def secret_for(agent_id: str) -> str:
     name = agent_secret_names().get(agent_id, DEFAULT_SECRET)
+    if is_parameter_ref(name):
+        return _fetch_ref(name)
     return secret(name)
 
 

@@ -1,8 +1,11 @@
 """Task memory: what this agent tried on this task, kept in DynamoDB for a day.
 
-One item per (agent, task): ``TASK#<agent>#<sha256(taskPrompt)>`` / ``META``. The first URL of the task is
+One item per (agent, task): ``TASK#<agent>#<sha256(taskPrompt + origin of the page)>`` / ``META``: the same
+prompt on two sites keeps two records (a task that moves to another site continues there with a fresh
+record; the platform's cumulative ``previousActions`` still carry its history). The first URL of the task is
 recorded in the item; ``turnNumber`` 1 (or a turn number that went backwards) starts a fresh record, so
-re-running the same prompt from another URL never mixes attempts. At most one read and one write per turn.
+re-running the same prompt never mixes attempts. At most one read and one write per turn. Text typed into
+password or card fields is stored masked.
 
 Contents (bounded so the item stays small): the turns seen with their tree fingerprints and URLs, the
 actions sent each turn, inferred failures (the tree did not change after our actions), and free-form notes
@@ -15,8 +18,10 @@ import hashlib
 import time
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from agenthost import aws
+from agenthost.agent.page import MASK, is_sensitive
 from agenthost.store import Store, keys
 
 TTL_S = 86_400
@@ -25,8 +30,22 @@ MAX_FAILURES = 30
 MAX_NOTES = 20
 
 
-def task_hash(task_prompt: str) -> str:
-    return hashlib.sha256((task_prompt or "").encode("utf-8", "replace")).hexdigest()[:32]
+def origin(url: str) -> str:
+    """``scheme://host[:port]`` of ``url`` (lower case), or "" when it has none."""
+    try:
+        parts = urlsplit(url or "")
+    except ValueError:
+        return ""
+    if not parts.scheme or not parts.netloc:
+        return ""
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}"
+
+
+def task_hash(task_prompt: str, url: str = "") -> str:
+    """The task's key: the prompt plus the origin of the page it plays on (the start page's origin for a
+    task that stays on one site), so the same prompt on two sites keeps two records."""
+    material = (task_prompt or "") + "\n" + origin(url)
+    return hashlib.sha256(material.encode("utf-8", "replace")).hexdigest()[:32]
 
 
 class FastStore(Store):
@@ -81,8 +100,9 @@ class TaskMemory:
             tried = []
             for a in prev["actions"]:
                 if a.get("tool") in ("click", "type", "select", "submit"):
-                    self.failures.append({"n": prev.get("n"), "tool": a.get("tool"), "args": a.get("args", {}),
-                                          "fp": fp, "why": "page unchanged after the action"})
+                    self.failures.append({"n": prev.get("n"), "tool": a.get("tool"),
+                                          "args": _bounded(a.get("args", {})), "fp": fp,
+                                          "why": "page unchanged after the action"})
                     tried.append(f"{a.get('tool')} {_target(a.get('args', {}))!r}")
             self.failures = self.failures[-MAX_FAILURES:]
             if tried:
@@ -119,7 +139,11 @@ def _target(args: dict[str, Any]) -> str:
 
 
 def _bounded(args: dict[str, Any]) -> dict[str, Any]:
-    return {k: (v[:300] if isinstance(v, str) else v) for k, v in args.items() if isinstance(k, str)}
+    """Arguments as stored: strings bounded, text typed into a password or card field masked."""
+    out = {k: (v[:300] if isinstance(v, str) else v) for k, v in args.items() if isinstance(k, str)}
+    if out.get("text") and is_sensitive(str(args.get("element") or "")):
+        out["text"] = MASK
+    return out
 
 
 class MemoryStore:
@@ -130,7 +154,7 @@ class MemoryStore:
         self.clock = clock
 
     def load(self, agent: str, task_prompt: str, turn: int, url: str) -> TaskMemory:
-        th = task_hash(task_prompt)
+        th = task_hash(task_prompt, url)
         item = self.store.get(**keys.task(agent, th))
         fresh = TaskMemory(agent=agent, task=th, first_url=url, started_at=self.clock())
         if item is None or turn <= 1 or turn <= int(item.get("last_turn", 0)):

@@ -99,7 +99,7 @@ def play(
         except Exception as exc:  # noqa: BLE001 - memory is a help, never a reason to fail a turn
             stats.memory_error = f"load: {type(exc).__name__}"
     if memory is None:
-        memory = TaskMemory(agent=agent, task=task_hash(request.task.taskPrompt),
+        memory = TaskMemory(agent=agent, task=task_hash(request.task.taskPrompt, request.pageState.url),
                             first_url=request.pageState.url, started_at=time.time())
     memory.observe(turn, request.pageState.url, page.fingerprint)
     if request.pageState.error:  # the spec's field; the real runner never sends it

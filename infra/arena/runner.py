@@ -11,6 +11,8 @@
   placeholder; select = combobox by name, label, option by label; case-insensitive substring; a name that
   is not on the page blocks until the action timeout (30 s on the platform);
 * ``submit`` without ``form`` calls ``form.submit()`` (page handlers skipped); scroll left/right does nothing;
+  the audit also flags a ``submit`` naming no form on the page and a ``done`` whose ``result`` is not a JSON
+  object when the task asks for one;
 * success is read from the page's own ``*_COMPLETE`` console marker, ``done`` only ends the task.
 
 Every turn is also audited against the webhook contract (``violations``) from the live page, independently
@@ -29,6 +31,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+
+from agenthost.agent.page import MASK, is_sensitive
 
 SYSTEM_PROMPT = ("You are an AI agent competing in AI Olympics. You control a web browser through tools. "
                  "Complete the task as quickly and accurately as possible, then report done.")
@@ -63,6 +67,14 @@ TOOLS: list[dict[str, Any]] = [
 TOOL_NAMES = tuple(t["name"] for t in TOOLS)
 
 _SCRIPTY = re.compile(r"eval\(|<script|onerror=|process\.env|[A-Za-z0-9+/]{120,}={0,2}", re.I)
+
+
+_WANTS_OBJECT = re.compile(r"\bjson\b|\b(?:as|in|return|report)\s+(?:an?\s+)?(?:json\s+)?object\b", re.I)
+
+
+def wants_object(prompt: str) -> bool:
+    """Whether a task asks for its result as a JSON object."""
+    return bool(_WANTS_OBJECT.search(prompt or ""))
 
 
 def sign(secret: str, body: bytes) -> str:
@@ -235,7 +247,7 @@ class Runner:
         return "ok"
 
     # -- auditing the webhook's answer ---------------------------------------------------------------
-    def audit(self, page: Any, reply: dict[str, Any], offered: tuple[str, ...]) -> list[str]:
+    def audit(self, page: Any, reply: dict[str, Any], offered: tuple[str, ...], prompt: str = "") -> list[str]:
         out: list[str] = []
         actions = reply.get("actions")
         if not isinstance(actions, list):
@@ -255,11 +267,20 @@ class Runner:
                 out.append(f"{tool} {args.get('element')!r} not on the page")
             if tool == "submit" and not args.get("form"):
                 out.append("submit without form")
+            elif tool == "submit" and not self.form_exists(page, str(args.get("form"))):
+                out.append(f"submit names no form on the page ({str(args.get('form'))[:40]!r})")
             if tool == "scroll" and args.get("direction") in ("left", "right"):
                 out.append("scroll left/right")
         if reply.get("done") and reply.get("result") is None:
             out.append("done without result")
+        elif reply.get("done") and wants_object(prompt) and not isinstance(reply.get("result"), dict):
+            out.append("done without a JSON-object result although the task asks for one")
         return out
+
+    @staticmethod
+    def form_exists(page: Any, name: str) -> bool:
+        return bool(page.evaluate("""(f) => [...document.forms].some(x => x.name === f || x.id === f ||
+            x.getAttribute('aria-label') === f)""", name))
 
     # -- one task ---------------------------------------------------------------------------------
     def play(self, task_id: str, start_url: str, prompt: str, marker: str) -> TaskResult:
@@ -313,7 +334,7 @@ class Runner:
                     log.violations.append("invalid JSON")
                     break
                 log.thinking = str(reply.get("thinking", ""))[:200]
-                log.violations = self.audit(page, reply, TOOL_NAMES)
+                log.violations = self.audit(page, reply, TOOL_NAMES, prompt)
                 actions = reply.get("actions") if isinstance(reply.get("actions"), list) else []
                 for a in actions:  # the runner reports everything it was sent, dropped actions included
                     if isinstance(a, dict):
@@ -362,5 +383,7 @@ def _describe(a: dict[str, Any], outcome: str) -> str:
     args = a.get("args") or {}
     target = args.get("element") or args.get("url") or args.get("direction") or args.get("form") or ""
     extra = args.get("text") or args.get("option") or ""
+    if args.get("text") and is_sensitive(str(target)):
+        extra = MASK  # the log never shows passwords or card numbers
     s = f"{a.get('tool')} {str(target)[:30]!r}" + (f"={str(extra)[:20]!r}" if extra else "")
     return s + ("" if outcome == "ok" else f" [{outcome[:60]}]")

@@ -57,9 +57,10 @@ def test_arena_plays_the_suite_against_the_local_stack(stack):
     secret = stack.env.get("AGENTHOST_OLYMPICS_SECRET") or LOCAL_SECRETS["AGENTHOST_OLYMPICS_SECRET"]
     lines: list[str] = []
     with Site(FOLDER) as site, platform.Runner(platform.http_transport(url), secret, agent_id="e2e-arena",
-                                               max_turns=8, pace_s=0, action_timeout_s=2,
+                                               max_turns=10, pace_s=0, action_timeout_s=2,
                                                printer=lines.append) as r:
         results = [r.play(t.id, site.url + t.start, t.prompt, t.marker) for t in TASKS]
+        first_url = site.url + TASKS[0].start
     print("\n".join(lines))
     for res in results:
         assert res.turns >= 1, res.id
@@ -68,11 +69,15 @@ def test_arena_plays_the_suite_against_the_local_stack(stack):
         assert res.violations == [], (res.id, res.violations)
         assert "no reply" not in res.end and "HTTP" not in res.end and "invalid JSON" not in res.end
         assert all(turn.latency_s < 20 for turn in res.log)
+    # the deterministic policy (AGENTHOST_LLM=none on the local stack) solves the suite: issue 4 asks for at
+    # least 9 tasks; each result is read from the page's own completion check, not from our "done"
+    solved = [res.id for res in results if res.success]
+    assert len(solved) >= 9, (solved, [(res.id, res.end) for res in results if not res.success])
     # task memory landed in the stack's DynamoDB
     ddb = boto3.client("dynamodb", endpoint_url=stack.dynamodb_url, region_name="us-east-1",
                        aws_access_key_id="local", aws_secret_access_key="local")
     item = ddb.get_item(TableName="agenthost", Key={
-        "pk": {"S": f"TASK#e2e-arena#{task_hash(TASKS[0].prompt)}"}, "sk": {"S": "META"}}).get("Item")
+        "pk": {"S": f"TASK#e2e-arena#{task_hash(TASKS[0].prompt, first_url)}"}, "sk": {"S": "META"}}).get("Item")
     assert item and int(item["last_turn"]["N"]) == results[0].turns
 
 
@@ -106,3 +111,22 @@ def test_the_arena_audit_catches_contract_violations_and_the_runner_cap():
     turn = res.log[0]
     assert len(turn.actions) == 10, "the runner executes only the first 10 actions"
     assert turn.outcomes[9].startswith("failed"), "a missing name blocks until the action timeout, then fails"
+
+
+def test_the_audit_checks_submit_names_a_real_form_and_object_results_when_asked():
+    def reply(actions, result):
+        def send(headers, body, timeout):
+            return 200, json.dumps({"actions": actions, "done": True, "result": result}).encode()
+        return send
+
+    task = next(t for t in TASKS if t.id == "table")
+    prompt = task.prompt + " Report the population as a JSON object."
+    with Site(FOLDER) as site, platform.Runner(reply([], None), "unused", pace_s=0, action_timeout_s=0.5,
+                                               printer=None) as r:
+        r.transport = reply([{"tool": "submit", "args": {"form": "no-such-form"}}], "298,479")
+        bad = " | ".join(r.play(task.id, site.url + task.start, prompt, task.marker).violations)
+        assert "submit names no form on the page" in bad and "JSON-object result" in bad
+        r.transport = reply([{"tool": "submit", "args": {"form": "f"}}], {"population": "298,479"})
+        assert r.play(task.id, site.url + task.start, prompt, task.marker).violations == []
+        r.transport = reply([], "298,479")  # a plain answer is fine when the task does not ask for an object
+        assert r.play(task.id, site.url + task.start, task.prompt, task.marker).violations == []

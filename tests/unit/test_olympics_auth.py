@@ -91,6 +91,29 @@ def test_several_agents_each_with_its_own_secret(monkeypatch):
     assert post(*signed(turn_body(agent_id="agent-1"), SECRET, agent_id="agent-1")).status == 200
 
 
+def test_agents_may_name_their_ssm_or_secrets_manager_secret_directly(monkeypatch):
+    """Deployed, ``AGENTHOST_OLYMPICS_AGENTS`` may hold the parameter names themselves (no env variable per
+    agent); the ``<SETTING>`` form keeps working beside them."""
+    import boto3
+    from olympics import auth
+
+    third, fourth, fifth = ("whs_" + c * 64 for c in "345")
+    boto3.client("ssm").put_parameter(Name="/agenthost/olympics/agent-3", Value=third, Type="SecureString")
+    sm = boto3.client("secretsmanager")
+    sm.create_secret(Name="agenthost/olympics/agent-4", SecretString=fourth)
+    arn = sm.create_secret(Name="agenthost/olympics/agent-5", SecretString=fifth)["ARN"]
+    monkeypatch.setenv("AGENTHOST_OLYMPICS_AGENTS", "agent-2=OLYMPICS_SECRET_AGENT2, "
+                       "agent-3=/agenthost/olympics/agent-3,"
+                       f"agent-4=secretsmanager:agenthost/olympics/agent-4,agent-5={arn}")
+    monkeypatch.setenv("OLYMPICS_SECRET_AGENT2", "whs_" + "77" * 32)
+    monkeypatch.setattr(auth, "_ref_cache", {})
+    for agent, key in (("agent-2", "whs_" + "77" * 32), ("agent-3", third), ("agent-4", fourth), ("agent-5", fifth)):
+        assert post(*signed(turn_body(agent_id=agent), key, agent_id=agent)).status == 200, agent
+        assert post(*signed(turn_body(agent_id=agent), SECRET, agent_id=agent)).status == 401, agent
+    assert post(*signed(turn_body(agent_id="agent-3"), fourth, agent_id="agent-3")).status == 401
+    assert auth.is_parameter_ref("/agenthost/x") and not auth.is_parameter_ref("OLYMPICS_SECRET_AGENT2")
+
+
 def test_no_secret_configured_is_401(monkeypatch):
     monkeypatch.delenv("AGENTHOST_OLYMPICS_SECRET")
     resp = post(*signed(turn_body()))
@@ -123,8 +146,12 @@ def test_valid_signature_but_not_json_still_answers_200():
     assert body["actions"] == [] and body["done"] is False
 
 
-def test_get_is_405():
-    assert call(handler, "GET", "/olympics/turn").status == 405
+def test_a_non_post_request_gets_an_idle_200_turn():
+    for method in ("GET", "PUT", "DELETE"):
+        resp = call(handler, method, "/olympics/turn")
+        assert resp.status == 200, method
+        body = resp.json()
+        assert body["actions"] == [] and body["done"] is False and "POST" in body["thinking"]
 
 
 def test_generated_sample_event_is_accepted():

@@ -1,6 +1,7 @@
 """One turn end to end in the handler: task memory, the turn budget, the LLM path with its fallbacks, and
 failures that must still answer a valid 200 turn."""
 
+import json
 import time
 
 import pytest
@@ -13,6 +14,7 @@ from agenthost.store import keys
 from tests.support.apigw import call
 from tests.support.olympics import FORM_TREE, SECRET, signed, turn_body
 
+URL = "http://127.0.0.1:8000/registration/index.html"
 PROMPT = "Register with first name Maria, last name Lopez, email maria@example.com, country Germany."
 
 
@@ -32,14 +34,19 @@ def post(body):
 
 def test_turn_reads_once_writes_once_and_remembers(aws, secret):
     out = post(turn_body(1, prompt=PROMPT))
-    item = aws.get(**keys.task("agent-1", task_hash(PROMPT)))
+    item = aws.get(**keys.task("agent-1", task_hash(PROMPT, URL)))
     assert item["last_turn"] == 1 and item["first_url"].endswith("/registration/index.html")
     assert 86_000 < item["expires_at"] - time.time() <= 86_400
-    assert item["turns"][0]["actions"] == out["actions"]
+    sent_pw = [a["args"]["text"] for a in out["actions"] if a["args"].get("element") == "Password"]
+    assert sent_pw and len(sent_pw[0]) >= 12  # a generated password is sent to the page...
+    stored = [a for a in item["turns"][0]["actions"]]
+    assert stored == [dict(a, args={**a["args"], "text": "••••••"}) if a["args"].get("element") == "Password"
+                      else a for a in out["actions"]]
+    assert sent_pw[0] not in json.dumps(item, ensure_ascii=False)  # ...but never stored
     # turn 2 on the same tree: the actions of turn 1 changed nothing and are recorded as inferred failures
     previous = [{"name": a["tool"], "arguments": a["args"]} for a in out["actions"]]
     post(turn_body(2, prompt=PROMPT, previous=previous))
-    item = aws.get(**keys.task("agent-1", task_hash(PROMPT)))
+    item = aws.get(**keys.task("agent-1", task_hash(PROMPT, URL)))
     assert item["last_turn"] == 2 and len(item["turns"]) == 2
     assert item["turns"][0]["fp"] == item["turns"][1]["fp"]
     assert {f["tool"] for f in item["failures"]} & {"type", "click", "select"}
@@ -60,15 +67,27 @@ def test_one_dynamodb_read_and_one_write_per_turn(aws):
 def test_turn_one_starts_afresh(aws, secret):
     post(turn_body(1, prompt=PROMPT))
     post(turn_body(2, prompt=PROMPT))
-    post(turn_body(1, prompt=PROMPT, url="http://127.0.0.1:9/other.html"))
-    item = aws.get(**keys.task("agent-1", task_hash(PROMPT)))
+    post(turn_body(1, prompt=PROMPT, url="http://127.0.0.1:8000/other.html"))
+    item = aws.get(**keys.task("agent-1", task_hash(PROMPT, URL)))
     assert item["last_turn"] == 1 and len(item["turns"]) == 1 and item["failures"] == []
-    assert item["first_url"] == "http://127.0.0.1:9/other.html"
+    assert item["first_url"] == "http://127.0.0.1:8000/other.html"
+
+
+def test_the_same_prompt_on_two_sites_keeps_two_records(aws, secret):
+    other = "https://shop.example/registration"
+    post(turn_body(1, prompt=PROMPT))
+    post(turn_body(1, prompt=PROMPT, url=other))
+    post(turn_body(2, prompt=PROMPT))
+    here = aws.get(**keys.task("agent-1", task_hash(PROMPT, URL)))
+    there = aws.get(**keys.task("agent-1", task_hash(PROMPT, other)))
+    assert here["last_turn"] == 2 and len(here["turns"]) == 2 and here["first_url"] == URL
+    assert there["last_turn"] == 1 and there["first_url"] == other
+    assert task_hash(PROMPT, URL) == task_hash(PROMPT, "http://127.0.0.1:8000/somewhere/else?x=1")
 
 
 def test_agents_do_not_share_memory(aws, secret):
     post(turn_body(1, prompt=PROMPT, agent_id="agent-1"))
-    assert aws.get(**keys.task("agent-2", task_hash(PROMPT))) is None
+    assert aws.get(**keys.task("agent-2", task_hash(PROMPT, URL))) is None
 
 
 def test_dynamodb_down_still_answers_a_valid_turn(secret, monkeypatch):
@@ -189,7 +208,7 @@ def test_a_reported_page_error_becomes_a_note(aws, secret):
     body["pageState"]["error"] = "Element 'Sumbit' not found"
     post(turn_body(1, prompt=PROMPT))
     post(body)
-    item = aws.get(**keys.task("agent-1", task_hash(PROMPT)))
+    item = aws.get(**keys.task("agent-1", task_hash(PROMPT, URL)))
     assert any("Element 'Sumbit' not found" in n for n in item["notes"])
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agenthost.agent.actions import TARGETED, TOOLS, Action
-from agenthost.agent.page import TEXT_ROLES, Element, Page
+from agenthost.agent.page import MASK, TEXT_ROLES, Element, Page, is_sensitive
 
 MAX_TEXT = 2000
 MAX_URL = 2048
@@ -263,6 +263,9 @@ class LoopGuard:
     def key(action: Action, page: Page) -> str:
         target = action.target or action.args.get("url", "") or action.args.get("direction", "")
         extra = action.args.get("text") or action.args.get("option") or ""
+        if extra and action.tool == "type" and (
+                (action.resolved is not None and action.resolved.is_secret()) or is_sensitive(str(target))):
+            extra = MASK  # the memory holding these keys is stored: no passwords or card numbers in it
         return f"{action.tool}|{str(target).lower()}|{str(extra)[:40]}|{page.url.split('#')[0]}|{page.fingerprint}"
 
     def count(self, action: Action, page: Page) -> int:

@@ -37,6 +37,27 @@ TEXT_NODE_ROLES = frozenset({"text", "paragraph", "heading", "cell", "columnhead
                              "status", "alert", "generic", "strong", "emphasis", "code", "blockquote",
                              "caption", "term", "definition", "note", "log", "marquee", "figure"})
 
+#: labels/names/autocomplete tokens of fields whose values must never leave the page (passwords, card data)
+SENSITIVE = re.compile(r"(password|passcode|passphrase|pass[ _-]?word|\bpin\b|\bcvc2?\b|\bcvv2?\b|\bcsc\b|"
+                       r"security[ _-]?code|card[ _-]?(?:number|no\b|num)|\bcard\b|cc[-_ ]?(?:number|num|csc|exp)|"
+                       r"\bcc-|\bccnum|\biban\b|credit[ _-]?card|one[ -]?time code|\botp\b)", re.I)
+#: what a masked value looks like in snapshots, prompts and stored memory
+MASK = "••••••"
+
+
+def is_sensitive(*labels: str, input_type: str = "", autocomplete: str = "") -> bool:
+    """Whether a field is a password or payment-card field (by type, autocomplete token or label)."""
+    if input_type.lower() == "password" or autocomplete.lower().startswith(("cc-", "current-password",
+                                                                             "new-password", "one-time-code")):
+        return True
+    return any(lbl and SENSITIVE.search(lbl) for lbl in labels)
+
+
+def mask(value: str) -> str:
+    """``value`` as it may be shown: the mask when there is one (so "filled" stays visible), else empty."""
+    return MASK if value else ""
+
+
 _TAG_ROLE = {
     "a": "link", "button": "button", "select": "combobox", "textarea": "textbox", "option": "option",
     "summary": "button", "h1": "heading", "h2": "heading", "h3": "heading", "h4": "heading",
@@ -68,10 +89,12 @@ class Element:
     depth: int = 0
     options: list[str] = field(default_factory=list)
     selected_option: str = ""
-    #: the nearest form's submit-like button (by ref), when known
+    #: the element's form (its id, name or ``form#<index>``) when the source knows it (live pages, snapshots)
     form: str = ""
     in_viewport: bool = True
     parent: str = ""
+    #: a password or card field: its value is masked wherever it is shown
+    sensitive: bool = False
 
     @property
     def interactive(self) -> bool:
@@ -82,13 +105,19 @@ class Element:
         """What a person would call it: the accessible name, else the placeholder, else the value."""
         return self.name or self.placeholder or (self.value if self.role in ("button", "link") else "")
 
+    def is_secret(self) -> bool:
+        """A password/card field (flagged by the source, or named like one)."""
+        return self.sensitive or (self.role in TEXT_ROLES and is_sensitive(
+            self.name, self.placeholder, self.field_name, input_type=self.input_type))
+
     def describe(self) -> str:
         """A compact one-line description for prompts and logs."""
         bits = [self.role, json.dumps(self.name, ensure_ascii=False) if self.name else ""]
         if self.placeholder and self.placeholder != self.name:
             bits.append(f"placeholder={json.dumps(self.placeholder, ensure_ascii=False)}")
         if self.value and self.role not in TEXT_NODE_ROLES:
-            bits.append(f"value={json.dumps(self.value[:80], ensure_ascii=False)}")
+            value = mask(self.value) if self.is_secret() else self.value[:80]
+            bits.append(f"value={json.dumps(value, ensure_ascii=False)}")
         if self.options:
             shown = [o + (" (selected)" if o == self.selected_option else "") for o in self.options[:25]]
             bits.append("options=" + json.dumps(shown, ensure_ascii=False))
@@ -279,6 +308,8 @@ def from_aria(tree: str, *, url: str = "", title: str = "") -> Page:
     for el in elements:
         if el.role == "combobox" and el.options and not el.selected_option and el.value in el.options:
             el.selected_option = el.value
+        if el.role in TEXT_ROLES and is_sensitive(el.name, el.placeholder):
+            el.sensitive = True
     return Page(url=url, title=title, elements=elements, text="\n".join(texts), source="aria", tables=tables)
 
 
@@ -317,7 +348,14 @@ def from_snapshot(snapshot: dict[str, Any] | None) -> Page:
             ref=str(raw.get("id") or f"agent-{i}"), role=role, name=name.strip(), value=value, tag=tag,
             placeholder=str(raw.get("placeholder") or ""), href=str(raw.get("href") or ""), input_type=itype,
             field_name=str(raw.get("name") or ""), disabled=bool(raw.get("disabled")),
+            form=str(raw.get("form") or ""),
         )
+        autocomplete = str(raw.get("autocomplete") or "")
+        if raw.get("sensitive") or (role in TEXT_ROLES and is_sensitive(
+                el.name, el.placeholder, el.field_name, input_type=itype, autocomplete=autocomplete)):
+            el.sensitive = True
+            if value and value != MASK:
+                el.value = MASK  # a snapshot from elsewhere may carry the real value: it goes no further
         if role in ("textbox", "searchbox") and not el.name:
             el.name = el.placeholder or el.field_name
         if role in ("checkbox", "radio", "switch"):

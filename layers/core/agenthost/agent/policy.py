@@ -29,7 +29,7 @@ from urllib.parse import urljoin
 
 from agenthost.agent.actions import TOOLS, Action, Decision
 from agenthost.agent.guards import LoopGuard, check_actions, classify_risk
-from agenthost.agent.page import TEXT_ROLES, Element, Page
+from agenthost.agent.page import MASK, TEXT_ROLES, Element, Page
 from agenthost.agent.task import TaskFacts, field_kind, label_keys, make_password, password_rules, read_task, words
 
 _SUCCESS = re.compile(r"\b(thank you|thanks|successfully|success|submitted|saved|created|started|placed|booked|"
@@ -103,7 +103,7 @@ def avoid_set(avoid: Iterable[Any]) -> set[tuple[str, str]]:
     return out
 
 
-def _avoided(action: Action, avoid: set[tuple[str, str]]) -> bool:
+def is_avoided(action: Action, avoid: set[tuple[str, str]]) -> bool:
     if not avoid:
         return False
     el = action.resolved
@@ -186,7 +186,7 @@ class DeterministicPolicy:
         # 2. what the task asks of this page
         items = self._item_clicks(facts, page, seen)
         fills = self._fill(facts, page, names, seen)
-        fills = [a for a in fills if not _avoided(a, avoid_pairs)]
+        fills = [a for a in fills if not is_avoided(a, avoid_pairs)]
         plan: list[Action] = list(items)
         plan.extend(fills)
         submit = None
@@ -197,7 +197,7 @@ class DeterministicPolicy:
         taken = {id(a.resolved) for a in plan if a.resolved is not None}
         plan.extend(a for a in self._named_clicks(facts, page, seen, fills, avoid_pairs)
                     if id(a.resolved) not in taken)
-        plan = [a for a in plan if not _avoided(a, avoid_pairs)]
+        plan = [a for a in plan if not is_avoided(a, avoid_pairs)]
 
         # 3. answers
         answer, kind = answer_from(facts, page) if facts.question else (None, "")
@@ -221,7 +221,7 @@ class DeterministicPolicy:
             if answer:
                 return self._done(memory, f"Answer found on the page: {answer}", answer)
             scroll = Action("scroll", {"direction": "down", "amount": 600}, why="look for more of the page")
-            if "scroll" in names and not loops.count(scroll, page) and not _avoided(scroll, avoid_pairs) \
+            if "scroll" in names and not loops.count(scroll, page) and not is_avoided(scroll, avoid_pairs) \
                     and len(page.elements) > 12:
                 plan = [scroll]
             else:
@@ -243,7 +243,7 @@ class DeterministicPolicy:
                 return self._done(memory, "No further progress possible; the page shows the outcome.",
                                   answer or result_text)
             kept = [Action("scroll", {"direction": "down", "amount": 600}, why="look for more of the page")]
-            if loops.is_looping(kept[0], page) or _avoided(kept[0], avoid_pairs):
+            if loops.is_looping(kept[0], page) or is_avoided(kept[0], avoid_pairs):
                 d = self._done(memory, "Stopping: nothing new to try on this page.", "Stopped: no progress.")
                 d.stop = True
                 return d
@@ -274,6 +274,9 @@ class DeterministicPolicy:
                     continue
                 if val is None and not (e.value or "").strip():
                     val = self._page_value(facts, page, e, label)
+                if val is not None and e.is_secret() and (e.value or "").strip() and \
+                        (e.value == MASK or val.strip() == e.value.strip()):
+                    continue  # a masked password/card field that holds something: it was typed before
                 if val is not None and val.strip() != (e.value or "").strip():
                     acts.append(Action("type", {"element": e.name or e.placeholder, "text": val, "clear": True},
                                        resolved=e, why=f"the task gives {label!r}"))
@@ -365,7 +368,7 @@ class DeterministicPolicy:
     def _submit_button(self, facts: TaskFacts, page: Page, plan: list[Action],
                        avoid: set[tuple[str, str]]) -> Element | None:
         buttons = [e for e in page.elements if e.role == "button" and e.name and not e.disabled
-                   and not _avoided(Action("click", {"element": e.name}, resolved=e), avoid)]
+                   and not is_avoided(Action("click", {"element": e.name}, resolved=e), avoid)]
         if not buttons:
             return None
         index = {id(e): i for i, e in enumerate(page.elements)}
@@ -415,7 +418,7 @@ class DeterministicPolicy:
             if e.role == "button" and _blocked(facts, page, e, filling):
                 continue
             act = Action("click", {"element": e.name}, resolved=e, why=f"the task names {e.name!r}")
-            if _avoided(act, avoid):
+            if is_avoided(act, avoid):
                 continue
             found.append((facts.position(e.name), score, e))
         if not found:
@@ -441,7 +444,7 @@ class DeterministicPolicy:
             if not (quoted or (_REPEAT.search(facts.text) and facts.mentions(e.name, min_cover=1.0) >= 1.0)):
                 continue
             act = Action("click", {"element": e.name}, resolved=e, why=f"the task names {e.name!r} again")
-            if not _avoided(act, avoid):
+            if not is_avoided(act, avoid):
                 return [act]
         return []
 
@@ -459,7 +462,7 @@ class DeterministicPolicy:
             if e.role not in ("link", "tab") or not e.name or e.disabled or seen.clicked_here(e):
                 continue
             act = Action("click", {"element": e.name}, resolved=e)
-            if _avoided(act, avoid) or loops.is_looping(act, page):
+            if is_avoided(act, avoid) or loops.is_looping(act, page):
                 continue
             lw = words(e.name) | words(re.sub(r"[/_.-]", " ", e.href))
             if not lw:
