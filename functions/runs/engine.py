@@ -134,19 +134,20 @@ class RunEngine:
     def start(self, req: StartRequest) -> dict[str, Any]:
         now = self.clock_ms()
         run_id = str(uuid.uuid4())
-        meta = {
+        sites = sorted({site_of(h) for h in _HOST_IN_TEXT.findall(req.task)})[:MAX_SITES]
+        if req.startUrl and _domain(req.startUrl):
+            sites = sorted(set(sites) | {site_of(_domain(req.startUrl))})
+        meta: dict[str, Any] = {
             "runId": run_id, "task": req.task, "mode": req.mode, "status": "created",
             "current_step": 0, "max_steps": req.maxSteps or self.default_max_steps,
             "created_at": now, "updated_at": now, "expires_at": self.repo.now() + self.ttl_s,
             "browser": req.browser, "recent": [], "reflections": [], "approvals": [], "answers": [],
             "pending": None, "loop": {"nudges": 0}, "last": None,
             # sites credentials may go to without asking: the task's, then the first page's (see _advance)
-            "sites": sorted({site_of(h) for h in _HOST_IN_TEXT.findall(req.task)})[:MAX_SITES], "seeded": False,
+            "sites": sites, "seeded": False,
         }
         if req.startUrl:
             meta["start_url"] = req.startUrl
-            if _domain(req.startUrl):
-                meta["sites"] = sorted(set(meta["sites"]) | {site_of(_domain(req.startUrl))})
         self.repo.create(meta)
         return {"success": True, "runId": run_id, "state": _state(meta)}
 

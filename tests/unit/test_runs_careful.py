@@ -258,3 +258,31 @@ def test_credentials_for_a_site_the_task_names_do_not_ask(aws, monkeypatch):
     step(rid, snap("https://shop.test/", "Welcome", [{"id": "agent-9", "tag": "a", "text": "Sign in"}]))
     r = step(rid, snap("https://accounts.example.com/signin", "Sign in", LOGIN, ts=2), {"success": True})
     assert r["action"] == "execute_tool", r
+
+
+# ---------------------------------------------------------------- any category reads sensibly
+
+def test_unknown_categories_still_ask_a_readable_question(aws, monkeypatch):
+    import runs.agent_adapter as adapter
+
+    scripted(monkeypatch, lambda ctx: ("click", {"id": "agent-1"}))
+    monkeypatch.setattr(adapter, "classify_risk", lambda action, page: "account_security")
+    rid = run("Turn off two-factor authentication")
+    r = step(rid, snap("https://app.test/security", "Security\nTwo-factor: on",
+                       [{"id": "agent-1", "tag": "button", "text": "Turn off 2FA"}]))
+    assert r["action"] == "ask_user"
+    assert r["question"] == ("⚠️ Careful mode: about to click 'Turn off 2FA' on app.test, which would change "
+                             "account or security settings. Proceed?")
+
+
+def test_risk_without_summary_names_the_action(aws, monkeypatch):
+    from runs.brain import Decision, Risk
+
+    from tests.unit.runs_support import ScriptedBrain
+
+    monkeypatch.setenv("AGENTHOST_RUNS_API_KEY", API_KEY)
+    monkeypatch.setattr(runs_app, "_brain", ScriptedBrain(choose=lambda ctx: Decision("click", {"id": "agent-1"}),
+                                                          risky={"agent-1": Risk("brand_new_kind", "")}))
+    rid = run("Do the thing")
+    r = step(rid, snap("https://app.test/", "Hello", [{"id": "agent-1", "tag": "button", "text": "Go"}]))
+    assert r["question"] == "⚠️ Careful mode: about to click agent-1 (brand new kind). Proceed?"
