@@ -239,3 +239,18 @@ def test_usage_counters_ride_along_in_the_memory_write(aws, secret, monkeypatch,
     metering.reset()
     usage = [i for i in aws.query(f"USAGE#{time.strftime('%Y-%m-%d', time.gmtime())}")]
     assert usage and usage[0]["turns"] == 2 and usage[0]["agent"] == "agent-1"
+
+
+def test_typed_passwords_never_reach_the_task_memory(aws, secret):
+    """The runner shows typed values in the tree and sends them back in previousActions; the stored task
+    memory (turns, inferred failures, the brain's loop keys) keeps them masked."""
+    password = "Winter2024!"
+    prompt = f"Sign in with username jdoe and password {password}."
+    tree = '- textbox "Username"\n- textbox "Password"\n- button "Sign in"'
+    out = post(turn_body(1, prompt=prompt, tree=tree))
+    assert {"tool": "type", "args": {"element": "Password", "text": password, "clear": True}} in out["actions"]
+    previous = [{"name": a["tool"], "arguments": a["args"]} for a in out["actions"]]
+    post(turn_body(2, prompt=prompt, tree=tree, previous=previous))  # unchanged page: inferred failures
+    item = aws.get(**keys.task("agent-1", task_hash(prompt, URL)))
+    stored = json.dumps(item, ensure_ascii=False)
+    assert item["failures"] and "jdoe" in stored and password not in stored

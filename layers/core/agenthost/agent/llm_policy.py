@@ -23,7 +23,7 @@ from typing import Any
 from agenthost.agent.actions import Action, Decision
 from agenthost.agent.guards import LoopGuard, check_actions, classify_risk, strip_script
 from agenthost.agent.page import MASK, Page, is_sensitive
-from agenthost.agent.policy import DeterministicPolicy, approval_question, avoid_set, is_avoided, tool_names
+from agenthost.agent.policy import DeterministicPolicy, approval_question, avoid_list, avoid_set, is_avoided, tool_names
 from agenthost.agent.task import read_task
 from agenthost.llm import LlmError, Provider, Usage
 
@@ -184,7 +184,7 @@ class LlmPolicy:
                tools: Iterable[Any] | None = None, deadline: float | None = None, *,
                careful: bool = False, avoid: Iterable[Any] = (), max_actions: int = 10) -> Decision:
         memory = dict(memory or {})
-        avoid = list(avoid or ())
+        avoid = avoid_list(avoid)
         avoid_pairs = avoid_set(avoid)
         names = tool_names(tools)
         deadline = deadline if deadline is not None else time.monotonic() + 20
@@ -196,7 +196,7 @@ class LlmPolicy:
         for round_ in range(2):
             nonce = secrets.token_hex(8)
             msgs = build_messages(task, page, history, memory, names, nonce=nonce, max_actions=max_actions,
-                                  problems=problems, avoid=sorted(avoid_pairs))
+                                  problems=problems, avoid=avoid)
             prompt_chars = max(prompt_chars, sum(len(m["content"]) for m in msgs))
             try:
                 obj, u = self.provider.complete_json(msgs, response_schema(names), llm_deadline)

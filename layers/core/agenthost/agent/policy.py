@@ -86,10 +86,10 @@ def _norm(s: Any) -> str:
     return re.sub(r"\s+", " ", str(s or "").strip().lower())
 
 
-def avoid_set(avoid: Iterable[Any]) -> set[tuple[str, str]]:
-    """``avoid`` as normalised (tool, target) pairs; accepts pairs, ``{"tool", "target"}`` dicts and
+def avoid_list(avoid: Iterable[Any]) -> list[tuple[str, str]]:
+    """``avoid`` as (tool, target) pairs as given; accepts pairs, ``{"tool", "target"}`` dicts and
     ``"tool|target"`` / ``"tool target"`` strings."""
-    out: set[tuple[str, str]] = set()
+    out: list[tuple[str, str]] = []
     for item in avoid or ():
         tool, target = "", ""
         if isinstance(item, (tuple, list)) and len(item) >= 2:
@@ -98,9 +98,14 @@ def avoid_set(avoid: Iterable[Any]) -> set[tuple[str, str]]:
             tool, target = str(item.get("tool", "")), str(item.get("target") or item.get("element") or "")
         elif isinstance(item, str):
             tool, _, target = item.replace("|", " ", 1).partition(" ")
-        if tool:
-            out.add((_norm(tool), _norm(target)))
+        if tool and (tool.strip(), target.strip()) not in out:
+            out.append((tool.strip(), target.strip()))
     return out
+
+
+def avoid_set(avoid: Iterable[Any]) -> set[tuple[str, str]]:
+    """``avoid`` as normalised (lower case) (tool, target) pairs, for matching."""
+    return {(_norm(t), _norm(x)) for t, x in avoid_list(avoid)}
 
 
 def is_avoided(action: Action, avoid: set[tuple[str, str]]) -> bool:
