@@ -1,6 +1,7 @@
 """The browser function's handler, warm, with real Chromium against a local page (sessions saved to an
-in-process moto table): navigate + ARIA snapshot (aim p50 <= 150 ms), type + click + observe (aim <= 120 ms),
-session restore into a fresh context (aim <= 600 ms). Prints, asserts nothing."""
+in-process moto table; all traffic through the function's netguard egress proxy): navigate + ARIA snapshot
+(aim p50 <= 150 ms), type + click + observe (aim <= 120 ms), evaluate (the js-eval step), session restore into
+a fresh context (aim <= 600 ms). Prints, asserts nothing."""
 
 from __future__ import annotations
 
@@ -64,6 +65,14 @@ def main() -> None:
             assert all(r["ok"] for r in out["results"]), out["results"]
 
         report("type + click + observe (aria, elements, text)", measure(act, 30), "<= 120 ms")
+
+        def evaluate() -> None:
+            out = app.handler({"session": {"id": "bench"}, "actions": [
+                {"tool": "evaluate", "script": "document.querySelectorAll('input').length"}],
+                "observe": {"aria": False, "elements": False, "text": False}})
+            assert out["results"][0]["ok"], out["results"]
+
+        report("evaluate (js-eval's script step, warm page, no observation)", measure(evaluate, 30), "none set")
 
         state = app.handler({"session": {"id": "bench"}, "actions": []})["session"]
         n = iter(range(1000))
