@@ -201,6 +201,8 @@ def avoid_pairs(avoid: list[tuple[str, str]], page: pages.Page) -> list[tuple[st
         el = page.by_ref(str(target)) if target else None
         if el is not None and el.name and el.name not in targets:
             targets.append(el.name)
+        if not el and tool not in ("click", "type", "navigate"):
+            targets.append("")  # the brain's scroll/press/wait carry no element: avoid the tool on this page
         for t in _TOOL_ALIASES.get(tool, (tool,)):
             for tg in targets:
                 if (t, tg) not in out:

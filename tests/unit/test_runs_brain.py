@@ -148,7 +148,8 @@ def test_avoid_pairs_in_both_vocabularies():
         {"id": "agent-3", "tag": "select", "options": ["S", "M"], "ariaLabel": "Size"}]})
     pairs = avoid_pairs([("click", "agent-1"), ("type", "agent-3"), ("scroll", "down")], page)
     assert {("click", "agent-1"), ("check", "agent-1"), ("click", "Pricing"), ("type", "agent-3"),
-            ("select", "agent-3"), ("select", "Size"), ("scroll", "down")} <= set(pairs)
+            ("select", "agent-3"), ("select", "Size"), ("scroll", "down"), ("scroll", "")} <= set(pairs)
+    assert ("click", "") not in pairs
 
 
 @pytest.mark.parametrize("category,words", [
@@ -158,3 +159,29 @@ def test_avoid_pairs_in_both_vocabularies():
 ])
 def test_question_words_for_any_category(category, words):
     assert words in verb_for(category)
+
+
+def test_loop_nudge_changes_the_real_deterministic_policy(make_engine):
+    """The real DeterministicPolicy, wrapped so that it forgets its own loop memory between steps (as an
+    LLM policy without it would): the engine's nudge (avoid + hint) alone makes it choose differently."""
+    from agenthost.agent import DeterministicPolicy
+
+    class Forgetful:
+        def __init__(self):
+            self.policy = DeterministicPolicy()
+            self.avoids = []
+
+        def decide(self, task, page, history, memory, tools=None, deadline=None, *, careful=False, avoid=()):
+            self.avoids.append(list(avoid))
+            kept = {k: memory[k] for k in ("hints", "user_answers") if k in memory}
+            return self.policy.decide(task, page, [], kept, tools, deadline, careful=careful, avoid=avoid)
+
+    policy = Forgetful()
+    eng = make_engine(policy)
+    rid = eng.start(StartRequest(task="Open the Pricing page"))["runId"]
+    first, second, third = (step(eng, rid, i) for i in range(3))
+    assert first["tool"] == second["tool"] == {"name": "click", "parameters": {"id": "agent-1"}}
+    # step 3: the same click again on the unchanged page, nudged: the policy's second decision differs
+    assert ("click", "agent-1") in policy.avoids[-1] and ("click", "Pricing") in policy.avoids[-1]
+    assert third.get("tool") != {"name": "click", "parameters": {"id": "agent-1"}}
+    assert third["state"]["status"] != "error"
