@@ -85,20 +85,11 @@ def test_unknown_function_is_a_clear_error(stack, monkeypatch):
 @pytest.fixture(scope="module")
 def eval_pages():
     """The packaged evaluation suite's pages (infra/eval_client/pages) on loopback."""
-    import functools
-    import threading
-    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+    from tests.support.evals import PagesServer
 
-    root = Path(__file__).resolve().parents[2] / "infra" / "eval_client" / "pages"
-
-    class Quiet(SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(root)))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
+    server = PagesServer()
+    yield server.url
+    server.close()
 
 
 def test_evaluate_script_runs_in_real_chromium_through_the_stack(stack, browser, eval_pages):
@@ -137,3 +128,32 @@ def test_js_eval_judging_of_the_packaged_evaluation_through_the_browser_function
     other = judge(ev, {"status": "success", "output": right}, js_runner=runner, pages_url=f"{eval_pages}/gone")
     js = next(c for c in other["checks"] if c["check"] == "js-eval")
     assert js["passed"] is False and not other["passed"]
+
+
+def test_the_packaged_js_eval_evaluation_end_to_end(stack, eval_pages):
+    """Our evaluation client runs team-roles-js-017 against our server; the server judges the result with the
+    evaluation's script run by the browser function in the stack."""
+    import asyncio
+    import uuid
+
+    from evals.definitions import load_dir
+
+    from infra.eval_client.client import ClientConfig, EvalClient
+    from infra.local.defaults import LOCAL_SECRETS
+    from tests.support.evals import upload_client, wait_finished
+
+    ev = load_dir(Path(__file__).resolve().parents[2] / "functions" / "evals" / "definitions") \
+        .evaluations["team-roles-js-017"]
+    doc = ev.doc()
+    doc["target"]["url"] = ev.url(eval_pages)
+    cid = str(uuid.uuid4())
+    upload_client(stack.http_url, cid, [doc])
+    client = EvalClient(ClientConfig(url=stack.ws_url, client_id=cid, secret=LOCAL_SECRETS["AGENTHOST_EVALS_SECRET"],
+                                     handshake="devtools", max_concurrency=1, stop_after=1))
+    asyncio.run(asyncio.wait_for(client.run(), 90))
+    state = wait_finished(stack.http_url, cid, timeout=60)
+    (result,) = state["evaluations"]
+    checks = {c["check"]: c for c in result["verdict"]["checks"]}
+    assert checks["js-eval"]["passed"] is True, checks
+    assert "Alan Turing: Researcher" in checks["js-eval"]["detail"]
+    assert checks["expected"]["passed"] is True and result["passed"] is True
