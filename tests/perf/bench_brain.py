@@ -18,6 +18,7 @@ from agenthost.agent import DeterministicPolicy, deadline_in  # noqa: E402
 from agenthost.agent import page as pages  # noqa: E402
 from agenthost.agent.actions import OLYMPICS_TOOLS  # noqa: E402
 from agenthost.agent.llm_policy import build_messages  # noqa: E402
+from agenthost.agent.task import read_task  # noqa: E402
 
 FORM = """- banner:
   - link "Acme Store":
@@ -103,12 +104,20 @@ def main() -> None:
     page = pages.from_aria(FORM, url="https://shop.test/signup", title="Create your account")
     policy = DeterministicPolicy()
     d = policy.decide(TASK, page, [], {}, OLYMPICS_TOOLS, deadline_in(5))
-    print("  decision:", [a.to_olympics() for a in d.actions])
-    dec_ms = timeit(lambda: policy.decide(TASK, page, [], {}, OLYMPICS_TOOLS, deadline_in(5)), 300)
-    print(f"deterministic decision (form page, {len(d.actions)} actions): p50 {statistics.median(dec_ms):.2f} ms, "
-          f"p95 {pct(dec_ms, 95):.2f} ms (aim <= 5 ms)")
+    print("  decision:", [(a.tool, a.target) for a in d.actions])  # targets only: no typed values (passwords)
+    # every timed decision reads its task afresh (a webhook turn does: the parse cache only helps within a
+    # warm container seeing the same prompt again)
+    def fresh(task, pg):
+        read_task.cache_clear()
+        return policy.decide(task, pg, [], {}, OLYMPICS_TOOLS, deadline_in(5))
+
+    dec_ms = timeit(lambda: fresh(TASK, page), 300)
+    print(f"deterministic decision (form page, {len(d.actions)} actions, task parsed each time): "
+          f"p50 {statistics.median(dec_ms):.2f} ms, p95 {pct(dec_ms, 95):.2f} ms (aim <= 5 ms)")
+    cached_ms = timeit(lambda: policy.decide(TASK, page, [], {}, OLYMPICS_TOOLS, deadline_in(5)), 300)
+    print(f"  same, task parse cached (a warm container, same prompt): p50 {statistics.median(cached_ms):.2f} ms")
     big = pages.from_aria(tree)
-    big_ms = timeit(lambda: policy.decide("Add item 7 to cart", big, [], {}, OLYMPICS_TOOLS, deadline_in(5)), 30)
+    big_ms = timeit(lambda: fresh("Add item 7 to cart", big), 30)
     print(f"deterministic decision (2,000-node page): p50 {statistics.median(big_ms):.2f} ms")
 
     msgs = build_messages(TASK, page, [], {}, list(OLYMPICS_TOOLS), nonce="0123456789abcdef")

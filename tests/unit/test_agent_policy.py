@@ -236,7 +236,7 @@ def test_task_reading_of_common_phrasings():
     f = read_task("Reserve it at 19:30 under the name Okafor.")
     assert f.pairs == [] and f.value_for("Name for the reservation") == "Okafor"
     f = read_task('Add the items "Pens" and "Paper" to the list.')
-    assert f.value_for("New item", present="Pens") == "Paper"
-    assert f.value_for("New item", present="Pens\nPaper") is None
+    assert f.value_for("New item", present="pens") == "Paper"  # the page's text, lower case
+    assert f.value_for("New item", present="pens\npaper") is None
     f = read_task("Your name is Li Wei and your email is li.wei@example.org.")
     assert f.value_for("Your name") == "Li Wei" and f.value_for("Email") == "li.wei@example.org"

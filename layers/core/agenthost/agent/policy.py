@@ -28,9 +28,18 @@ from typing import Any, Protocol
 from urllib.parse import urljoin
 
 from agenthost.agent.actions import TOOLS, Action, Decision
-from agenthost.agent.guards import LoopGuard, check_actions, classify_risk
+from agenthost.agent.guards import LoopGuard, check_actions, classify_risk, resolve
 from agenthost.agent.page import MASK, TEXT_ROLES, Element, Page
-from agenthost.agent.task import TaskFacts, field_kind, label_keys, make_password, password_rules, read_task, words
+from agenthost.agent.task import (
+    TaskFacts,
+    field_kind,
+    has_phrase,
+    label_keys,
+    make_password,
+    password_rules,
+    read_task,
+    words,
+)
 
 _SUCCESS = re.compile(r"\b(thank you|thanks|successfully|success|submitted|saved|created|started|placed|booked|"
                       r"confirmed|received|registered|subscribed|updated|applied|sent|completed?|congratulations|"
@@ -262,7 +271,7 @@ class DeterministicPolicy:
 
     def _fill(self, facts: TaskFacts, page: Page, names: Sequence[str], seen: _Seen) -> list[Action]:
         acts: list[Action] = []
-        present = _shown_text(page)
+        present = _shown_text(page).lower()
         rules: dict[str, int] | None = None
         password: str | None = None
         typed_values: set[str] = set(seen.typed)
@@ -397,8 +406,9 @@ class DeterministicPolicy:
             if e.role != "button" or not e.name or e.disabled or not _ITEM_VERB.search(e.name):
                 continue
             item = re.sub(r"\s+", " ", _ITEM_WORDS.sub(" ", e.name)).strip()
-            if not item or not re.search(r"(?<![a-z0-9])" + re.escape(item.lower()) + r"(?:s|es)?(?![a-z0-9])",
-                                         facts.text.lower()):
+            low_item = item.lower()
+            if not item or low_item not in facts.low or not any(
+                    has_phrase(facts.low, low_item + plural) for plural in ("", "s", "es")):
                 continue
             if _field_before(page, e):  # the submit button of a text field ("Add task"), not an item
                 continue
@@ -420,6 +430,8 @@ class DeterministicPolicy:
             score = _name_score(facts, e.name)
             if score < 0.9:
                 continue
+            if resolve(page, "click", e.name) is not e:
+                continue  # the runner would click another element with this name first
             if e.role == "button" and _blocked(facts, page, e, filling):
                 continue
             act = Action("click", {"element": e.name}, resolved=e, why=f"the task names {e.name!r}")
@@ -550,8 +562,8 @@ def _name_score(facts: TaskFacts, name: str) -> float:
         return 2.0
     if facts.mentions(name, min_cover=1.0) >= 1.0:
         return 1.0
-    nums = set(re.findall(r"(?<![\d.])\d{2,}(?![\d.])", name))
-    if nums and nums & set(re.findall(r"(?<![\d.:])\d{2,}(?![\d.:])", facts.text)):
+    if facts.numbers and any(c.isdigit() for c in name) and \
+            set(re.findall(r"(?<![\d.])\d{2,}(?![\d.])", name)) & facts.numbers:
         return 0.9
     return 0.0
 
@@ -632,7 +644,10 @@ def clue_text(facts: TaskFacts, page: Page) -> str:
 
 def code_from_text(label: str, text: str) -> str | None:
     """A code the text prints right after a field's label or its head noun (``use return code RX-4417``)."""
+    low = text.lower()
     for key in label_keys(label):
+        if key not in low:
+            continue
         for m in re.finditer(r"(?<![\w-])" + re.escape(key) + r"s?\b[ \t]*(?:[:=#]|is|was|reads)?[ \t]*[\"'“]?"
                              r"([A-Za-z0-9][A-Za-z0-9._/#-]{2,39})", text, re.I):
             token = m.group(1).rstrip(".")

@@ -92,17 +92,19 @@ def stem(w: str) -> str:
     return w
 
 
-def words(s: str) -> set[str]:
+@lru_cache(maxsize=8192)
+def words(s: str) -> frozenset[str]:
     """Content words of ``s``, stemmed (stop words and single letters dropped; numbers kept)."""
-    return {stem(t) for t in re.findall(r"[a-z0-9]+", (s or "").lower())
-            if t not in STOP and (len(t) > 1 or t.isdigit())}
+    return frozenset(stem(t) for t in re.findall(r"[a-z0-9]+", (s or "").lower())
+                     if t not in STOP and (len(t) > 1 or t.isdigit()))
 
 
-def joined(s: str) -> set[str]:
+@lru_cache(maxsize=8192)
+def joined(s: str) -> frozenset[str]:
     """Adjacent word pairs of ``s`` written as one word and stemmed, so that "check out" meets "Checkout"
     and "sign in" meets "Signin"."""
     raw = re.findall(r"[a-z0-9]+", (s or "").lower())
-    return {stem(stem(a) + b) for a, b in zip(raw, raw[1:], strict=False) if a.isalpha() and b.isalpha()}
+    return frozenset(stem(stem(a) + b) for a, b in zip(raw, raw[1:], strict=False) if a.isalpha() and b.isalpha())
 
 
 def _unq(v: str) -> str:
@@ -145,8 +147,8 @@ _CONNECTOR = re.compile(r"\s*(?:[:=]|\b(?:is|are|was|of|to|as|that says|that|say
 _PERSON = re.compile(r"\b(?:for|named|called|is|am|by|as|to|from|of)\s+"
                      r"((?:[A-Z][a-z'’-]+|[A-Z]\.)(?:\s+(?:[A-Z][a-z'’-]+|[A-Z]\.|van|de|da|von|le|la)){1,3})")
 _REQUEST = re.compile(r"\b(ask(?:ing)?|request(?:ing)?|tell (?:them|us|him|her|the \w+)|say(?:ing)?|mention(?:ing)?|"
-                      r"explain(?:ing)?|let them know|complain(?:ing)? about|report(?:ing)?|(?:write|note|inform)(?: to)?(?: the)?"
-                      r"(?: \w+)?(?= that\b))\b\s*"
+                      r"explain(?:ing)?|let them know|complain(?:ing)? about|report(?:ing)?|"
+                      r"(?:write|note|inform)(?: to)?(?: the)?(?: \w+)?(?= that\b))\b\s*"
                       r"(?P<rest>[^.;!?\n]{4,300})", re.I)
 _QUOTED_LIST = re.compile(r"(\"[^\"]+\"|“[^”]+”|'[^']+')((?:\s*(?:,|and|or)\s*(?:\"[^\"]+\"|“[^”]+”|'[^']+'))*)")
 _SEARCH = re.compile(
@@ -178,13 +180,14 @@ def field_kind(label: str, input_type: str = "", role: str = "") -> str:
     return "text"
 
 
-def label_keys(label: str) -> list[str]:
+@lru_cache(maxsize=2048)
+def label_keys(label: str) -> tuple[str, ...]:
     """The phrases a task may use for a field called ``label``, most specific first."""
     low = re.sub(r"[*:()]|\boptional\b|\brequired\b", " ", (label or "").lower())
     low = re.sub(r"\s+", " ", low).strip()
     low = re.sub(r"^(?:(?:your|my|the|a|an|new|enter|please|type)\s+)+", "", low).strip()
     if not low:
-        return []
+        return ()
     keys = [low]
     head = re.split(r"\s+(?:for|of|per|to|in|on|at|from|with)\s+", low)[0].strip()
     if head and head != low:
@@ -200,7 +203,7 @@ def label_keys(label: str) -> list[str]:
     for k in keys:
         if k and k not in out:
             out.append(k)
-    return out
+    return tuple(out)
 
 
 def _valid(value: str, kind: str) -> bool:
@@ -272,8 +275,12 @@ class TaskFacts:
     #: "only these" / "no other"
     only: bool = False
     password_rules: dict[str, int] = field(default_factory=dict)
-    words: set[str] = field(default_factory=set)
-    joined: set[str] = field(default_factory=set)
+    words: frozenset[str] = field(default_factory=frozenset)
+    joined: frozenset[str] = field(default_factory=frozenset)
+    #: numbers of two or more digits the task states (not times like 19:30)
+    numbers: frozenset[str] = field(default_factory=frozenset)
+    #: the text in lower case
+    low: str = ""
 
     # ---------------------------------------------------------------- values for fields
 
@@ -281,9 +288,9 @@ class TaskFacts:
                   present: str = "") -> str | None:
         """The value the task gives for a field called ``label`` (None when it gives none).
 
-        ``present`` is the page's text: of a list of values for one field (``add "A" and "B"``) the first
-        one the page does not show yet is returned, and a loosely attached value the page already shows is
-        not offered again."""
+        ``present`` is the page's text in lower case: of a list of values for one field (``add "A" and "B"``)
+        the first one the page does not show yet is returned, and a loosely attached value the page already
+        shows is not offered again."""
         kind = field_kind(label, input_type, role)
         best, best_score = self._pair_for(label, kind, self.pairs)
         if best is not None and best_score >= 0.5:
@@ -309,7 +316,7 @@ class TaskFacts:
             msg = self.message_text()
             if msg:
                 return msg
-        shown = (present or "").lower()
+        shown = present or ""
         loose = [(k, v) for k, v in self.loose_pairs if not shown or v.lower() not in shown]
         lbest, lscore = self._pair_for(label, kind, loose)
         if lbest is not None and lscore >= 0.5:
@@ -336,10 +343,12 @@ class TaskFacts:
         """A value written right after the label or a synonym (``first name Maria``), or a number right
         before it (``4 guests``)."""
         text = self.text
-        shown = (present or "").lower()
+        shown = present or ""
+        low = self.low
         for key in label_keys(label):
-            rx = re.compile(r"(?<![\w@.-])" + re.escape(key) + r"(?:s|es)?(?![\w-])", re.I)
-            for m in rx.finditer(text):
+            if key not in low:
+                continue
+            for m in _key_rx(key).finditer(text):
                 after = m.end()
                 if kind == "number":
                     before = re.search(r"(\d[\d,.]*)\s+(?:[a-z]+\s+)?$", text[max(0, m.start() - 30):m.start()])
@@ -429,22 +438,22 @@ class TaskFacts:
         p = re.sub(r"\s+", " ", phrase.strip().lower())
         if not p:
             return 0.0
-        low = self.text.lower()
-        if len(p) >= 3 and re.search(r"(?<![a-z0-9])" + re.escape(p) + r"(?![a-z0-9])", low):
+        low = self.low
+        if len(p) >= 3 and has_phrase(low, p):
             return 1.0
         pw = words(p)
         if not pw:
             return 0.0
-        have = self.words | self.joined
-        covered = {w for w in pw if w in have}
-        for j in joined(p) & self.words:  # "check out" on the page, "checkout" in the task
-            covered |= {w for w in pw if j.startswith(w)}
+        covered = {w for w in pw if w in self.words or w in self.joined}
+        if len(covered) < len(pw):
+            for j in joined(p) & self.words:  # "check out" on the page, "checkout" in the task
+                covered |= {w for w in pw if j.startswith(w)}
         cover = len(covered) / len(pw)
         return cover if cover >= min_cover else 0.0
 
     def position(self, phrase: str) -> int:
         """Where the task first names ``phrase`` (its words), for ordering actions; large when it does not."""
-        low = self.text.lower()
+        low = self.low
         i = low.find(phrase.lower().strip())
         if i >= 0:
             return i
@@ -463,6 +472,22 @@ class TaskFacts:
             if pw and len(pw & sw) / len(pw) >= 0.5 and _NEGATION.search(sentence):
                 return True
         return False
+
+
+def has_phrase(text: str, phrase: str) -> bool:
+    """Whether ``phrase`` occurs in ``text`` (both lower case) between non-alphanumeric boundaries."""
+    start = text.find(phrase)
+    while start >= 0:
+        end = start + len(phrase)
+        if (start == 0 or not text[start - 1].isalnum()) and (end == len(text) or not text[end].isalnum()):
+            return True
+        start = text.find(phrase, start + 1)
+    return False
+
+
+@lru_cache(maxsize=1024)
+def _key_rx(key: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w@.-])" + re.escape(key) + r"(?:s|es)?(?![\w-])", re.I)
 
 
 def _first_person(s: str) -> str:
@@ -587,4 +612,6 @@ def read_task(text: str) -> TaskFacts:
     facts.password_rules = password_rules(text)
     facts.words = words(text)
     facts.joined = joined(text)
+    facts.low = text.lower()
+    facts.numbers = frozenset(re.findall(r"(?<![\d.:])\d{2,}(?![\d.:])", text))
     return facts
