@@ -303,7 +303,7 @@ def test_llm_calls_through_the_configured_provider_are_metered_and_budgeted(aws,
     for _ in range(3):
         with metering.turn("olympics", "m", clock=lambda: NOW, decides=True):
             try:
-                provider.complete_json([], {}, 0.0)
+                provider.complete_json([], {}, time.monotonic() + 30)
                 outcomes.append("llm")
             except LlmError:
                 outcomes.append("deterministic")
@@ -319,7 +319,7 @@ def test_a_deciding_turn_without_a_successful_llm_call_is_a_fallback(aws):
     provider = metering.metered(FakeProvider(fail=True))
     with metering.turn("werewolf", "w", clock=lambda: NOW, decides=True):
         with pytest.raises(Exception, match="late"):
-            provider.complete_json([], {}, 0.0)
+            provider.complete_json([], {}, time.monotonic() + 30)
     with metering.turn("werewolf", "w", clock=lambda: NOW, decides=True):
         pass  # no LLM configured: the deterministic policy answered
     with metering.turn("werewolf", "w", clock=lambda: NOW):
@@ -338,3 +338,42 @@ def test_llm_calls_from_a_worker_thread_count_for_the_only_active_turn(aws):
         pool.submit(provider.complete_json, [], {}, 0.0).result()
     item = usage(aws, "pool", "olympics")
     assert (item["llm_calls"], item["tokens_in"]) == (1, 30) and "fallbacks" not in item
+
+
+def test_tokens_of_a_failed_llm_call_are_metered(aws):
+    """Invalid replies are paid for: the provider's error carries their usage and the turn records it."""
+    from agenthost.llm import LlmError, Usage
+
+    class Invalid:
+        model = "gpt-4o-mini"
+
+        def complete_json(self, messages, schema, deadline):
+            err = LlmError("not valid JSON twice")
+            err.usage = Usage(input_tokens=300, output_tokens=40, calls=2)
+            raise err
+
+    with metering.turn("olympics", "f", clock=lambda: NOW, decides=True):
+        with pytest.raises(LlmError):
+            metering.metered(Invalid()).complete_json([], {}, time.monotonic() + 30)
+    item = usage(aws, "f", "olympics")
+    assert (item["llm_calls"], item["llm_errors"], item["tokens_in"], item["tokens_out"]) == (2, 2, 300, 40)
+    assert item["fallbacks"] == 1
+
+
+def test_a_budget_check_that_cannot_finish_before_the_deadline_allows_the_call(aws, monkeypatch):
+    """The daily totals are read from DynamoDB; a slow read must not hold the turn past its deadline."""
+    monkeypatch.setenv("AGENTHOST_LLM_BUDGET_TOKENS", "1000")
+    monkeypatch.setenv("AGENTHOST_BUDGET_CACHE_S", "0")
+    metering.reset()
+    release = threading.Event()
+
+    class SlowStore:
+        def query(self, *a, **k):
+            release.wait(10)  # a DynamoDB read that does not come back in time
+            return iter(())
+
+    with metering.turn("olympics", "s", store=SlowStore(), clock=lambda: NOW) as t:
+        allowed = t.llm_allowed(deadline=time.monotonic() + 0.8)
+        answered_before_the_read = not release.is_set()
+        release.set()
+    assert allowed is True and answered_before_the_read

@@ -70,6 +70,7 @@ COUNTERS = (
     "ddb_throttles", "ws_messages", "ws_connection_minutes",
 )
 USAGE_TTL_S = 400 * 86400
+BUDGET_CHECK_MARGIN_S = 0.5  # a budget check ends this long before the LLM call's deadline
 _READS = {"GetItem": 0.5, "Query": 0.5, "Scan": 0.5, "BatchGetItem": 0.5, "TransactGetItems": 2.0}
 _WRITES = {"PutItem": 1.0, "UpdateItem": 1.0, "DeleteItem": 1.0, "BatchWriteItem": 1.0,
            "TransactWriteItems": 2.0}
@@ -261,13 +262,26 @@ class Turn:
         self.written: dict[str, Any] | None = None
 
     # what protocols record
-    def llm_allowed(self) -> bool:
+    def llm_allowed(self, deadline: float | None = None) -> bool:
         """False when the agent's daily LLM budget is spent: answer with the deterministic policy
-        (the turn then counts as a budget fallback). Errors reading usage allow the call."""
+        (the turn then counts as a budget fallback). Errors reading usage allow the call. ``deadline``
+        (``time.monotonic()`` seconds, like the LLM call's): the check never runs past it; a check that
+        cannot finish in time allows the call (the call itself is bounded by the same deadline)."""
+        if not config().budget_for(self.agent).limited:
+            return True  # no budget: no I/O at all
+
+        def check() -> bool:
+            return budget_allows(self.agent, store=self.store, now=self.clock())
+
         try:
-            allowed = budget_allows(self.agent, store=self.store, now=self.clock())
-        except Exception:  # noqa: BLE001 - metering must never fail a turn
-            _log_warning("budget check failed; allowing the LLM call")
+            if deadline is None:
+                allowed = check()
+            else:
+                from agenthost.llm.base import run_before
+
+                allowed = run_before(deadline - BUDGET_CHECK_MARGIN_S, check)
+        except Exception:  # noqa: BLE001 - metering must never fail a turn (a timeout included)
+            _log_warning("budget check failed or ran out of time; allowing the LLM call")
             return True
         if not allowed:
             self.budget_blocked = True
@@ -278,13 +292,14 @@ class Turn:
         """One LLM call (or ``calls`` retried ones): token usage as the provider reported it, latency and
         whether it failed."""
         c = self.counters
-        c["llm_calls"] += max(1, int(calls or 1))
+        calls = max(1, int(calls or 1))
+        c["llm_calls"] += calls
         c["tokens_in"] += max(0, int(tokens_in or 0))
         c["tokens_out"] += max(0, int(tokens_out or 0))
         c["llm_ms"] += max(0.0, float(latency_ms or 0.0))
         self._llm_latencies.append(max(0.0, float(latency_ms or 0.0)))
-        if error:
-            c["llm_errors"] += 1
+        if error:  # every attempt of a call that failed in the end failed
+            c["llm_errors"] += calls
         if model:
             self.model = str(model)[:_MAX_ID]
 
@@ -437,7 +452,7 @@ class _NullTurn(Turn):
     def __init__(self) -> None:
         super().__init__("none", "none")
 
-    def llm_allowed(self) -> bool:
+    def llm_allowed(self, deadline: float | None = None) -> bool:
         return True
 
     def llm(self, **_: Any) -> None:
@@ -592,14 +607,17 @@ class MeteredProvider:
         from agenthost.llm.base import LlmError
 
         t = current()
-        if not t.llm_allowed():
+        if not t.llm_allowed(deadline):
             raise LlmError("the agent's daily LLM budget is spent")
         started = time.perf_counter()
         model = getattr(self._provider, "model", None)
         try:
             obj, usage = self._provider.complete_json(messages, schema, deadline, *args, **kwargs)
-        except Exception:
-            t.llm(latency_ms=(time.perf_counter() - started) * 1000, model=model, error=True)
+        except Exception as exc:
+            spent = getattr(exc, "usage", None)  # tokens of replies that were invalid: paid for all the same
+            t.llm(tokens_in=getattr(spent, "input_tokens", 0) or 0, tokens_out=getattr(spent, "output_tokens", 0) or 0,
+                  latency_ms=(time.perf_counter() - started) * 1000, model=model, error=True,
+                  calls=getattr(spent, "calls", 0) or 1)
             raise
         t.llm(tokens_in=getattr(usage, "input_tokens", 0), tokens_out=getattr(usage, "output_tokens", 0),
               latency_ms=(time.perf_counter() - started) * 1000, model=model,
