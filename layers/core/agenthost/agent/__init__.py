@@ -8,13 +8,16 @@ Interface (everything a protocol needs)::
     page = pages.from_snapshot(snapshot_dict)                  # Proxy API PageSnapshot
     page = pages.from_observation(browser_result["observation"])  # browser function
     policy = make_policy()          # LLM policy with deterministic fallback, or deterministic (AGENTHOST_LLM=none)
-    decision = policy.decide(task, page, history, memory, tools, deadline_in(18.0), careful=False)
+    decision = policy.decide(task, page, history, memory, tools, deadline_in(18.0), careful=False, avoid=())
 
 * ``task``: the task text. ``history``: previous :class:`Action` s (``Action(tool, args)``; the Olympics
   ``previousActions`` map with ``Action(a["name"], a["arguments"])``). ``memory``: the dict the caller
   stored after the last turn (pass ``{}`` at first; store ``decision.memory`` afterwards; JSON-safe).
   ``tools``: the protocol's tool list (names or JSON-schema tool dicts; empty = all).
-  ``deadline``: a ``time.monotonic()`` instant (use :func:`deadline_in`); ``careful``: careful mode.
+  ``deadline``: a ``time.monotonic()`` instant (use :func:`deadline_in`); ``careful``: careful mode;
+  ``avoid``: (tool, target) pairs not to repeat (target: element name or id). ``memory["user_answers"]``
+  (the user's answers, read as stated values) and ``memory["hints"]`` (reflections, nudges: shown to the
+  LLM as fenced data) are passed afresh each call.
 * :class:`Decision`: ``actions`` (guarded: every target resolved against the page, capped at 10, scripts
   stripped; each has ``resolved`` element and ``risk``), ``done``, ``result``, ``thinking``, ``source``
   (``deterministic`` | ``llm`` | ``llm+fallback``), ``usage`` (tokens), ``memory``, ``stop`` (loops
