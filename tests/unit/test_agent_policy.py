@@ -128,6 +128,30 @@ def test_only_these_boxes_unticks_the_others_in_their_group_and_turning_off_unti
                        ("click", "Save", None)]
 
 
+def test_agreement_boxes_are_ticked_to_submit_but_marketing_opt_ins_are_not():
+    tree = """- textbox "Email"
+- checkbox "I agree to the terms and conditions"
+- checkbox "I agree to receive marketing emails from partners"
+- button "Create account\""""
+    d = decide("Create an account for ann@example.com", tree)
+    assert wire(d) == [("type", "Email", "ann@example.com"), ("click", "I agree to the terms and conditions", None),
+                       ("click", "Create account", None)]
+
+
+def test_after_filling_a_form_the_policy_does_not_wander_off_through_links():
+    tree = """- textbox "Email": ann@example.com
+- button "Send"
+- status: Something went wrong, please try again later.
+- link "Blog":
+  - /url: /blog
+- link "Careers":
+  - /url: /jobs"""
+    task = "Send the form with email ann@example.com"
+    d = decide(task, tree, history=[Action("type", {"element": "Email", "text": "ann@example.com"}),
+                                    Action("click", {"element": "Send"})], memory={"acted": True})
+    assert d.done and d.result.startswith("Not completed") and not d.actions
+
+
 def test_clue_links_are_followed_toward_the_goal_with_highest_and_lowest_and_dead_ends_backtracked():
     task = "Find the office where the key is kept. Follow the signs."
     hall = """- paragraph: "Sign: the key is kept on the floor with the lowest number."
@@ -156,7 +180,7 @@ def test_a_named_click_already_sent_is_not_repeated_while_something_new_is_named
   - /url: /b/2"""
     d = decide('Search for "Lem" and open the book from 1965.', tree,
                history=[Action("type", {"element": "Search", "text": "Lem"}), Action("click", {"element": "Search"})])
-    assert wire(d) == [("click", "The Cyberiad (1965)", None)]
+    assert wire(d) == [("click", "The Cyberiad (1965)", None)] and "the task names" in d.thinking
 
 
 def test_finishes_on_a_completion_message_and_not_on_an_error():
@@ -164,7 +188,8 @@ def test_finishes_on_a_completion_message_and_not_on_an_error():
     ok = '- textbox "Email": ann@example.com\n- button "Sign up"\n- status: Thanks, your account was created.'
     d = decide(task, ok, memory={"acted": True}, history=[Action("click", {"element": "Sign up"})])
     assert d.done and d.result == "Thanks, your account was created."
-    bad = '- textbox "Email": ann@example.com\n- button "Sign up"\n- status: This email is already registered. Try again.'
+    bad = ('- textbox "Email": ann@example.com\n- button "Sign up"\n'
+           '- status: This email is already registered. Try again.')
     d = decide(task, bad, memory={"acted": True}, history=[Action("click", {"element": "Sign up"})])
     assert not (d.done and d.result and "account was created" in d.result)
     assert not d.done or d.result.startswith("Not completed")

@@ -54,6 +54,9 @@ _NOT_SUBMIT = re.compile(r"\b(back|previous|prev|cancel|reset|clear|show|hide|re
                          re.I)
 _PLACEHOLDER_OPT = re.compile(r"^\s*(--.*--|select.*|choose.*|please select.*|pick.*|-+|none)?\s*$", re.I)
 _CONSENT = re.compile(r"\b(agree|accept|consent|confirm|correct|acknowledge|i have read|terms|privacy)\b", re.I)
+#: opt-ins that only look like agreements: never ticked unless the task asks
+_OPT_IN = re.compile(r"\b(marketing|newsletter|offers?|promotions?|promotional|e-?mails?|sms|texts?|partners?|"
+                     r"third[- ]part(?:y|ies)|updates|news|remember me|stay signed in|keep me)\b", re.I)
 _ITEM_VERB = re.compile(r"\b(buy|add|order|purchase|get|put|pick up)\b", re.I)
 _ITEM_WORDS = re.compile(r"\b(add|adds|to|the|a|an|my|your|cart|basket|bag|trolley|buy|order|purchase|now|item|"
                          r"one|in|into)\b", re.I)
@@ -143,6 +146,7 @@ class _Seen:
                 self.clicks[target] = self.clicks.get(target, 0) + 1
             elif a.tool == "type" and a.args.get("text"):
                 self.typed.add(_norm(a.args.get("text")))
+        self.filled = any(a.tool in ("type", "select") for a in history or ())
         self.on_page = set(memory.get("clicked", []))
         self.fingerprint = page.fingerprint
 
@@ -226,7 +230,7 @@ class DeterministicPolicy:
         if not plan:
             plan.extend(self._repeat_named(facts, page, seen, avoid_pairs))
         if not plan and not success:
-            link = self._best_link(facts, page, seen, visited, avoid_pairs, loops)
+            link = self._best_link(facts, page, seen, visited, avoid_pairs, loops, explore=not seen.filled)
             if link is not None:
                 plan.append(Action("click", {"element": link.name}, resolved=link, why="best match for the goal"))
         if not plan:
@@ -328,7 +332,8 @@ class DeterministicPolicy:
             if score > 0:
                 want = not facts.negated(e.name)
                 named.setdefault(e.parent, set()).add(id(e))
-            elif _CONSENT.search(e.name) and not facts.negated(e.name) and _has_button_after(page, e):
+            elif _CONSENT.search(e.name) and not _OPT_IN.search(e.name) and not facts.negated(e.name) \
+                    and _has_button_after(page, e):
                 want = True
             if want is not None and bool(e.checked) != want:
                 acts.append(self._tick(e, want, tool, "as the task says" if score > 0 else "required to submit"))
@@ -466,10 +471,11 @@ class DeterministicPolicy:
         return []
 
     def _best_link(self, facts: TaskFacts, page: Page, seen: _Seen, visited: Sequence[str],
-                   avoid: set[tuple[str, str]], loops: LoopGuard) -> Element | None:
+                   avoid: set[tuple[str, str]], loops: LoopGuard, *, explore: bool = True) -> Element | None:
         """The link (or tab) toward the goal: words shared with the task and with the page's clues about
         it, unvisited targets first, "highest"/"lowest" among numbered links; a visited one only to
-        backtrack from a dead end."""
+        backtrack from a dead end. With ``explore`` (a navigation task: nothing typed yet), an unexplored
+        link on a page that gives clues is worth trying even when it shares no word with the goal."""
         goal = set(facts.words)
         clues = clue_text(facts, page)
         goal |= words(clues)
@@ -486,9 +492,9 @@ class DeterministicPolicy:
                 continue
             score = len(lw & goal) / (len(lw) ** 0.5)
             target = urljoin(page.url, e.href).split("#", 1)[0] if e.href else ""
-            if target and target in visited:
+            if target and target in visited and target != page.url.split("#", 1)[0]:  # in-page links are not
                 score = score * 0.1 - 1.0
-            elif clues and score <= 0:
+            elif clues and score <= 0 and explore:
                 score = 0.01  # unexplored, on a page that gives clues about the goal
             num = re.search(r"\d+(?:\.\d+)?", e.name)
             if num:
@@ -507,7 +513,7 @@ class DeterministicPolicy:
             return best[2]
         # a dead end: go back the way we came (a visited page may still have unexplored links)
         back = [s for s in scored if s[0] < 0 and page_outcome(page) != "success"]
-        return max(back, key=lambda s: (s[0], s[1]))[2] if back and clues else None
+        return max(back, key=lambda s: (s[0], s[1]))[2] if back and clues and explore else None
 
     def _alternatives(self, facts: TaskFacts, page: Page, seen: _Seen, visited: Sequence[str],
                       avoid: set[tuple[str, str]], loops: LoopGuard) -> list[Action]:
@@ -563,7 +569,7 @@ def _name_score(facts: TaskFacts, name: str) -> float:
     if facts.mentions(name, min_cover=1.0) >= 1.0:
         return 1.0
     if facts.numbers and any(c.isdigit() for c in name) and \
-            set(re.findall(r"(?<![\d.])\d{2,}(?![\d.])", name)) & facts.numbers:
+            set(re.findall(r"(?<![\d.])\d{2,}(?!\d|\.\d)", name)) & facts.numbers:
         return 0.9
     return 0.0
 

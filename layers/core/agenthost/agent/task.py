@@ -613,5 +613,5 @@ def read_task(text: str) -> TaskFacts:
     facts.words = words(text)
     facts.joined = joined(text)
     facts.low = text.lower()
-    facts.numbers = frozenset(re.findall(r"(?<![\d.:])\d{2,}(?![\d.:])", text))
+    facts.numbers = frozenset(re.findall(r"(?<![\d.:])\d{2,}(?!\d|[.:]\d)", text))
     return facts
