@@ -268,7 +268,8 @@ def test_fifty_clients_five_evaluations_each(stack):
     print(f"report calls: {len(calls)}, {' '.join(f'{c:.1f}s' for c in calls)}")
     assert set(ours) == wanted
     assert {cid: c["byStatus"] for cid, c in ours.items() if c["byStatus"] != {"completed": 5}} == {}
-    assert all(c["inflight"] == 0 and c["passed"] == 5 for c in ours.values())
+    assert {cid: (c["inflight"], c["passed"]) for cid, c in ours.items()
+            if (c["inflight"], c["passed"]) != (0, 5)} == {}  # (slots held, evaluations passed) of the odd ones
 
 
 def test_reconnect_then_silence_times_out_and_frees_the_slot(stack):

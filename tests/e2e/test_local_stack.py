@@ -51,8 +51,12 @@ def test_websocket_welcome_ping_and_connections_api(stack):
             err = await _recv_json(ws)
             assert err["error"]["code"] == -32700
 
-            await ws.send(json.dumps({"type": "no-such-type"}))
+            await ws.send(json.dumps(["not", "an", "object"]))
             assert (await _recv_json(ws))["error"]["code"] == -32600
+            # an unknown protocol message type gets a notice without an id (never taken for a JSON-RPC reply)
+            await ws.send(json.dumps({"type": "no-such-type"}))
+            notice = await _recv_json(ws)
+            assert notice["type"] == "error" and notice["error"] == "unknown_type" and "id" not in notice
 
     asyncio.run(scenario())
     mgmt = boto3.client("apigatewaymanagementapi", endpoint_url=stack.ws_management_url, region_name="us-east-1")
