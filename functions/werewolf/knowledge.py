@@ -275,6 +275,8 @@ def _judge(view: View) -> None:
         wolves |= set(view.teammates) | ({me} if me else set())
     for name, res in mem.seer_results.items():
         (wolves if res == "werewolf" else good).add(name)
+    if view.role == "witch":  # the wolves chose them: on the good side
+        good |= set(mem.witch_victims)
     if mem.lovers and view.role not in WOLF_ROLES:
         pass  # cupid does not learn the lovers' sides
 

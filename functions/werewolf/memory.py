@@ -41,6 +41,8 @@ class GameMemory:
     #: our night history
     guard_history: list[list[Any]] = field(default_factory=list)  # [round, target]
     witch_saved: list[str] = field(default_factory=list)
+    #: every wolf victim the witch was shown (the wolves' choice: on the good side)
+    witch_victims: list[str] = field(default_factory=list)
     witch_poisoned: list[str] = field(default_factory=list)
     lovers: list[str] = field(default_factory=list)
     dream_pairs: list[list[str]] = field(default_factory=list)

@@ -14,7 +14,7 @@ import pytest
 from infra.werewolf_sim import validate
 from infra.werewolf_sim.engine import MODES
 from tests.support.apigw import call
-from tests.support.werewolf import covering_payloads, mode_actions, turn
+from tests.support.werewolf import ROSTER, covering_payloads, mode_actions, turn
 
 ACTIONS = {"speak", "speak_rebuttal", "vote", "choose_kill_target", "seer_check", "witch_decide",
            "guard_protect", "cupid_link", "dreamweaver_check", "enchant_target", "knight_speak",
@@ -115,6 +115,21 @@ def test_witch_poisons_a_seer_exposed_wolf(aws):
     extra = {"wolfVictimName": None, "wolfVictimId": None, "hasSavePotion": False, "hasPoisonPotion": True}
     a = answer(turn("witch_decide", role="witch", phase="night_witch", rnd=2, extra=extra, chat=chat))
     assert a == {"witch_action": "poison", "target": "银时"}
+
+
+def test_witch_poisons_once_only_two_players_are_not_vouched_for(aws):
+    """Every victim the wolves chose is good: the witch poisons when the rest is down to two players."""
+    def night(rnd, victim, save, alive, dead=()):
+        extra = {"wolfVictimName": victim, "wolfVictimId": "v", "hasSavePotion": save, "hasPoisonPotion": True}
+        return answer(turn("witch_decide", role="witch", phase="night_witch", rnd=rnd, extra=extra, alive=alive,
+                           dead=list(dead), game_id="witch-pool"))
+
+    assert night(1, "柯南", True, ROSTER) == {"witch_action": "save"}
+    # 路飞 is the victim and dies: 小丸子, 银时, 鸣人 are unknown (three): no poison yet
+    assert night(2, "路飞", False, ROSTER) == {"witch_action": "none"}
+    alive = [x for x in ROSTER if x[0] != "路飞"]
+    a = night(3, "小丸子", False, alive, dead=[("路飞", 2)])  # 柯南 and 小丸子 vouched for: 银时, 鸣人 left
+    assert a["witch_action"] == "poison" and a["target"] in ("银时", "鸣人")
 
 
 def test_guard_never_repeats_with_only_an_internal_last_protected_id(aws):
