@@ -84,3 +84,35 @@ class HttpPlayer:
             return r.json(), None
         except ValueError:
             return None, "response is not JSON"
+
+
+class Oracle:
+    """A ceiling, not a player: one seat that sees every role (the engine's true state) and plays simple rules
+    with that knowledge: votes, shoots and kills a known enemy (the lowest seat), the witch saves the victim
+    and poisons a wolf; everything else is the seat's random bot. What it gains over a random bot in the same
+    seat bounds what any strategy in one seat can gain from its votes and night actions against random play."""
+
+    def __init__(self, game: Any, seat: int):
+        self.game = game
+        self.seat = seat
+
+    def __call__(self, payload: dict[str, Any]) -> tuple[Any, str | None]:
+        from infra.werewolf_sim.engine import team_of
+
+        g = self.game
+        me = g.by_seat(self.seat)
+        alive = sorted((x for x in g.alive() if x is not me), key=lambda x: x.seat)
+        mine = team_of(me.role)
+        enemies = [x for x in alive if team_of(x.role) != mine]
+        wolves = [x for x in alive if team_of(x.role) == "wolf" and x.role != "madman"]
+        action = payload["action_type"]
+        if action in ("vote", "hunter_shoot", "wolf_king_revenge", "choose_kill_target") and enemies:
+            return {"target": enemies[0].name}, None
+        if action == "witch_decide" and mine == "village":
+            ctx = payload["extra_context"]
+            if ctx.get("wolfVictimName") and ctx.get("hasSavePotion"):
+                return {"witch_action": "save"}, None
+            if ctx.get("hasPoisonPotion") and wolves:
+                return {"witch_action": "poison", "target": wolves[0].name}, None
+            return {"witch_action": "none"}, None
+        return g.bots[self.seat](payload)

@@ -125,3 +125,18 @@ def strength(mode: str, games: int, make_actor: Callable[[], Any], progress: Any
         base.add(res, one_seat(mode)(seed))
     return {"mode": mode, "games": games, "agent": ours, "baseline": base,
             "delta": ours.win_rate() - base.win_rate()}
+
+
+def oracle_strength(mode: str, games: int, first_seed: int = 1) -> dict[str, Any]:
+    """:func:`strength` for :class:`~infra.werewolf_sim.players.Oracle` (a seat that sees every role): the
+    ceiling of what one seat's votes and night actions can gain against random play, same seeds."""
+    from infra.werewolf_sim.players import Oracle
+
+    ours, base = Summary(), Summary()
+    for seed in range(first_seed, first_seed + games):
+        seats = one_seat(mode)(seed)
+        base.add(Game(mode, seed, {}).run(), seats)
+        game = Game(mode, seed, {})
+        game.actors = {seats[0]: Oracle(game, seats[0])}
+        ours.add(game.run(), seats)
+    return {"mode": mode, "games": games, "agent": ours, "baseline": base, "delta": ours.win_rate() - base.win_rate()}

@@ -1,20 +1,24 @@
 """Werewolf Arena webhook: answer validity, handler time, and playing strength (prints, asserts nothing).
 
 1. Validity: our agent in every seat of every mode (in-process player, real payloads from the simulator),
-   each answer checked by the simulator's strict validator against the true game state. Aim: 100% over at
-   least 2,000 answers.
+   each answer checked by the simulator's strict validator against the true game state, seeds added until
+   at least 2,000 answers were checked and all 14 action types came up; answers counted per action type.
+   Aim: 100%.
 2. Handler time: the Lambda handler on signed API Gateway events (HMAC check, parse, one GetItem, decide,
    one PutItem on moto's DynamoDB), p50/p99 with the deterministic strategy. Aim: p99 <= 20 ms. The same
    turns through the player with a dict store separate compute from the (mocked) DynamoDB round trips.
 3. Strength (same seeds for both sides): our team's win rate with the agent in one rotating seat and random
-   bots elsewhere, against a random bot in that seat, in classic-6p and standard-8p (aim +15 points); and the
-   village's win rate in all-agent self-play of classic-6p (aim >= 40%; all-random is the floor).
+   bots elsewhere, against a random bot in that seat, in classic-6p and standard-8p (aim +15 points), with the
+   ceiling one seat can reach against random play (an oracle seat that sees every role); and the village's
+   win rate in all-agent self-play of classic-6p (aim >= 40%; all-random is the floor). Every seat draws
+   from its own random stream, so the two sides of a comparison differ only by that seat's play.
 
 Timings on a shared 2-core machine are noisy (p99 catches other processes' CPU bursts): compare the
 load average before reading them. moto's in-process DynamoDB costs far more per call than DynamoDB's
 single-digit milliseconds, so the dict-store line is the handler's own time.
 
-Options: ``--games N`` (strength games per mode, default 400), ``--turns N`` (handler samples, default 2000).
+Options: ``--games N`` (strength games per mode, default 400), ``--turns N`` (handler samples, default 2000),
+``--validity-calls N`` (answers checked at least, default 2000).
 """
 
 from __future__ import annotations
@@ -35,23 +39,50 @@ os.environ.update({"AGENTHOST_TABLE": "agenthost-bench", "AGENTHOST_WEREWOLF_API
 KEY = os.environ["AGENTHOST_WEREWOLF_API_KEY"]
 
 
-def validity(games_per_mode: int) -> None:
+def validity(min_calls: int, max_seeds: int = 200) -> None:
+    """Our agent in every seat of all 8 modes, one more seed of every mode at a time, until at least
+    ``min_calls`` answers were checked and all 14 action types came up (or ``max_seeds`` seeds)."""
+    from werewolf.models import ACTION_TYPES
+
     from infra.werewolf_sim.engine import MODES
     from infra.werewolf_sim.players import InProcessPlayer
     from infra.werewolf_sim.runner import Summary, all_seats, play_games
 
-    total = Summary()
-    print("-- validity: agent in every seat, every mode")
-    for mode in MODES:
-        s = play_games(mode, range(1, games_per_mode + 1), InProcessPlayer, all_seats(mode))
-        total.agent_calls += s.agent_calls
-        total.agent_valid += s.agent_valid
-        total.invalid_samples += s.invalid_samples
+    per_mode = {mode: Summary() for mode in MODES}
+    by_action: dict[str, list[int]] = {a: [0, 0] for a in ACTION_TYPES}
+
+    def total() -> int:
+        return sum(s.agent_calls for s in per_mode.values())
+
+    seed = 0
+    while seed < max_seeds and (total() < min_calls or any(n == 0 for _v, n in by_action.values())):
+        seed += 1
+        for mode in MODES:
+            s = per_mode[mode]
+            before = {a: list(v) for a, v in s.by_action.items()}
+            play_games(mode, [seed], InProcessPlayer, all_seats(mode), summary=s)
+            for a, (v, n) in s.by_action.items():
+                v0, n0 = before.get(a, [0, 0])
+                by_action.setdefault(a, [0, 0])
+                by_action[a][0] += v - v0
+                by_action[a][1] += n - n0
+    print(f"-- validity: agent in every seat, all 8 modes, seeds 1..{seed} (until >= {min_calls} answers and all"
+          f" 14 action types)")
+    for mode, s in per_mode.items():
         print(f"   {mode:18s} {s.games} games, {s.agent_calls:5d} answers, valid {s.validity():.2%}")
-    print(f"   TOTAL {total.agent_calls} answers, valid {total.validity():.2%}"
-          f" (aim 100% over >= 2000)")
-    for line in total.invalid_samples[:10]:
-        print("   INVALID", line)
+    calls = total()
+    valid = sum(s.agent_valid for s in per_mode.values())
+    seen = [a for a, (_v, n) in by_action.items() if n]
+    print(f"   TOTAL {calls} answers, valid {valid / max(1, calls):.2%} (aim 100% over >= {min_calls});"
+          f" action types seen {len(seen)}/{len(ACTION_TYPES)}")
+    print("   by action type (valid/answered): " + ", ".join(
+        f"{a} {v}/{n}" for a, (v, n) in sorted(by_action.items(), key=lambda kv: -kv[1][1])))
+    missing = [a for a in ACTION_TYPES if not by_action.get(a, [0, 0])[1]]
+    if missing:
+        print("   NEVER SEEN: " + ", ".join(missing))
+    for s in per_mode.values():
+        for line in s.invalid_samples[:5]:
+            print("   INVALID", line)
 
 
 def handler_time(turns: int) -> None:
@@ -122,7 +153,7 @@ def handler_time(turns: int) -> None:
 
 def strength(games: int) -> None:
     from infra.werewolf_sim.players import InProcessPlayer
-    from infra.werewolf_sim.runner import all_seats, play_games
+    from infra.werewolf_sim.runner import all_seats, oracle_strength, play_games
     from infra.werewolf_sim.runner import strength as measure
 
     print(f"-- strength, {games} seeded games per mode (agent in one rotating seat vs a random bot there)")
@@ -135,6 +166,9 @@ def strength(games: int) -> None:
         for label, s in (("agent ", a), ("random", b)):
             print(f"     {label} by role: " + ", ".join(
                 f"{role} {w}/{g} ({w / g:.0%})" for role, (w, g) in sorted(s.role_games.items())))
+        o = oracle_strength(mode, games)
+        print(f"     ceiling: a seat that sees every role (votes/kills/shoots an enemy, poisons a wolf) gets "
+              f"{100 * o['delta']:+.1f} points on the same seeds")
     t = time.perf_counter()
     selfplay = play_games("classic-6p", range(1, games + 1), InProcessPlayer, all_seats("classic-6p"))
     rand = play_games("classic-6p", range(1, games + 1), None, lambda seed: [])
@@ -147,9 +181,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", type=int, default=400)
     ap.add_argument("--turns", type=int, default=2000)
-    ap.add_argument("--validity-games", type=int, default=5)
+    ap.add_argument("--validity-calls", type=int, default=2000)
     args = ap.parse_args()
-    validity(args.validity_games)
+    validity(args.validity_calls)
     handler_time(args.turns)
     strength(args.games)
 
