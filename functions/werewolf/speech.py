@@ -22,6 +22,67 @@ STYLES = {
     },
 }
 
+#: the sentences that carry content, per language and personality (missing keys fall back to ``calm``). Every
+#: variant keeps what ``knowledge`` reads back: ``投X`` / ``vote X`` for a vote, one accused name per clause.
+PHRASES: dict[str, dict[str, dict[str, str]]] = {
+    "zh": {
+        "calm": {
+            "vote": "今天我投{name}，理由：{reason}。", "vote_plain": "今天我投{name}。",
+            "rally": "好人请集中投{name}，不要分票。", "suspect": "我怀疑{name}，{reason}。",
+            "follow_seer": "我相信预言家{seer}，跟他的查验走。", "listen": "我先听听大家的发言，再决定投票。",
+            "defend": "{who}怀疑我，但我是好人，请看我的投票记录。",
+            "kill_call": "今晚刀{name}，大家统一。", "kill_follow": "同意，刀{name}。",
+        },
+        "aggressive": {
+            "vote": "这票我投{name}，{reason}，没什么好犹豫的。", "vote_plain": "这票我投{name}，没得商量。",
+            "rally": "所有好人全部投{name}，谁分票谁就可疑！", "suspect": "{name}在我眼里就是狼，{reason}。",
+            "follow_seer": "预言家{seer}的查验我认，跟着他打。",
+            "listen": "信息还不够，我先盯着每个人，下一轮谁划水我就投谁。",
+            "defend": "{who}踩我没有任何根据，我是好人，翻我的投票记录去。",
+            "kill_call": "今晚直接刀{name}，别犹豫。", "kill_follow": "跟上，刀{name}。",
+        },
+        "friendly": {
+            "vote": "我这轮投{name}，主要是因为{reason}，大家看看认不认同。",
+            "vote_plain": "我这轮投{name}，欢迎大家补充。",
+            "rally": "大家一起把票集中投{name}吧，分票就便宜狼了。", "suspect": "我个人有点怀疑{name}，{reason}。",
+            "follow_seer": "我愿意相信预言家{seer}，跟着他的查验走。",
+            "listen": "我想先多听听大家的想法，再一起商量投票。",
+            "defend": "{who}对我有怀疑我能理解，不过我是好人，可以看看我的投票记录。",
+            "kill_call": "今晚我们刀{name}吧，大家统一一下。", "kill_follow": "好的，刀{name}。",
+        },
+    },
+    "en": {
+        "calm": {
+            "vote": "I vote {name} because {reason}. ", "vote_plain": "I vote {name}. ",
+            "rally": "Good players, put every vote on {name} so the vote does not tie. ",
+            "suspect": "I suspect {name}: {reason}. ",
+            "follow_seer": "I trust the seer {seer} and follow their checks. ",
+            "listen": "I will listen to everyone before I decide my vote.",
+            "defend": "{who} suspect me, but I am on the good side; check my votes. ",
+            "kill_call": "Tonight kill {name}, all together.", "kill_follow": "Agreed, kill {name}.",
+        },
+        "aggressive": {
+            "vote": "I vote {name}, no question: {reason}. ", "vote_plain": "I vote {name}, end of story. ",
+            "rally": "Everyone on {name} now; whoever splits the vote is next on my list. ",
+            "suspect": "{name} is my wolf: {reason}. ",
+            "follow_seer": "The seer {seer} has it right; I play their checks. ",
+            "listen": "Not enough yet. I am watching everyone, and whoever stays vague gets my vote next round.",
+            "defend": "{who} have nothing on me; I am good, read my votes. ",
+            "kill_call": "Kill {name} tonight, no debate.", "kill_follow": "On it, kill {name}.",
+        },
+        "friendly": {
+            "vote": "I'd like to vote {name}, mainly because {reason}; tell me if you see it differently. ",
+            "vote_plain": "I'd like to vote {name}; happy to hear other views. ",
+            "rally": "Let's all put our votes together on {name}; a split vote only helps the wolves. ",
+            "suspect": "I gently suspect {name}: {reason}. ",
+            "follow_seer": "I am happy to trust the seer {seer} and follow their checks. ",
+            "listen": "I'd like to hear everyone's thoughts first, then let's decide the vote together.",
+            "defend": "I understand why {who} suspect me, but I am on the good side; my votes show it. ",
+            "kill_call": "Let's kill {name} tonight, everyone together.", "kill_follow": "Sounds good, kill {name}.",
+        },
+    },
+}
+
 
 @dataclass
 class Say:
@@ -31,6 +92,11 @@ class Say:
     @property
     def zh(self) -> bool:
         return self.lang != "en"
+
+    def _p(self, key: str, **kw: str) -> str:
+        table = PHRASES["zh" if self.zh else "en"]
+        phrase = table.get(self.style, table["calm"]).get(key) or table["calm"][key]
+        return phrase.format(**kw)
 
     def wrap(self, body: str) -> str:
         table = STYLES["zh" if self.zh else "en"]
@@ -51,16 +117,13 @@ class Say:
         return f"Night {night} I checked {name} and found {verdict}. "
 
     def vote(self, name: str, reason: str = "") -> str:
-        if self.zh:
-            return f"今天我投{name}" + (f"，理由：{reason}。" if reason else "。")
-        return f"I vote {name}" + (f" because {reason}. " if reason else ". ")
+        return self._p("vote", name=name, reason=reason) if reason else self._p("vote_plain", name=name)
 
     def rally(self, name: str) -> str:
-        return (f"好人请集中投{name}，不要分票。" if self.zh
-                else f"Good players, put every vote on {name} so the vote does not tie. ")
+        return self._p("rally", name=name)
 
     def suspect(self, name: str, reason: str) -> str:
-        return f"我怀疑{name}，{reason}。" if self.zh else f"I suspect {name}: {reason}. "
+        return self._p("suspect", name=name, reason=reason)
 
     def trust(self, name: str, why: str) -> str:
         return f"{name}我认为是好人，{why}。" if self.zh else f"I believe {name} is good: {why}. "
@@ -88,23 +151,20 @@ class Say:
         return f"{name}冒充预言家，是狼" if self.zh else f"{name} is a false seer, so a wolf"
 
     def defend(self, accusers: list[str]) -> str:
-        who = "、".join(accusers[:3]) if self.zh else ", ".join(accusers[:3])
-        return (f"{who}怀疑我，但我是好人，请看我的投票记录。" if self.zh
-                else f"{who} suspect me, but I am on the good side; check my votes. ")
+        return self._p("defend", who="、".join(accusers[:3]) if self.zh else ", ".join(accusers[:3]))
 
     def hunter_threat(self, name: str) -> str:
         return (f"我是猎人，如果出我，我会开枪带走{name}。" if self.zh
                 else f"I am the hunter; vote me out and I shoot {name}. ")
 
     def follow_seer(self, seer: str) -> str:
-        return (f"我相信预言家{seer}，跟他的查验走。" if self.zh
-                else f"I trust the seer {seer} and follow their checks. ")
+        return self._p("follow_seer", seer=seer)
 
     def kill_call(self, name: str) -> str:
-        return f"今晚刀{name}，大家统一。" if self.zh else f"Tonight kill {name}, all together."
+        return self._p("kill_call", name=name)
 
     def kill_follow(self, name: str) -> str:
-        return f"同意，刀{name}。" if self.zh else f"Agreed, kill {name}."
+        return self._p("kill_follow", name=name)
 
     def flip(self, name: str) -> str:
         return (f"我是骑士，翻牌决斗{name}，他是狼！" if self.zh
@@ -116,5 +176,5 @@ class Say:
         return f"Last words: I was the {self.role(role)}. {body}"
 
     def listen(self) -> str:
-        return "我先听听大家的发言，再决定投票。" if self.zh else "I will listen to everyone before I decide my vote."
+        return self._p("listen")
 

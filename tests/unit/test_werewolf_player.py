@@ -408,6 +408,35 @@ def test_wolf_speech_never_exposes_teammates():
         assert vote.answer["target"] not in ("路飞", "MyBot")
 
 
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_personalities_differ_beyond_opener_and_closer_and_stay_readable(lang):
+    """Each personality phrases claims, votes, rallies and reasons its own way (not only the first and last
+    phrase), and what it says still reads back as the same claim, check, accusation and vote declaration."""
+    from werewolf.knowledge import build_view
+    from werewolf.memory import GameMemory, InMemoryStore
+    from werewolf.models import WerewolfTurn
+    from werewolf.player import play
+    from werewolf.speech import STYLES, Say
+
+    bodies = {}
+    for style in ("calm", "aggressive", "friendly"):
+        say = Say(lang=lang, style=style)
+        seer = play(turn("speak", role="seer", known=["Round 1: You checked 银时 → werewolf"], game_id=style),
+                    InMemoryStore(), say=say).answer["message"]
+        opener, closer = STYLES[lang][style]
+        body = seer.removeprefix(opener).removesuffix(closer)
+        quiet = play(turn("speak", game_id=f"q-{style}"), InMemoryStore(), say=say).answer["message"]
+        bodies[style] = (body, quiet.removeprefix(opener).removesuffix(closer))
+        # another of our agents hears it: seer claim, the check, the vote declaration, the accusation
+        heard = turn("vote", seat=1, chat=[("MyBot", seer)], game_id=f"h-{style}")
+        view = build_view(WerewolfTurn.lenient(heard), GameMemory(game_id=f"h-{style}", seat="1"))
+        assert view.trusted_seer == "MyBot", (style, seer)
+        assert view.memory.claimed_checks["MyBot"] == {"银时": "werewolf"}, (style, seer)
+        assert view.declared_votes == {"MyBot": "银时"} and "MyBot" in view.memory.accusations["银时"], (style, seer)
+    for a, b in (("calm", "aggressive"), ("calm", "friendly"), ("aggressive", "friendly")):
+        assert bodies[a][0] != bodies[b][0] and bodies[a][1] != bodies[b][1], (a, b, bodies)
+
+
 # ------------------------------------------------------------------------------------------ LLM strategy
 
 @pytest.fixture
