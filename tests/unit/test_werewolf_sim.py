@@ -9,7 +9,7 @@ import pytest
 from infra.werewolf_sim import validate
 from infra.werewolf_sim.engine import MODES, WOLVES, Game, _plurality
 from infra.werewolf_sim.players import InProcessPlayer
-from infra.werewolf_sim.runner import Summary, all_seats, play_games, strength
+from infra.werewolf_sim.runner import Summary, all_seats, oracle_strength, play_games, strength
 
 
 @pytest.mark.parametrize("mode", list(MODES))
@@ -32,6 +32,29 @@ def test_mode_sizes():
         "classic-6p": 6, "standard-8p": 8, "couples-9p": 9, "chaos-10p": 10, "knight-shield-10p": 10,
         "advanced-12p": 12, "nightmare-12p": 12, "allstar-14p": 14}
     assert Counter(MODES["classic-6p"]) == {"werewolf": 2, "seer": 1, "villager": 3}
+
+
+@pytest.mark.parametrize("mode", ["classic-6p", "standard-8p"])
+def test_each_seat_has_its_own_random_stream(mode):
+    """A seat played by something that answers exactly like its random bot but draws nothing from the engine
+    leaves every other seat's choices, and so the game, unchanged: the strength comparison (our agent vs a
+    random bot in the same seat, same seeds) measures that seat's play alone."""
+    for seed in range(1, 6):
+        seat = seed % len(MODES[mode]) + 1
+        base = Game(mode, seed, {})
+        recorded = []
+
+        def record(p, base=base, recorded=recorded, seat=seat):
+            answer, err = base.bots[seat](p)
+            recorded.append(answer)
+            return answer, err
+
+        base.actors = {seat: record}
+        a = base.run()
+        replay = iter(recorded)
+        b = Game(mode, seed, {seat: lambda p, replay=replay: (next(replay), None)}).run()
+        assert (a.winner, a.rounds, [(c.seat, c.action) for c in a.calls]) == \
+            (b.winner, b.rounds, [(c.seat, c.action) for c in b.calls])
 
 
 def test_plurality_tie_means_nobody():
@@ -155,3 +178,10 @@ def test_strength_report_compares_with_random_bots_on_the_same_seeds():
     assert isinstance(r["agent"], Summary) and r["agent"].agent_games == r["baseline"].agent_games == 12
     text = r["agent"].report("classic")
     assert "valid 100.00%" in text and "by role" in text
+
+
+def test_oracle_ceiling_sees_roles_and_beats_random_play():
+    """The oracle seat (knows every role) is the ceiling the strength figures are read against."""
+    r = oracle_strength("standard-8p", 60)
+    assert r["agent"].agent_games == r["baseline"].agent_games == 60
+    assert r["delta"] > 0.05  # voting and shooting known enemies every time is worth far more than noise
