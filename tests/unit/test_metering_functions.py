@@ -99,12 +99,12 @@ def test_a_spent_llm_budget_switches_a_real_webhook_turn_to_the_deterministic_po
     import time
 
     from olympics import app
+    from usage.app import handler as usage_handler
 
     from agenthost import config
     from agenthost import llm as llm_mod
     from tests.support.fake_llm import FakeLLM
     from tests.support.olympics import SECRET, signed, turn_body
-    from usage.app import handler as usage_handler
 
     prompt = "Register with first name Maria, last name Lopez, email maria@example.com, country Germany."
     with FakeLLM() as fake:
