@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -93,11 +94,12 @@ def _sorted(products: list[Product], sort: str | None) -> list[Product]:
     return products
 
 
-class _ListOps:
+class _ListOps(ABC):
     """Search and browse over a full product list (both backends use it)."""
 
+    @abstractmethod
     def _all(self) -> list[Product]:
-        raise NotImplementedError
+        """Every product of the catalog."""
 
     def search(self, q: str, limit: int, filters: Filters) -> list[Product]:
         terms = _words(q)

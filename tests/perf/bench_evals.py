@@ -34,6 +34,24 @@ os.environ.setdefault("POWERTOOLS_METRICS_DISABLED", "true")
 os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
 
 
+def answer_everything(inbox: list, client_sends) -> int:
+    """Play the DevTools client until nothing more is sent: five status messages (progress 0.1 .. 1.0)
+    and a result for every evaluate request. Returns how many evaluations were answered."""
+    done = 0
+    while True:
+        pending = [m for m in inbox if m.get("method") == "evaluate"]
+        inbox.clear()
+        if not pending:
+            return done
+        for req in pending:
+            eid = req["params"]["evaluationId"]
+            for p in (0.1, 0.2, 0.3, 0.5, 1.0):
+                client_sends({"type": "status", "evaluationId": eid, "status": "running", "progress": p})
+            client_sends({"jsonrpc": "2.0", "id": req["id"], "result": {"status": "success",
+                                                                          "output": {"title": "x"}}})
+            done += 1
+
+
 def protocol_cost(n_evals: int = 20, max_c: int = 3) -> None:
     import yaml
     from evals.definitions import load_dir
@@ -86,19 +104,7 @@ def protocol_cost(n_evals: int = 20, max_c: int = 3) -> None:
         ready_own = ready_to_first - (TimedStore.ddb_s - ddb0) * 1000
         calls_ready = store.calls - calls_register
         calls_before = store.calls
-        done = 0
-        while True:
-            pending = [m for m in inbox if m.get("method") == "evaluate"]
-            inbox.clear()
-            if not pending:
-                break
-            for req in pending:
-                eid = req["params"]["evaluationId"]
-                for p in (0.1, 0.2, 0.3, 0.5, 1.0):
-                    client_sends({"type": "status", "evaluationId": eid, "status": "running", "progress": p})
-                client_sends({"jsonrpc": "2.0", "id": req["id"], "result": {"status": "success",
-                                                                              "output": {"title": "x"}}})
-                done += 1
+        done = answer_everything(inbox, client_sends)
         per_eval_calls = (store.calls - calls_before + (calls_register and 0)) / done
         print(f"protocol (in process, moto): {done} evaluations, maxConcurrency {max_c}")
         print(f"  register: {calls_register} DynamoDB calls (new evaluations in one batch write); ready -> first "
@@ -157,19 +163,7 @@ def handler_cost(defs_dir: str, n_evals: int, max_c: int) -> None:
                   "capabilities": {"tools": ["extract_schema_data"], "maxConcurrency": max_c}})
     client_sends({"type": "ready"})
     before = usage()
-    done = 0
-    while True:
-        pending = [m for m in inbox if m.get("method") == "evaluate"]
-        inbox.clear()
-        if not pending:
-            break
-        for req in pending:
-            eid = req["params"]["evaluationId"]
-            for p in (0.1, 0.2, 0.3, 0.5, 1.0):
-                client_sends({"type": "status", "evaluationId": eid, "status": "running", "progress": p})
-            client_sends({"jsonrpc": "2.0", "id": req["id"], "result": {"status": "success",
-                                                                          "output": {"title": "x"}}})
-            done += 1
+    done = answer_everything(inbox, client_sends)
     after = usage()
     if not done:
         raise SystemExit(f"the handler path sent no evaluation; the server answered {seen[:3]}")
