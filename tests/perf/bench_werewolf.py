@@ -130,8 +130,8 @@ def handler_time(turns: int) -> None:
         print(f"-- handler (signed API Gateway event -> 200, moto DynamoDB), {len(events)} turns, statuses {statuses}")
         print(f"   p50 {pct(times, 50):.2f} ms  p90 {pct(times, 90):.2f} ms  p99 {pct(times, 99):.2f} ms"
               f"  max {max(times):.2f} ms   (aim p99 <= 20 ms)")
-        print(f"   game-memory DynamoDB calls per turn {per_turn:.2f} (one GetItem + one write that also carries the"
-              " usage counters)")
+        print(f"   DynamoDB calls per turn through the turn store {per_turn:.2f} (GetItem, PutItem when memory changed,"
+              " the usage counters' UpdateItem; with AGENTHOST_METERING_FOLD=true the last two are one transaction)")
         app._store = InMemoryStore()
         edge = []
         for ev in events:
