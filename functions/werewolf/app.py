@@ -158,12 +158,13 @@ async def turn(request: Request) -> JSONResponse:
         logger.warning("werewolf turn body is not JSON; answering with a generic message")
         return JSONResponse(dict(GENERIC))
     agent = os.environ.get("AGENTHOST_WEREWOLF_AGENT_ID", "") or "werewolf"
-    store = get_store() if verified else None
-    if store is not None:
-        try:
-            store.warm()  # the clients exist before the turn opens, so metering counts their calls
-        except Exception:  # noqa: BLE001 - no client: the turn plays without memory
-            store = None
+    store = get_store()
+    try:
+        store.warm()  # the clients exist before the turn opens, so metering counts their calls
+    except Exception:  # noqa: BLE001 - no client: the turn plays without memory
+        store = None
+    # usage counters always go through the turn-sized store; game memory only for a verified request
+    memory_store = store if verified else None
     with metering.turn("werewolf", agent, decides=True, store=store) as usage:
 
         def decided(source: str) -> None:
@@ -171,10 +172,10 @@ async def turn(request: Request) -> JSONResponse:
                 usage.fallback("invalid" if source == "fallback" else "no_llm")
 
         # the usage counters ride along with the memory write (one round trip), see agenthost.metering
-        outcome = play(raw, store, say=get_say(), policy=get_policy() if verified else None,
+        outcome = play(raw, memory_store, say=get_say(), policy=get_policy() if verified else None,
                        deadline=started + TURN_BUDGET_S - WRITE_RESERVE_S,
                        save_by=started + TURN_BUDGET_S - WRITE_RESERVE_S,
-                       logger=logger, on_decided=decided, fold=usage.fold if store is not None else None)
+                       logger=logger, on_decided=decided, fold=usage.fold if memory_store is not None else None)
     turn_info = raw if isinstance(raw, dict) else {}
     logger.info("werewolf turn", extra={
         "game_id": str(turn_info.get("game_id", ""))[:64], "action_type": str(turn_info.get("action_type", ""))[:32],
