@@ -242,6 +242,9 @@ def through_stack() -> None:
 
 
 if __name__ == "__main__":
+    saved = dict(os.environ)
     protocol_cost()
+    os.environ.clear()  # the in-process part configured its own server (secret, definitions): not the stack's
+    os.environ.update(saved)
     if "--protocol-only" not in sys.argv:
         through_stack()
