@@ -42,7 +42,7 @@ from fastapi.responses import JSONResponse, Response
 
 from agenthost import metering, signing
 from agenthost.config import secret
-from agenthost.http import create_app, logger, make_handler
+from agenthost.http import annotate, create_app, logger, make_handler
 from werewolf.player import GENERIC, Policy, play
 from werewolf.speech import Say
 
@@ -177,11 +177,10 @@ async def turn(request: Request) -> JSONResponse:
                        save_by=started + TURN_BUDGET_S - WRITE_RESERVE_S,
                        logger=logger, on_decided=decided, fold=usage.fold if memory_store is not None else None)
     turn_info = raw if isinstance(raw, dict) else {}
-    logger.info("werewolf turn", extra={
-        "game_id": str(turn_info.get("game_id", ""))[:64], "action_type": str(turn_info.get("action_type", ""))[:32],
-        "round": turn_info.get("round") if isinstance(turn_info.get("round"), int) else None,
-        "source": outcome.source, "problems": outcome.problems[:3], "verified": verified,
-        "duration_ms": round((time.monotonic() - started) * 1000, 2)})
+    annotate(  # on the request's one access line
+        game_id=str(turn_info.get("game_id", ""))[:64], action_type=str(turn_info.get("action_type", ""))[:32],
+        round=turn_info.get("round") if isinstance(turn_info.get("round"), int) else None,
+        source=outcome.source, problems=outcome.problems[:3], verified=verified)
     return JSONResponse(outcome.answer)
 
 

@@ -4,7 +4,7 @@ import json
 
 from pydantic import BaseModel
 
-from agenthost.http import ApiError, create_app, make_handler
+from agenthost.http import ApiError, annotate, create_app, make_handler
 from tests.support.apigw import call
 
 
@@ -27,6 +27,16 @@ def build():
     @app.get("/boom")
     def boom() -> dict:
         raise RuntimeError("secret internals: password=hunter2")
+
+    @app.get("/noted")
+    async def noted() -> dict:
+        annotate(game_id="g-7", source="fallback")
+        return {"ok": True}
+
+    @app.get("/noted-sync")
+    def noted_sync() -> dict:  # runs on a worker thread
+        annotate(step=3)
+        return {"ok": True}
 
     @app.post("/echo-bytes")
     async def echo(request: __import__("fastapi").Request) -> dict:
@@ -101,3 +111,30 @@ def test_custom_error_shape():
     r = call(h, "GET", "/x")
     assert r.json() == {"ok": False, "error": {"code": "not_found", "message": "no route for GET /x"}}
     assert json.loads(r.body)["ok"] is False
+
+
+def test_annotations_ride_on_the_one_access_line():
+    """What a route wants logged goes on its request's access line: one INFO line per request."""
+    import logging
+
+    lines = []
+
+    class Grab(logging.Handler):
+        def emit(self, record):
+            lines.append(record)
+
+    grab = Grab(level=logging.INFO)
+    log = logging.getLogger("agenthost")
+    log.addHandler(grab)
+    level = log.level
+    log.setLevel(logging.INFO)  # (tests run at WARNING)
+    try:
+        assert call(handler, "GET", "/noted").status == 200
+        assert call(handler, "GET", "/noted-sync").status == 200
+    finally:
+        log.removeHandler(grab)
+        log.setLevel(level)
+    infos = [r for r in lines if r.levelno == logging.INFO]
+    assert [r.getMessage() for r in infos] == ["request", "request"]
+    assert (infos[0].game_id, infos[0].source, infos[0].path, infos[0].status) == ("g-7", "fallback", "/noted", 200)
+    assert infos[1].step == 3 and not hasattr(infos[1], "game_id")  # nothing carries over between requests

@@ -26,6 +26,7 @@ Example::
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import logging
 import threading
@@ -55,6 +56,18 @@ metrics = Metrics(namespace="agenthost")
 # repeats it: the ARN and memory size (fixed per function), Powertools' own request id (request_id is
 # the same id), the code location (errors carry their traceback) and asyncio task names.
 _REPEATED_KEYS = ["function_arn", "function_memory_size", "function_request_id", "location"]
+_access_notes: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("agenthost_access_notes",
+                                                                                      default=None)
+
+
+def annotate(**fields: Any) -> None:
+    """Add ``fields`` to this request's access log line (one line per request: CloudWatch bills by the byte)
+    instead of logging a line of their own. Outside a request they are logged at once."""
+    notes = _access_notes.get()
+    if notes is None:
+        logger.info("annotation", extra=fields)
+    else:
+        notes.update(fields)
 logging.logAsyncioTasks = False  # type: ignore[attr-defined]  # Python 3.12+
 logger.remove_keys(_REPEATED_KEYS)
 
@@ -150,6 +163,8 @@ class _EdgeMiddleware:
         logger.append_keys(request_id=request_id)
         started = time.perf_counter()
         status_holder = {"status": 500}
+        notes: dict[str, Any] = {}
+        notes_token = _access_notes.set(notes)
 
         async def send_wrapper(message: dict) -> None:
             if message["type"] == "http.response.start":
@@ -182,9 +197,11 @@ class _EdgeMiddleware:
                 await self.app(scope, receive_limited, send_wrapper)
             except _BodyTooLarge:
                 await self._too_large(send_wrapper)
+        _access_notes.reset(notes_token)
         logger.info(
             "request",
             extra={
+                **notes,
                 "method": scope.get("method"),
                 "path": scope.get("path"),
                 "status": status_holder["status"],
