@@ -13,6 +13,18 @@ from typing import Any
 
 _lock = threading.Lock()
 _clients: dict[tuple[Any, ...], Any] = {}
+_session: Any = None  # one boto3 session: its loader reads each service model and endpoint table once
+
+
+def _shared_session() -> Any:
+    """The process's boto3 session (call with ``_lock`` held: sessions are not thread-safe). A session per
+    client would load the same models again: about 9 MB per extra client, at 128 MB functions."""
+    global _session
+    if _session is None:
+        import boto3
+
+        _session = boto3.session.Session()
+    return _session
 
 
 def client(service: str, endpoint_url: str | None = None, **config: Any) -> Any:
@@ -24,7 +36,6 @@ def client(service: str, endpoint_url: str | None = None, **config: Any) -> Any:
     with _lock:
         found = _clients.get(key)
         if found is None:
-            import boto3
             from botocore.config import Config
 
             from agenthost.config import settings
@@ -35,7 +46,7 @@ def client(service: str, endpoint_url: str | None = None, **config: Any) -> Any:
                 retries={"max_attempts": config.pop("max_attempts", 3), "mode": "standard"},
                 **config,
             )
-            found = boto3.session.Session().client(
+            found = _shared_session().client(
                 service, region_name=settings().region, endpoint_url=endpoint_url, config=cfg
             )
             _clients[key] = found
@@ -44,5 +55,7 @@ def client(service: str, endpoint_url: str | None = None, **config: Any) -> Any:
 
 def reset() -> None:
     """Drop cached clients (tests that switch between moto and a live endpoint)."""
+    global _session
     with _lock:
         _clients.clear()
+        _session = None
