@@ -177,25 +177,43 @@ class Page:
 
 # --------------------------------------------------------------------------- ARIA text
 
+#: one line of the tree (the fallback for lines re-read after unquoting)
 _LINE = re.compile(
-    r'^(?P<indent> *)- (?:(?P<role>[a-zA-Z]+)(?: "(?P<name>(?:[^"\\]|\\.)*)")?(?P<attrs>(?: \[[^\]]*\])*)'
+    r'^(?P<indent> *)- (?:(?P<role>[a-zA-Z]+)(?: "(?P<name>[^"\\]*(?:\\.[^"\\]*)*)")?(?P<attrs>(?: \[[^\]]*\])*)'
     r'(?P<rest>.*)|(?P<other>.*))$'
+)
+#: every line of the tree in one pass: (indent, body after "- ", role, name, attrs, value after ":", other rest);
+#: the same reading as _LINE per line (no class may cross a line end)
+_LINES = re.compile(
+    r'^( *)- ((?:([a-zA-Z]+)(?: "([^"\\\n]*(?:\\.[^"\\\n]*)*)")?((?: \[[^\]\n]*\])*)(?::(.*)|(.*)))|.*)$',
+    re.M,
 )
 _ATTR = re.compile(r"\[([a-z-]+)(?:=([^\]]*))?\]")
 _CHECKABLE = frozenset({"checkbox", "radio", "switch", "menuitemcheckbox"})
 _CELLS = frozenset({"cell", "columnheader", "rowheader"})
 _READ_ROLES = TEXT_NODE_ROLES | {"img"}
+_QUOTES = ("'", '"')
+#: attribute strings seen (" [checked]", " [level=2]"...): (checked, selected, disabled, level)
+_ATTRS: dict[str, tuple[bool | None, bool, bool, int | None]] = {}
+#: a word every SENSITIVE match contains (lower case): a label without one needs no full search
+_SECRET_HINT = re.compile(r"pass|pin|cv|csc|security|card|cc|iban|credit|one|otp")
+#: element refs "e0", "e1"... made once (grown to the largest tree seen, at most 8,192)
+_REFS: tuple[str, ...] = ()
 
 
 def _unquote_yaml(s: str) -> str:
     s = s.strip()
-    if len(s) >= 2 and s[0] == s[-1] == '"':
-        try:
-            return str(json.loads(s))
-        except ValueError:
-            return s[1:-1]
-    if len(s) >= 2 and s[0] == s[-1] == "'":
-        return s[1:-1].replace("''", "'")
+    if len(s) >= 2:
+        q = s[0]
+        if q == '"' and s[-1] == '"':
+            if "\\" not in s:
+                return s[1:-1]  # what json.loads gives, or its fallback when it refuses (an inner quote)
+            try:
+                return str(json.loads(s))
+            except ValueError:
+                return s[1:-1]
+        if q == "'" and s[-1] == "'":
+            return s[1:-1].replace("''", "'")
     return s
 
 
@@ -208,107 +226,161 @@ def _json_str(s: str) -> str:
         return s
 
 
+def _attrs(attrs: str) -> tuple[bool | None, bool, bool, int | None]:
+    got = _ATTRS.get(attrs)
+    if got is None:
+        checked: bool | None = None
+        selected = disabled = False
+        level: int | None = None
+        for a, v in _ATTR.findall(attrs):
+            if a == "checked":
+                checked = v != "false"
+            elif a == "selected":
+                selected = True
+            elif a == "disabled":
+                disabled = True
+            elif a == "level" and v.isdigit():
+                level = int(v)
+        got = (checked, selected, disabled, level)
+        if len(_ATTRS) < 512:
+            _ATTRS[attrs] = got
+    return got
+
+
+def _secret_label(label: str) -> bool:
+    """``SENSITIVE.search(label)``, answered without it for ASCII labels holding none of its words."""
+    if label.isascii() and _SECRET_HINT.search(label.lower()) is None:
+        return False
+    return SENSITIVE.search(label) is not None
+
+
+def _refs(count: int) -> tuple[str, ...]:
+    global _REFS
+    refs = _REFS
+    if len(refs) <= count and len(refs) < 8192:
+        refs = _REFS = tuple(f"e{i}" for i in range(min(max(count + 1, 256), 8192)))
+    return refs
+
+
 def from_aria(tree: str, *, url: str = "", title: str = "") -> Page:
     """Parse Playwright's ``aria_snapshot`` text (the AI Olympics ``accessibilityTree``)."""
     elements: list[Element] = []
     texts: list[str] = []
+    add_element, add_text = elements.append, texts.append
     stack: list[tuple[int, Element]] = []  # (indent, element) ancestors
+    push, pop = stack.append, stack.pop
     tables: list[list[list[str]]] = []
     row: list[str] | None = None
     row_indent = -1
     n = 0
-    match = _LINE.match
-    for raw in (tree or "").splitlines():
-        m = match(raw)
-        if m is None:
-            continue
-        g_indent, role, name, attrs, rest, other = m.groups()
+    fields: list[Element] = []  # text fields: checked for secrets once their placeholder is known
+    combos: list[Element] = []
+    known_attrs = _ATTRS.get
+    # one regex pass over the whole text, its lines split exactly where str.splitlines() splits them
+    lines = _LINES.findall("\n".join(tree.splitlines())) if tree else []
+    refs = _refs(len(lines))
+    for g_indent, body, role, name, attrs, value, junk in lines:
         indent = len(g_indent)
-        if role is None or (rest and rest[0] not in ": "):
-            body = (m.group("other") if role is None else raw.lstrip()[2:]).rstrip()
-            if body[:1] in ("'", '"'):
-                m = match(" " * indent + "- " + _unquote_yaml(body))
+        if not role or (junk and junk[0] != " "):
+            other = body
+            body = body.rstrip()
+            if body[:1] in _QUOTES:
+                m = _LINE.match(" " * indent + "- " + _unquote_yaml(body))
                 if m is None:
                     continue
                 _, role, name, attrs, rest, other = m.groups()
                 if role is None:
                     other = (other or "").strip()
                     if other and not other.startswith("/"):
-                        texts.append(other)
+                        add_text(other)
                         continue
-        while stack and stack[-1][0] >= indent:
-            stack.pop()
-        parent = stack[-1][1] if stack else None
-        if row is not None and indent <= row_indent:
-            if row:
-                _add_row(tables, row)
-            row = None
-        if role is None:
-            body = (other or "").strip()
-            if body.startswith("/"):
-                key, _, val = body[1:].partition(":")
-                if parent is not None:
-                    if key == "url":
-                        parent.href = _unquote_yaml(val)
-                    elif key == "placeholder":
-                        parent.placeholder = _unquote_yaml(val)
-            elif body:
-                texts.append(_unquote_yaml(body))
-            continue
-        name = _json_str(name) if name else ""
-        value = ""
-        if rest and rest[0] == ":":
-            value = rest[1:].strip()
-            if value and value[0] in "'\"":
+                else:
+                    value = rest[1:] if rest[:1] == ":" else ""
+            while stack and stack[-1][0] >= indent:
+                pop()
+            parent = stack[-1][1] if stack else None
+            if row is not None and indent <= row_indent:
+                if row:
+                    _add_row(tables, row)
+                row = None
+            if not role:
+                body = (other or "").strip()
+                if body[:1] == "/":
+                    if parent is not None:
+                        key, _, val = body[1:].partition(":")
+                        if key == "url":
+                            parent.href = _unquote_yaml(val)
+                        elif key == "placeholder":
+                            parent.placeholder = _unquote_yaml(val)
+                elif body:
+                    add_text(_unquote_yaml(body))
+                continue
+        else:
+            while stack and stack[-1][0] >= indent:
+                pop()
+            parent = stack[-1][1] if stack else None
+            if row is not None and indent <= row_indent:
+                if row:
+                    _add_row(tables, row)
+                row = None
+        if name:
+            if "\\" in name:
+                name = _json_str(name)
+        else:
+            name = ""
+        if value:
+            value = value.strip()
+            if value[:1] in _QUOTES:
                 value = _unquote_yaml(value)
+        else:
+            value = ""
         if role == "text":
             t = value or name
             if t:
-                texts.append(t)
+                add_text(t)
                 if row is not None:
                     row.append(t)
             continue
         n += 1
-        el = Element(f"e{n}", role, name, value, depth=indent // 2)
+        el = Element(refs[n] if n < 8192 else f"e{n}", role, name, value)
+        el.depth = indent // 2
         if parent is not None:
             el.parent = parent.ref
         if attrs:
-            for a, v in _ATTR.findall(attrs):
-                if a == "checked":
-                    el.checked = v != "false"
-                elif a == "selected":
-                    el.selected = True
-                elif a == "disabled":
-                    el.disabled = True
-                elif a == "level" and v.isdigit():
-                    el.level = int(v)
-        if el.checked is None and role in _CHECKABLE:
-            el.checked = False
-        if role == "option":
+            el.checked, el.selected, el.disabled, el.level = known_attrs(attrs) or _attrs(attrs)
+        if role in _CHECKABLE:
+            if el.checked is None:
+                el.checked = False
+        elif role == "option":
             if parent is not None and parent.role in ("combobox", "listbox"):
                 parent.options.append(name or value)
                 if el.selected:
                     parent.selected_option = name or value
+        elif role in _READ_ROLES:
+            t = value or name
+            if t:
+                add_text(t)
+            if row is not None and role in _CELLS and indent > row_indent:
+                row.append(t)
+        elif role in TEXT_ROLES:
+            fields.append(el)
+        elif role == "combobox":
+            combos.append(el)
         elif role == "row":
             if row:
                 _add_row(tables, row)
             row, row_indent = [], indent
-        elif role in _READ_ROLES:
-            t = value or name
-            if t:
-                texts.append(t)
-            if row is not None and role in _CELLS and indent > row_indent:
-                row.append(t)
         elif name and (role == "button" or role == "link"):
-            texts.append(name)
-        elements.append(el)
-        stack.append((indent, el))
+            add_text(name)
+        add_element(el)
+        push((indent, el))
     if row:
         _add_row(tables, row)
-    for el in elements:
-        if el.role == "combobox" and el.options and not el.selected_option and el.value in el.options:
+    for el in combos:
+        if el.options and not el.selected_option and el.value in el.options:
             el.selected_option = el.value
-        if el.role in TEXT_ROLES and is_sensitive(el.name, el.placeholder):
+    for el in fields:  # is_sensitive(el.name, el.placeholder)
+        if (el.name and _secret_label(el.name)) or (el.placeholder and _secret_label(el.placeholder)):
             el.sensitive = True
     return Page(url=url, title=title, elements=elements, text="\n".join(texts), source="aria", tables=tables)
 
