@@ -37,7 +37,8 @@ TEXT_NODE_ROLES = frozenset({"text", "paragraph", "heading", "cell", "columnhead
                              "status", "alert", "generic", "strong", "emphasis", "code", "blockquote",
                              "caption", "term", "definition", "note", "log", "marquee", "figure"})
 
-#: labels/names/autocomplete tokens of fields whose values must never leave the page (passwords, card data)
+#: labels/names/autocomplete tokens of fields whose values must never leave the page (passwords, card data);
+#: every match must contain a word of ``_SECRET_HINT`` below (the ARIA parser's quick pre-check): keep both in step
 SENSITIVE = re.compile(r"(password|passcode|passphrase|pass[ _-]?word|\bpin\b|\bcvc2?\b|\bcvv2?\b|\bcsc\b|"
                        r"security[ _-]?code|card[ _-]?(?:number|no\b|num)|\bcard\b|cc[-_ ]?(?:number|num|csc|exp)|"
                        r"\bcc-|\bccnum|\biban\b|credit[ _-]?card|one[ -]?time code|\botp\b)", re.I)
