@@ -9,18 +9,14 @@ from __future__ import annotations
 
 import os
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import Body, Depends
 from fastapi.responses import JSONResponse
 
-from agenthost import metering
 from agenthost.config import settings
 from agenthost.http import ApiError, create_app, make_handler
-from agenthost.store import Store
 from runs import security
-from runs.brain import default_brain
-from runs.engine import RunEngine
 from runs.models import (
     AnswerRequest,
     CancelResponse,
@@ -31,7 +27,9 @@ from runs.models import (
     StepRequest,
     StepResponse,
 )
-from runs.repo import RunRepo
+
+if TYPE_CHECKING:  # the engine, brain, store and metering are imported by the first /agent request that needs
+    from runs.engine import RunEngine  # them: /health and a cold start pay only for what they use
 
 app = create_app("runs", max_body_bytes=security.max_body_bytes())
 app.add_middleware(security.CorsMiddleware)
@@ -42,12 +40,18 @@ _brain: Any = None
 def _shared_brain() -> Any:
     global _brain
     if _brain is None:
+        from runs.brain import default_brain
+
         _brain = default_brain()
     return _brain
 
 
 def make_engine() -> RunEngine:
     """The engine for one request (cheap: the boto3 client and the brain are shared per container)."""
+    from agenthost.store import Store
+    from runs.engine import RunEngine
+    from runs.repo import RunRepo
+
     return RunEngine(
         RunRepo(Store()), _shared_brain,
         ttl_s=int(os.environ.get("AGENTHOST_RUNS_TTL_S", "") or 86_400),
@@ -103,6 +107,8 @@ def start(req: StartRequest, eng: RunEngine = Depends(engine)) -> Any:
 @app.post("/agent/run/{run_id}/step", response_model=StepResponse, dependencies=_auth, **_out)
 def step(run_id: str, req: StepRequest | None = Body(default=None), eng: RunEngine = Depends(engine)) -> Any:
     """The next decision for the extension's current page (``snapshot`` may be null at first)."""
+    from agenthost import metering
+
     with metering.turn("runs", _metering_agent(), decides=True):
         return eng.step(run_id, req or StepRequest())
 
@@ -110,6 +116,8 @@ def step(run_id: str, req: StepRequest | None = Body(default=None), eng: RunEngi
 @app.post("/agent/run/{run_id}/answer", response_model=StepResponse, dependencies=_auth, **_out)
 def answer(run_id: str, req: AnswerRequest, eng: RunEngine = Depends(engine)) -> Any:
     """The user's answer to an ``ask_user``; ``approved: false`` cancels the run."""
+    from agenthost import metering
+
     with metering.turn("runs", _metering_agent()):
         result = eng.answer(run_id, req)
     if eng.last_meta is not None and eng.last_meta.get("browser") == "hosted" \
