@@ -1,11 +1,21 @@
 """The shared brain (``agenthost.agent``) behind the run engine's :class:`~runs.brain.Brain` interface.
 
-* ``decide``: builds the page model from the extension's ``PageSnapshot``, asks the configured policy
-  (deterministic, or the LLM with deterministic fallback) and keeps its first guarded action: the Proxy API
-  executes one tool per step. The policy's memory (its loop guard and what it clicked) lives on the run.
+* ``decide``: builds the page model from the extension's ``PageSnapshot`` and asks the configured policy
+  (deterministic, or the LLM with deterministic fallback). The brain plans a batch (what the AI Olympics
+  runner would execute in one turn); the Proxy API executes one tool per step, so the adapter hands out the
+  first action and keeps the rest of the plan on the run: the next step continues it, one action at a
+  time, while it still fits the page (the last action succeeded, same URL, its elements still there under
+  the same name, nothing the engine asks to avoid), skipping what is already done (a field holding the
+  value, a box in the wanted state); anything else and the policy plans afresh.
+  The policy sees the history as the brain's own actions (element names, typed text, options; secrets
+  masked), not just the element ids the engine keeps, so it knows what it typed and clicked.
+  Its memory (loop guard, what it clicked) lives on the run.
   What the engine learned reaches the policy: ``memory["hints"]`` (reflections, loop nudges),
   ``memory["user_answers"]`` (answers to ``ask_user``) and ``avoid`` ((tool, target) pairs a loop nudge
   rules out, in the Proxy API's terms and the brain's: element id and accessible name, ``type``/``select``).
+* The snapshot's ``visibleText`` has its whitespace collapsed: :func:`tables_from_text` recovers the tables
+  in it (rows of word and number cells of one shape under a header of as many cells), so answers read from
+  a table work on snapshot pages as on ARIA trees.
 * ``assess``: the brain's risk classifier on the resolved element, its form and the URL (careful mode),
   plus the amount the page shows for the transaction and what exactly would be approved (element, place),
   so one approval covers one transaction.
@@ -15,12 +25,14 @@ from __future__ import annotations
 
 import inspect
 import re
+from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
 from agenthost.agent import Action, deadline_in, make_policy
 from agenthost.agent import page as pages
-from agenthost.agent.guards import classify_risk
+from agenthost.agent.guards import check_actions, classify_risk
+from agenthost.agent.policy import avoid_set, is_avoided
 from runs.brain import Decision, Risk, StepContext
 
 #: the Proxy Server API's tools, as the brain names them
@@ -37,6 +49,15 @@ _TOOL_ALIASES = {"click": ("click", "check"), "type": ("type", "select"), "obser
                  "finish": ("finish", "done")}
 #: seconds a decision may take (the LLM policy falls back to the deterministic one when late)
 DECIDE_BUDGET_S = 18.0
+#: memory keys of the adapter (beside the policy's own): the brain-level actions handed out, by step, and
+#: the rest of the current plan
+SENT_KEY = "proxy_sent"
+PLAN_KEY = "proxy_plan"
+#: how many handed-out actions the history keeps (the engine passes at most 20 recent steps)
+MAX_SENT = 24
+#: tools a plan is continued with: the ones acting on an element of the page it was made for (navigation,
+#: scrolling, key presses and finishing depend on what the page shows next: the policy decides those afresh)
+PLAN_TOOLS = frozenset({"click", "type", "select", "check"})
 
 
 def _amount(text: str) -> float | None:
@@ -96,21 +117,37 @@ class AgentBrain:
         self._avoid_ok = _accepts_avoid(self.policy.decide)
 
     def _page(self, ctx: StepContext) -> pages.Page:
-        return pages.from_snapshot(ctx.snapshot.model_dump(mode="json", exclude_none=True))
+        page = pages.from_snapshot(ctx.snapshot.model_dump(mode="json", exclude_none=True))
+        if not page.tables:
+            page.tables = tables_from_text(page.text, labels=[e.name for e in page.elements if e.interactive])
+        return page
 
     def decide(self, ctx: StepContext) -> Decision:
         page = self._page(ctx)
-        history = [Action(_BACK.get(h["tool"], h["tool"]), {"element": h["target"]} if h.get("target") else {})
-                   for h in ctx.history if h.get("tool")]
         memory = dict(ctx.memory or {})
+        # the adapter's own keys: the policy gets its memory without them
+        sent = [x for x in memory.pop(SENT_KEY, None) or [] if isinstance(x, dict)]
+        plan = memory.pop(PLAN_KEY, None)
+        avoid = avoid_pairs(ctx.avoid, page)
+        nxt = next_planned(plan, ctx, page, avoid)
+        if nxt is not None:
+            action, left = nxt
+            if left:
+                memory[PLAN_KEY] = {**plan, "after": ctx.step, "actions": left}
+            why = f" ({action.why})" if action.why else ""
+            thinking = f"continuing the plan: {action.tool} {_label(action.resolved)}{why}"
+            return self._hand_out(action, ctx, memory, sent, thinking)
+        history = brain_history(ctx.history, sent)
         memory["hints"] = [str(h) for h in ctx.hints]
         memory["user_answers"] = [str(a) for a in ctx.answers]
         d = self._policy_decide(ctx.task, page, history, memory, deadline_in(DECIDE_BUDGET_S),
-                                careful=ctx.mode == "careful", avoid=avoid_pairs(ctx.avoid, page))
+                                careful=ctx.mode == "careful", avoid=avoid)
         memory = dict(d.memory or memory)
         # per-decision context, not brain memory: the engine passes them afresh every step
         memory.pop("hints", None)
         memory.pop("user_answers", None)
+        memory.pop(PLAN_KEY, None)
+        memory[SENT_KEY] = sent
         thinking = (d.thinking or "")[:500]
         if d.stop:
             return Decision("finish", {}, thinking=thinking, stop=f"Stuck in a loop: {thinking}", memory=memory)
@@ -122,11 +159,22 @@ class AgentBrain:
             if a.tool == "done":
                 return Decision("finish", {}, thinking=thinking, text=str(a.args.get("result") or d.result or ""),
                                 memory=memory)
-            wire = a.to_proxy()
-            return Decision(wire["name"], wire.get("parameters") or {}, thinking=thinking, memory=memory, raw=a)
+            rest = make_plan(d.actions[1:], page, ctx.step, ctx.task)
+            if rest is not None:
+                memory[PLAN_KEY] = rest
+            return self._hand_out(a, ctx, memory, sent, thinking)
         if d.done:
             return Decision("finish", {}, thinking=thinking, text=d.result or "Done.", memory=memory)
         return Decision("observe", {}, thinking=thinking or "nothing to do yet; observe again", memory=memory)
+
+    @staticmethod
+    def _hand_out(a: Action, ctx: StepContext, memory: dict[str, Any], sent: list[dict[str, Any]],
+                  thinking: str) -> Decision:
+        """The Proxy API tool for ``a``; remembers the brain-level action for the history of later steps."""
+        wire = a.to_proxy()
+        record = {"step": ctx.step, "wire": wire["name"], "tool": a.tool, "args": brain_args(a)}
+        memory[SENT_KEY] = (sent + [record])[-MAX_SENT:]
+        return Decision(wire["name"], wire.get("parameters") or {}, thinking=thinking[:500], memory=memory, raw=a)
 
     def _policy_decide(self, task: str, page: pages.Page, history: list[Action], memory: dict[str, Any],
                        deadline: float, *, careful: bool, avoid: list[tuple[str, str]]) -> Any:
@@ -215,3 +263,254 @@ def pages_domain(url: str) -> str:
         return (urlsplit(url).hostname or "").lower()
     except ValueError:
         return ""
+
+
+# --------------------------------------------------------------------------- history and plans
+
+def _here(url: str) -> str:
+    return str(url or "").split("#", 1)[0]
+
+
+def _label(el: pages.Element | None) -> str:
+    return (el.name or el.placeholder or el.ref) if el is not None else ""
+
+
+def brain_args(a: Action) -> dict[str, Any]:
+    """``a``'s arguments as the brain names them (element by accessible name, as the AI Olympics runner's
+    history does), with the text typed into a password or card field masked: they are stored on the run."""
+    args: dict[str, Any] = {k: v for k, v in a.args.items() if k != "id"}
+    if a.resolved is not None:
+        args["element"] = _label(a.resolved)
+    if a.tool == "type" and args.get("text"):
+        secret = a.resolved is not None and a.resolved.is_secret()
+        args["text"] = pages.MASK if secret else str(args["text"])[:300]
+    return args
+
+
+def brain_history(history: list[dict[str, Any]], sent: list[dict[str, Any]]) -> list[Action]:
+    """The engine's recent steps as the brain's actions: the ones this adapter handed out with their names,
+    text and options (when the step executed what was handed out), else the tool and element id."""
+    by_step = {x.get("step"): x for x in sent}
+    out: list[Action] = []
+    for h in history:
+        if not h.get("tool"):
+            continue
+        x = by_step.get(h.get("step"))
+        if x is not None and x.get("wire") == h["tool"] and isinstance(x.get("args"), dict):
+            out.append(Action(str(x.get("tool") or h["tool"]), dict(x["args"])))
+        else:
+            out.append(Action(_BACK.get(h["tool"], h["tool"]), {"element": h["target"]} if h.get("target") else {}))
+    return out
+
+
+def make_plan(actions: list[Action], page: pages.Page, step: int, task: str = "") -> dict[str, Any] | None:
+    """The rest of a plan, to continue on the next steps: the actions on elements of this page, up to the
+    first that is not. Secrets are never stored: a password or card number the task states is kept as its
+    place in the task; a plan stops before one the task does not state (a generated password)."""
+    out: list[dict[str, Any]] = []
+    for a in actions:
+        el = a.resolved
+        if a.tool not in PLAN_TOOLS or el is None:
+            break
+        args = {k: v for k, v in a.args.items() if k not in ("id", "element")}
+        if a.tool == "type" and el.is_secret():
+            text = str(args.pop("text", "") or "")
+            at = task.find(text) if text else -1
+            if at < 0:
+                break
+            args["text_at"] = [at, at + len(text)]
+        out.append({"tool": a.tool, "args": args, "ref": el.ref, "role": el.role, "name": el.name,
+                    "why": (a.why or "")[:200]})
+    if not out:
+        return None
+    return {"url": _here(page.url), "after": step, "actions": out}
+
+
+def _done_already(a: Action, el: pages.Element) -> bool:
+    """Whether ``a`` would change nothing: the field holds the text, the option is selected, the box or
+    radio is already as wanted."""
+    if a.tool == "type":
+        text = str(a.args.get("text") or "").strip()
+        if el.is_secret():
+            return False
+        return bool(text) and (el.value or "").strip() == text
+    if a.tool == "select":
+        opt = str(a.args.get("option") or "")
+        return bool(opt) and opt in (el.selected_option, el.value)
+    if a.tool == "check" and "checked" in a.args and el.checked is not None:
+        return bool(el.checked) == bool(a.args["checked"])
+    if a.tool == "click" and el.role == "radio":
+        return bool(el.checked)
+    return False
+
+
+def _find(page: pages.Page, item: dict[str, Any]) -> pages.Element | None:
+    """The planned element on this page: the same id with the same role and name, else (the page
+    re-rendered it under a new id) the one element with that role and name."""
+    role, name = str(item.get("role") or ""), _norm(str(item.get("name") or ""))
+    el = page.by_ref(str(item.get("ref") or ""))
+    if el is not None and el.role == role and _norm(el.name) == name:
+        return el
+    if not name:
+        return None
+    same = [e for e in page.elements if e.role == role and _norm(e.name) == name]
+    return same[0] if len(same) == 1 else None
+
+
+def next_planned(plan: Any, ctx: StepContext, page: pages.Page,
+                 avoid: list[tuple[str, str]]) -> tuple[Action, list[dict[str, Any]]] | None:
+    """The next action of the stored plan and what is left of it, or None when the policy should plan
+    afresh: no plan, the action handed out last did not run or failed (or the run did something else since),
+    another URL, a planned element gone or renamed, or an action the engine asks to avoid."""
+    if not isinstance(plan, dict) or not isinstance(plan.get("actions"), list) or not plan["actions"]:
+        return None
+    if _here(page.url) != plan.get("url"):
+        return None
+    acted = [h for h in ctx.history if h.get("tool") not in ("observe", "ask_user")]
+    if not acted or acted[-1].get("step") != plan.get("after") or acted[-1].get("ok") is False:
+        return None
+    avoided = avoid_set(avoid)
+    items = [x for x in plan["actions"] if isinstance(x, dict)]
+    while items:
+        item = items.pop(0)
+        el = _find(page, item)
+        if el is None:
+            return None
+        args = dict(item.get("args") or {})
+        args["element"] = el.ref
+        at = args.pop("text_at", None)
+        if isinstance(at, list) and len(at) == 2 and all(isinstance(i, int) for i in at):
+            args["text"] = ctx.task[at[0]:at[1]]
+        checked = check_actions([Action(str(item.get("tool")), args, resolved=el, why=str(item.get("why") or ""))],
+                                page, tools=PROXY_TOOLS).actions
+        if not checked or checked[0].resolved is not el:
+            return None
+        a = checked[0]
+        if _done_already(a, el):
+            continue
+        if is_avoided(a, avoided):
+            return None
+        a.risk = classify_risk(a, page)
+        return a, items
+    return None
+
+
+# --------------------------------------------------------------------------- tables in flat text
+
+_NUMBER = re.compile(r"^[-+(]?[$€£¥]?\d(?:[\d,.:/-]*\d)?%?\)?$")
+_CELL_START = re.compile(r"^[A-Z\d$€£¥+\-\u00C0-\u00DE]")
+
+
+def _tab_tables(text: str) -> list[list[list[str]]]:
+    """Tables written as tab-separated lines (a table's ``innerText``): runs of lines with as many cells."""
+    tables: list[list[list[str]]] = []
+    run: list[list[str]] = []
+    for line in text.splitlines() + [""]:
+        cells = [c.strip() for c in line.split("\t")] if "\t" in line else []
+        if cells and (not run or len(cells) == len(run[0])):
+            run.append(cells)
+            continue
+        if len(run) >= 3:
+            tables.append(run)
+        run = [cells] if cells else []
+    return tables
+
+
+def _cells(tokens: list[str]) -> list[str]:
+    """Words grouped into cells the way headings are written: a cell starts with a capital letter, a digit
+    or a sign; lower-case words and parenthesised units belong to the cell before ("Area (km²)",
+    "Date of birth")."""
+    out: list[str] = []
+    for t in tokens:
+        if out and not _CELL_START.match(t) and not _NUMBER.match(t) and not _NUMBER.match(out[-1]):
+            out[-1] += " " + t
+        else:
+            out.append(t)
+    return out
+
+
+def _header_cell(c: str, number: bool) -> bool:
+    """A column heading: short, capitalised, no number, no sentence."""
+    return not number and c[-1] not in ".!?:;," and not c[0].islower() and not c[0].isdigit() \
+        and c.count(" ") < 5
+
+
+def _cell_like(cell: str, number: bool) -> bool:
+    """A table cell rather than a piece of a sentence (which ends with a full stop, comma...)."""
+    return number or cell[-1] not in ".!?:;,"
+
+
+def _prefix(flags: list[bool]) -> list[int]:
+    out = [0]
+    for f in flags:
+        out.append(out[-1] + f)
+    return out
+
+
+def _flat_tables(cells: list[str], max_cols: int, labels: set[str]) -> list[list[list[str]]]:
+    """Runs of rows of one shape (which cells are numbers), at least one number and one word per row,
+    under a header of as many short capitalised cells with no number; rows that are the names of links or
+    buttons ("Room 3 Room 12 Room 7") are a list of controls, not a table."""
+    n = len(cells)
+    number = [bool(_NUMBER.match(c)) for c in cells]
+    kinds = "".join("N" if x else "W" for x in number)
+    numbers = _prefix(number)
+    headers = _prefix([_header_cell(c, x) for c, x in zip(cells, number, strict=True)])
+    sentence = _prefix([not _cell_like(c, x) for c, x in zip(cells, number, strict=True)])
+    found: list[list[list[str]]] = []
+    i = 2
+    while i < n:
+        best: tuple[int, int] | None = None  # (rows, period)
+        for p in range(2, min(max_cols, i) + 1):
+            if headers[i] - headers[i - p] < p:
+                break  # a longer header would hold this one's non-heading cell too
+            if i + 2 * p > n:
+                break
+            nums = numbers[i + p] - numbers[i]
+            if not 0 < nums < p:
+                continue
+            shape = kinds[i:i + p]
+            rows = 1
+            while i + (rows + 1) * p <= n and kinds[i + rows * p:i + (rows + 1) * p] == shape:
+                rows += 1
+            if rows < 2 or (rows < 3 and p < 3) or (best is not None and rows * p <= best[0] * best[1]):
+                continue
+            if sentence[i + rows * p] - sentence[i]:
+                continue
+            if any(" ".join(cells[i + r * p:i + (r + 1) * p]).lower() in labels for r in range(rows)):
+                continue
+            best = (rows, p)
+        if best is None:
+            i += 1
+            continue
+        rows, p = best
+        found.append([cells[i - p:i]] + [cells[i + r * p:i + (r + 1) * p] for r in range(rows)])
+        i += rows * p
+    return found
+
+
+def tables_from_text(text: str, *, labels: Iterable[str] = (), max_cols: int = 10) -> list[list[list[str]]]:
+    """Tables in a page's visible text, header row first: tab-separated lines, or, in text whose whitespace
+    was collapsed into single spaces (the extension's ``visibleText``), a run of rows of one shape (which
+    cells are numbers: ``Graz Austria 298,479 127.6``) right after a header of as many cells
+    (``City Country Population Area (km²)``). Cells are single words, or capitalised words with the
+    lower-case words after them; tables of words only cannot be told from prose and are not found.
+    ``labels``: the names of the page's controls (a run of them is not a table)."""
+    if not text:
+        return []
+    tabbed = _tab_tables(text) if "\t" in text else []
+    if tabbed:
+        return tabbed
+    if sum(ch.isdigit() for ch in text) < 2:
+        return []  # rows need a number each
+    names = {" ".join(str(x).lower().split()) for x in labels if x}
+    found: list[list[list[str]]] = []
+    for line in text.splitlines():
+        tokens = line.split()
+        if len(tokens) < 6:
+            continue
+        tables = _flat_tables(_cells(tokens), max_cols, names)
+        if not tables:
+            tables = _flat_tables(tokens, max_cols, names)
+        found.extend(tables)
+    return found[:5]

@@ -36,6 +36,20 @@ def test_extension_follows_the_brain_in_a_real_browser(stack, site):
         assert any(e.get("text") == "Contact us" for e in state["currentSnapshot"]["elements"])
 
 
+def test_a_form_filled_one_tool_per_step_with_a_value_read_from_a_table(stack, site):
+    """Real Chromium snapshots (whitespace-collapsed text, one tool per step): the value comes from a table
+    in the page text, three fields are filled over three steps and the form's own button (which the task
+    never names) submits it."""
+    task = ("Send a reading for the town Corfe; the observer is Noor Haddad. Find the rain of Corfe in the table "
+            "and enter it in mm.")
+    with Emulator(stack.http_url, printer=None, max_steps=12) as emu:
+        out = emu.run("rain", task, site.url + "rainfall.html", marker="READING_COMPLETE")
+    assert out.success, out  # the page checked town, observer and 1,020 mm itself
+    state = httpx.get(f"{stack.http_url}/agent/run/{out.run_id}").json()["state"]
+    actions = [h["action"] for h in state["history"]]
+    assert actions[:5] == ["observe", "type", "type", "type", "click"], actions
+
+
 def test_careful_mode_asks_before_paying_and_approval_lets_it_through(stack, site):
     with Emulator(stack.http_url, approve=True, printer=None) as emu:
         out = emu.run("pay", "Click Pay now to buy the tea", site.url + "checkout.html", mode="careful",
