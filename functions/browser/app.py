@@ -257,11 +257,15 @@ def _guard_reason(url: str) -> str | None:
 # --------------------------------------------------------------------------- pages that stop answering
 
 def _responsive(page: Any, timeout_ms: int = PROBE_MS) -> bool:
-    """Whether the page's main thread runs a trivial script within ``timeout_ms`` (raises if it is dead)."""
+    """Whether the page's main thread runs a trivial script within ``timeout_ms`` (raises if it is dead).
+
+    One round trip in Playwright's utility world (the ARIA snapshot needs that world's script anyway);
+    ``Locator.evaluate`` would take three (wait for the element, evaluate, dispose the handle) and load
+    Playwright's script into the page's main world as well, on every new document."""
     from playwright.sync_api import TimeoutError as PwTimeout
 
     try:
-        page.locator(":root").evaluate("() => 1", timeout=max(100, timeout_ms))
+        page.locator(":root").get_attribute("data-agenthost-probe", timeout=max(100, timeout_ms))
         return True
     except PwTimeout:
         return False
@@ -281,8 +285,9 @@ def _replace_page(sid: str) -> Any:
 
 
 class _TimedPage:
-    """The page as :func:`agenthost.agent.dom.observe` uses it, with a timeout on every script it runs
-    (``Page.evaluate`` and ``Page.title`` have none, and a busy page would hold them forever)."""
+    """The page as :func:`agenthost.agent.dom.observe` uses it, each script run only once the page answered
+    within the timeout (``Page.evaluate`` and ``Page.title`` have none, and a busy page would hold them
+    forever; ``Locator.evaluate``'s timeout, too, covers only finding the element, not the script)."""
 
     def __init__(self, page: Any, timeout_ms: int):
         self._page = page
@@ -291,12 +296,19 @@ class _TimedPage:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._page, name)
 
+    def _answering(self) -> None:
+        if not _responsive(self._page, self._timeout):
+            from playwright.sync_api import TimeoutError as PwTimeout
+
+            raise PwTimeout(f"Timeout {self._timeout}ms exceeded: the page is not responding (a busy script)")
+
     def evaluate(self, expression: str, arg: Any = None) -> Any:
-        return self._page.locator(":root").evaluate(f"(_root, _arg) => ({expression})(_arg)", arg,
-                                                    timeout=self._timeout)
+        self._answering()
+        return self._page.evaluate(expression, arg)
 
     def title(self) -> str:
-        return str(self._page.locator(":root").evaluate("() => document.title", timeout=self._timeout))
+        self._answering()
+        return str(self._page.title())
 
 
 # --------------------------------------------------------------------------- sessions
