@@ -15,9 +15,8 @@ import runs.app as runs_app
 from runs.brain import Decision, Risk
 
 from tests.support.apigw import call
-from tests.unit.runs_support import API_KEY, ScriptedBrain
+from tests.unit.runs_support import API_KEY, H, ScriptedBrain, api, start_run, step_run
 
-H = {"x-api-key": API_KEY}
 STATE_KEYS = {"status", "currentStep", "maxSteps"}
 STATUSES = {"created", "running", "waiting_user", "completed", "error", "cancelled"}
 TOOLS = {"observe", "navigate", "click", "type", "scroll", "press", "ask_user", "finish"}
@@ -45,18 +44,12 @@ def brain(aws, monkeypatch):
     return b
 
 
-def api(method, path, body=None):
-    return call(runs_app.handler, method, path, json_body=body, headers=H)
-
-
 def start(mode="autonomous", task="Find contact information on this page", **extra):
-    r = api("POST", "/agent/run/start", {"task": task, "mode": mode, **extra})
-    assert r.status == 200, r.text
-    return r.json()["runId"]
+    return start_run(task, mode, **extra)
 
 
 def step(rid, snapshot=SPEC_SNAPSHOT, result=SPEC_RESULT):
-    return api("POST", f"/agent/run/{rid}/step", {"snapshot": snapshot, "lastActionResult": result})
+    return step_run(rid, snapshot, result)
 
 
 def assert_state(state, status, step_no, max_steps=150):

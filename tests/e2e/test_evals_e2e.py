@@ -29,6 +29,15 @@ def is_eval(m):
     return m.get("method") == "evaluate"
 
 
+async def first_evaluation(ws_url: str, cid: str) -> tuple[Scripted, dict]:
+    """Connect as ``cid``, register, say ready: the client and the first evaluate request it got."""
+    c = Scripted(ws_url, cid)
+    await c.connect()
+    await c.register(SECRET)
+    await c.send({"type": "ready"})
+    return c, await c.recv_until(is_eval)
+
+
 @pytest.mark.browser
 def test_our_client_runs_evaluations_from_our_server(stack, pages):
     from evals.definitions import load_dir
@@ -184,11 +193,7 @@ def test_reconnection_mid_evaluation(stack):
     upload_client(stack.http_url, cid, [chat_eval("r1"), chat_eval("r2")], max_concurrent_evaluations=1)
 
     async def scenario():
-        c = Scripted(stack.ws_url, cid)
-        await c.connect()
-        await c.register(SECRET)
-        await c.send({"type": "ready"})
-        first = await c.recv_until(is_eval)
+        c, first = await first_evaluation(stack.ws_url, cid)
         await c.close()  # the socket goes away with the evaluation in flight
         c2 = Scripted(stack.ws_url, cid)
         await c2.connect()
@@ -280,11 +285,7 @@ def test_reconnect_then_silence_times_out_and_frees_the_slot(stack):
                   max_concurrent_evaluations=1)
 
     async def scenario():
-        c = Scripted(stack.ws_url, cid)
-        await c.connect()
-        await c.register(SECRET)
-        await c.send({"type": "ready"})
-        first = await c.recv_until(is_eval)
+        c, first = await first_evaluation(stack.ws_url, cid)
         assert first["params"]["evaluationId"] == "a-quiet"  # sent first (ids sort)
         await c.close()
         # back 1.5 s later: after the first timer's whole second (timers fire at whole seconds, so a quicker
@@ -318,11 +319,7 @@ def test_retry_policy_backoff_through_the_scheduler(stack):
                   retry_policy={"max_retries": 1, "initial_delay": 1500, "backoff_multiplier": 2})
 
     async def scenario():
-        c = Scripted(stack.ws_url, cid)
-        await c.connect()
-        await c.register(SECRET)
-        await c.send({"type": "ready"})
-        first = await c.recv_until(is_eval)
+        c, first = await first_evaluation(stack.ws_url, cid)
         await c.send({"jsonrpc": "2.0", "id": first["id"], "error": {"code": -32000, "message": "boom"}})
         waiting = None
         for _ in range(100):  # the failure is recorded and the evaluation waits (no read dispatches it)

@@ -9,6 +9,26 @@ from typing import Any
 from runs.brain import Decision, Risk, StepContext
 
 API_KEY = "test-runs-key-0123456789"
+H = {"x-api-key": API_KEY}
+
+
+def api(method: str, path: str, body: Any = None, headers: dict[str, str] | None = None) -> Any:
+    """One request to the Proxy API's real handler (with the API key unless ``headers`` says otherwise)."""
+    import runs.app as runs_app
+
+    from tests.support.apigw import call
+
+    return call(runs_app.handler, method, path, json_body=body, headers=H if headers is None else headers)
+
+
+def start_run(task: str, mode: str, **extra: Any) -> str:
+    r = api("POST", "/agent/run/start", {"task": task, "mode": mode, **extra})
+    assert r.status == 200, r.text
+    return r.json()["runId"]
+
+
+def step_run(run_id: str, snapshot: Any, result: Any) -> Any:
+    return api("POST", f"/agent/run/{run_id}/step", {"snapshot": snapshot, "lastActionResult": result})
 
 
 class ScriptedBrain:

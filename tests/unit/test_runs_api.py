@@ -13,9 +13,7 @@ from runs.repo import RunRepo
 
 from agenthost.store import Store
 from tests.support.apigw import call
-from tests.unit.runs_support import API_KEY, ScriptedBrain, snapshot
-
-H = {"x-api-key": API_KEY}
+from tests.unit.runs_support import API_KEY, H, ScriptedBrain, api, snapshot, start_run, step_run
 
 
 @pytest.fixture
@@ -26,18 +24,12 @@ def brain(aws, monkeypatch):
     return b
 
 
-def api(method, path, body=None, headers=H):
-    return call(runs_app.handler, method, path, json_body=body, headers=headers)
-
-
 def start(task="Find contact information", mode="autonomous", **extra):
-    r = api("POST", "/agent/run/start", {"task": task, "mode": mode, **extra})
-    assert r.status == 200, r.text
-    return r.json()["runId"]
+    return start_run(task, mode, **extra)
 
 
 def step(run_id, snap=None, result=None):
-    return api("POST", f"/agent/run/{run_id}/step", {"snapshot": snap, "lastActionResult": result})
+    return step_run(run_id, snap, result)
 
 
 # ---------------------------------------------------------------- start
