@@ -452,7 +452,26 @@ class Server:
                 sent += 1
             else:
                 inflight -= 1  # the slot was given back (taken by someone else, or failed to send)
+        if inflight > len(running) + sent and not any(e.get("status") == "pending" for e in evals):
+            self._heal_idle(client_id)
         return sent
+
+    def _heal_idle(self, client_id: str) -> None:
+        """Nothing is left to send but the counter says more slots are taken than evaluations run: a slot
+        leaked (a claim retried after a timeout is applied twice), or two results finished at once and each saw
+        the other still running, so neither healed. Count again from a fresh read. With nothing pending no one
+        can claim meanwhile, and a release racing this one stops at zero."""
+        meta, evals, _ = self._read(client_id)
+        if meta is None or any(e.get("status") == "pending" for e in evals):
+            return
+        running = sum(1 for e in evals if e.get("status") == "running")
+        held = int(meta.get("inflight", 0))
+        if held > running:
+            try:
+                self.store.update(**keys.client(client_id), set_={"inflight": running},
+                                  condition="inflight = :old", values={":old": held})
+            except ConditionFailed:
+                pass  # it moved: a later invocation sees the new value
 
     def _send_eval(self, client_id: str, conn: str, ev: dict[str, Any], rpc: str, resend: bool = False) -> str:
         """``sent``, ``released`` (slot given back), ``gone`` (the connection is closed) or ``failed`` (the post

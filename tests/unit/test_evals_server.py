@@ -546,3 +546,24 @@ def test_client_file_default_timeout_applies_to_evaluations_without_one(env):
 def test_options_repr_hides_the_secret():
     opts = Options(secret="hunter2-very-secret")
     assert "hunter2" not in repr(opts) and "hunter2" not in str(opts)
+
+
+def test_a_leaked_slot_is_given_back_once_nothing_is_left_to_send(env):
+    """A slot claim applied twice (a retried request), seen by two results finishing at once with stale views:
+    when nothing is pending any more, the counter is recounted from a fresh read and ends at zero."""
+    make, hub, *_ = env
+    s = make()
+    register(s, hub, "k1")
+    s.on_message("k1", json.dumps({"type": "ready"}))
+    sent = evaluates(hub.take("k1"))
+    for req in sent:
+        s.on_message("k1", json.dumps({"jsonrpc": "2.0", "id": req["id"], "result": {"output": {"title": "Hello"}}}))
+    for req in evaluates(hub.take("k1")):
+        s.on_message("k1", json.dumps({"jsonrpc": "2.0", "id": req["id"], "result": {"output": {"title": "Hello"}}}))
+    meta, evals = s.load("c1")
+    assert {e["status"] for e in evals} == {"completed"} and meta["inflight"] == 0
+    s.store.update("CLIENT#c1", "META", add={"inflight": 1})  # the leak
+    # the view a concurrent result handler still holds: one evaluation running, two slots taken
+    stale = [{**e, "status": "running"} if e["evalId"] == "e3" else e for e in evals]
+    s.dispatch("c1", ({**meta, "inflight": 2}, stale))
+    assert s.store.get("CLIENT#c1", "META")["inflight"] == 0
