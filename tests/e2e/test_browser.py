@@ -357,9 +357,11 @@ def test_a_busy_page_is_replaced_and_the_call_still_answers(site):
 
 def test_actions_past_the_budget_are_reported_not_run(site):
     server, _ = site
+    # warm the browser and the session first: on a busy machine a cold launch alone can eat a 3 s budget
+    assert call("budget", [{"tool": "navigate", "url": f"{server.url}/index.html"}])["results"] == [{"ok": True}]
     out = call("budget", [{"tool": "navigate", "url": f"{server.url}/index.html"},
                           {"tool": "navigate", "url": f"{server.url}/slow.html?s=10", "timeout_ms": 10000},
-                          {"tool": "click", "element": "Pricing plans"}], budget_ms=3000)
+                          {"tool": "click", "element": "Pricing plans"}], budget_ms=4000)
     r = out["results"]
     assert r[0] == {"ok": True}
     assert r[1]["ok"] is False and "Timeout" in r[1]["error"]
