@@ -62,6 +62,7 @@ def handler(event: dict[str, Any], context: Any = None) -> dict[str, Any]:
     # snapshot restored later, a test process) is not a cold start of this request.
     started = _IMPORTED if _cold and 0 <= now - _IMPORTED <= MAX_INIT_S else now
     _cold = False
+    metering.arrived(event)  # through the function URL (WebhookFunctionUrls) no API request is billed
     try:
         return _handle(event, context, started)
     except Exception:  # noqa: BLE001 - the platform ends the task on any non-2xx: never fail

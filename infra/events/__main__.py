@@ -4,7 +4,7 @@ uses. The AI Olympics turn is signed with the local default secret at the time y
 window is 5 minutes: regenerate it right before invoking)::
 
     python -m infra.events             # every event
-    python -m infra.events olympics    # just the freshly signed AI Olympics turn
+    python -m infra.events olympics    # just the freshly signed AI Olympics turns (HTTP API, function URL)
 
 Invoke with the local settings in ``infra/env.json`` (local, non-production secrets)::
 
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from infra.local.defaults import LOCAL_SECRETS
-from infra.local.events import http_event, ws_event
+from infra.local.events import function_url_event, http_event, ws_event
 
 HERE = Path(__file__).resolve().parent
 JSON = {"content-type": "application/json", "user-agent": "curl/8"}
@@ -33,7 +33,7 @@ def _http(method: str, path: str, route: str, body: Any = None, headers: dict[st
                       query=query, path_parameters=params or None)
 
 
-def olympics_turn() -> dict[str, Any]:
+def olympics_turn(*, via_url: bool = False) -> dict[str, Any]:
     from agenthost import signing
 
     body = {
@@ -45,14 +45,19 @@ def olympics_turn() -> dict[str, Any]:
     }
     raw = json.dumps(body, separators=(",", ":"))
     sig = signing.sign(LOCAL_SECRETS["AGENTHOST_OLYMPICS_SECRET"].encode(), raw.encode())
-    return http_event("POST", "/olympics/turn", body=raw, route_key="ANY /olympics/turn",
-                      headers={**JSON, "x-ai-olympics-signature": sig, "x-ai-olympics-agent-id": "agent-1",
-                               "x-ai-olympics-timestamp": str(body["timestamp"])})
+    headers = {**JSON, "x-ai-olympics-signature": sig, "x-ai-olympics-agent-id": "agent-1",
+               "x-ai-olympics-timestamp": str(body["timestamp"])}
+    if via_url:
+        return function_url_event("POST", "/olympics/turn", body=raw, headers=headers)
+    return http_event("POST", "/olympics/turn", body=raw, route_key="ANY /olympics/turn", headers=headers)
 
 
-def werewolf_turn() -> dict[str, Any]:
+def werewolf_turn(*, via_url: bool = False) -> dict[str, Any]:
     from tests.support.werewolf import turn  # a payload shaped like the engine's
 
+    if via_url:
+        return function_url_event("POST", "/werewolf/turn", body=json.dumps(turn("vote"), ensure_ascii=False),
+                                  headers=JSON)
     return _http("POST", "/werewolf/turn", "/werewolf/turn", turn("vote"))
 
 
@@ -79,6 +84,9 @@ def events() -> dict[str, Any]:
                                  proxy="unknown"),
         "olympics-turn": olympics_turn(),
         "werewolf-turn": werewolf_turn(),
+        # the same turns as the webhooks' function URLs (WebhookFunctionUrls) deliver them
+        "olympics-turn-url": olympics_turn(via_url=True),
+        "werewolf-turn-url": werewolf_turn(via_url=True),
         "usage": _http("GET", "/usage", "/usage"),
         "evals-admin-clients": _http("GET", "/evals/clients", "/evals/{proxy+}", proxy="clients"),
         "evals-connect": ws_event("$connect", "c2FtcGxlLWNvbm4=", headers={"host": ws["domain"]}, **ws),

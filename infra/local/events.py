@@ -122,6 +122,19 @@ def http_event(
     return event
 
 
+FUNCTION_URL_DOMAIN = "abcdefghijklmnopqrstuvwxyz012345.lambda-url.us-east-1.on.aws"
+
+
+def function_url_event(method: str, path: str, **kwargs: Any) -> dict[str, Any]:
+    """A Lambda function URL event: payload format 2.0 like the HTTP API's, with the URL's own domain,
+    ``routeKey``/``stage`` ``$default`` and an anonymous caller account (AuthType NONE)."""
+    event = http_event(method, path, domain=FUNCTION_URL_DOMAIN, **kwargs)
+    event["requestContext"].update({"accountId": "anonymous", "apiId": FUNCTION_URL_DOMAIN.split(".")[0],
+                                    "routeKey": "$default", "stage": "$default"})
+    event["routeKey"] = "$default"
+    return event
+
+
 def http_response(result: Any) -> tuple[int, list[tuple[str, str]], bytes]:
     """Turn a handler's return value into (status, headers, body) as HTTP API payload v2 does."""
     if not isinstance(result, dict) or "statusCode" not in result:

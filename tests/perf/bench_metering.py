@@ -36,6 +36,7 @@ DDB_MS = 5.0  # assumed in-region DynamoDB round trip (the local moto server is 
 WORKLOADS = ["olympics", "werewolf", "runs", "agents_api", "evals", "usage"]
 FUNCTION_OF = {"olympics": "OlympicsFunction", "werewolf": "WerewolfFunction", "runs": "RunsFunction",
                "agents_api": "AgentsApiFunction", "evals": "EvalsFunction", "usage": "UsageFunction"}
+WEBHOOKS = ("olympics", "werewolf")  # the functions with a Lambda function URL (WebhookFunctionUrls)
 
 
 # --- 1. overhead --------------------------------------------------------------------------------------
@@ -341,7 +342,8 @@ def per_protocol(n: int = 120) -> None:
     print(f"\nper protocol, {n} warm turns each (deterministic policy, DynamoDB = moto server over loopback, "
           "arm64 list prices):")
     head = (f"  {'protocol':<11}{'wall':>7}{'cpu ms':>8}{'ddb':>5}{'peak MB':>9}{'MB':>6}{'est ms':>8}{'RRU':>5}"
-            f"{'WRU':>5}{'log B':>7}  $/1M turns: lambda+req  api   ddb  logs total | rec MB | at 512 MB: est ms total")
+            f"{'WRU':>5}{'log B':>7}  $/1M turns: lambda+req  api   ddb  logs total | via URL | rec MB | "
+            "at 512 MB: est ms total")
     print(head)
     for name, r in results.items():
         wall, cpu = pct(r["wall"], 50), pct(r["cpu"], 50)
@@ -367,12 +369,16 @@ def per_protocol(n: int = 120) -> None:
         logs = r["log_bytes_per_turn"] / 1e9 * prices.table["cloudwatch_logs"]["ingested_gb"] * 1e6
         total = compute + requests + api + dyn + logs
         total_512 = total - compute + compute_cost(512)
+        # a webhook's function URL (WebhookFunctionUrls) bills no API Gateway request
+        url_price = prices.table.get("function_url", {}).get("requests_per_million", 0.0)
+        via_url = f"{total - api + url_price:8.2f}" if name in WEBHOOKS else f"{'-':>8}"
         print(f"  {name:<11}{wall:7.1f}{cpu:8.2f}{r['ddb_calls']:5.1f}{r['peak_mb']:9.1f}{fn_mb:6d}{est:8.1f}"
               f"{r['rru']:5.1f}{r['wru']:5.1f}{r['log_bytes_per_turn']:7.0f}"
-              f"  {compute + requests:11.3f}{api:6.2f}{dyn:6.2f}{logs:5.2f}{total:6.2f} | {rec:6d} |"
+              f"  {compute + requests:11.3f}{api:6.2f}{dyn:6.2f}{logs:5.2f}{total:6.2f} |{via_url} | {rec:6d} |"
               f"{est_ms(512):19.1f}{total_512:6.2f}")
     print("  (wall/cpu: local p50 ms per turn; ddb: DynamoDB calls per turn incl. metering's counter write; "
           "MB: the template's MemorySize; est ms: Lambda duration there; "
+          "via URL: total when the webhook is called through its Lambda function URL (no API Gateway request); "
           "rec MB: smallest standard size >= 1.5 x peak; RRU/WRU: request units per turn at "
           "<=1 KB writes / <=4 KB reads; log B: CloudWatch Logs bytes per turn at INFO incl. the EMF record)")
     print("  metering end to end (same turns with metering off; wall includes its DynamoDB round trip to moto):")

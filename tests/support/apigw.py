@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from infra.local.events import LambdaContext, http_event, http_response
+from infra.local.events import LambdaContext, function_url_event, http_event, http_response
 
 
 @dataclass
@@ -25,11 +25,14 @@ class Response:
 
 def call(handler: Any, method: str, path: str, *, json_body: Any = None, body: bytes | str | None = None,
          headers: dict[str, str] | None = None, query: str | dict | None = None,
-         path_parameters: dict[str, str] | None = None, function_name: str = "test-fn") -> Response:
+         path_parameters: dict[str, str] | None = None, function_name: str = "test-fn",
+         via_url: bool = False) -> Response:
+    """``via_url``: the event a Lambda function URL delivers instead of the HTTP API's."""
     hdrs = dict(headers or {})
     if json_body is not None:
         body = json.dumps(json_body)
         hdrs.setdefault("content-type", "application/json")
-    event = http_event(method, path, body=body, headers=hdrs, query=query, path_parameters=path_parameters)
+    event = (function_url_event(method, path, body=body, headers=hdrs, query=query) if via_url else
+             http_event(method, path, body=body, headers=hdrs, query=query, path_parameters=path_parameters))
     status, out_headers, out = http_response(handler(event, LambdaContext(function_name)))
     return Response(status, {k: v for k, v in out_headers}, out)

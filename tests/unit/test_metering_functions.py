@@ -133,3 +133,51 @@ def test_a_spent_llm_budget_switches_a_real_webhook_turn_to_the_deterministic_po
     [row] = call(usage_handler, "GET", "/usage", query={"protocol": "olympics", "from": day}).json()["rows"]
     assert (row["turns"], row["llm_calls"], row["tokens_in"], row["tokens_out"]) == (2, 1, 100, 20)
     assert row["fallbacks"] == 1 and row["budget_fallbacks"] == 1
+
+
+def test_webhook_turns_through_a_function_url_bill_no_api_request(aws, monkeypatch):
+    """WebhookFunctionUrls: a turn delivered by the Lambda function URL plays like one through the HTTP
+    API; metering counts it in url_turns and the report prices no API Gateway request for it."""
+    from usage.app import handler as usage_handler
+    from werewolf.app import handler
+
+    for via_url in (True, True, False):
+        body = json.dumps(turn("vote"), ensure_ascii=False).encode()
+        r = call(handler, "POST", "/werewolf/turn", body=body, headers={"content-type": "application/json"},
+                 via_url=via_url)
+        assert r.status == 200 and r.json()["target"]
+    day = metering.day_of(__import__("time").time())
+    item = aws.get(**metering.usage_key(day, "werewolf", "werewolf"))
+    assert (item["turns"], item["url_turns"]) == (3, 2)
+    [row] = call(usage_handler, "GET", "/usage", query={"protocol": "werewolf"}).json()["rows"]
+    assert row["cost"]["api"] == pytest.approx(1 * 1.00 / 1e6)  # one HTTP API request at $1.00 per 1M
+
+
+def test_olympics_through_a_function_url_verifies_the_signature(aws, monkeypatch):
+    from olympics.app import handler
+
+    from tests.support.olympics import SECRET, signed, turn_body
+
+    monkeypatch.setenv("AGENTHOST_OLYMPICS_SECRET", SECRET)
+    from agenthost import config
+
+    config.reset()
+    body = turn_body()
+    raw, headers = signed(body)
+    r = call(handler, "POST", "/olympics/turn", body=raw, headers=headers, via_url=True)
+    assert r.status == 200 and isinstance(r.json()["actions"], list)
+    forged = call(handler, "POST", "/olympics/turn", body=raw.replace(b"agent", b"agenT", 1), headers=headers,
+                  via_url=True)
+    assert forged.status == 401
+    item = aws.get(**metering.usage_key(metering.day_of(__import__("time").time()), body["agentId"], "olympics"))
+    assert (item["turns"], item["url_turns"]) == (1, 1)
+
+
+def test_the_cost_model_prices_function_url_turns_without_the_api_request():
+    from agenthost.pricing import Prices
+
+    p = Prices.load()
+    both = p.estimate({"turns": 4, "url_turns": 3}, protocol="werewolf")
+    assert both["api"] == pytest.approx(1.00 / 1e6)
+    assert p.estimate({"turns": 4}, protocol="werewolf")["api"] == pytest.approx(4.00 / 1e6)
+    assert p.estimate({"turns": 2, "url_turns": 5}, protocol="olympics")["api"] == 0  # never negative

@@ -34,10 +34,18 @@ def test_every_route_has_a_sample_event_and_the_files_are_current():
 def _handler_for(event: dict):
     tpl = parse()
     rk = event.get("routeKey") or event["requestContext"]["routeKey"]
+    if ".lambda-url." in event["requestContext"].get("domainName", ""):  # a function URL: any path, one function
+        fn_name = next(r.function for r in tpl.http_routes if r.regex.match(event["rawPath"]))
+        assert fn_name in ("OlympicsFunction", "WerewolfFunction"), "only the webhooks have function URLs"
+        return fn_name, _handler_of(tpl, fn_name)
     fn_name = next((r.function for r in tpl.http_routes if r.route_key == rk), None) or tpl.ws_routes.get(rk)
+    return fn_name, _handler_of(tpl, fn_name)
+
+
+def _handler_of(tpl, fn_name: str):
     fn = tpl.functions[fn_name]
     module, attr = fn.handler.rsplit(".", 1)
-    return fn_name, getattr(importlib.import_module(module), attr)
+    return getattr(importlib.import_module(module), attr)
 
 
 @pytest.mark.parametrize("name", sorted(stored()))
@@ -53,7 +61,7 @@ def test_each_sample_event_gets_an_answer_from_its_function(aws, monkeypatch, na
     from agenthost import config
 
     config.reset()
-    event = events()[name] if name == "olympics-turn" else stored()[name]  # the turn is signed just now
+    event = events()[name] if name.startswith("olympics-turn") else stored()[name]  # signed just now
     fn_name, handler = _handler_for(event)
     if name.startswith("evals-") and "http" not in event["requestContext"]:
         from evals import connections
@@ -73,5 +81,6 @@ def test_each_sample_event_gets_an_answer_from_its_function(aws, monkeypatch, na
     result = handler(event, LambdaContext(fn_name))
     status = int(result.get("statusCode", 200)) if isinstance(result, dict) else 200
     assert status < 500, (name, result)
-    if name in ("runs-health", "agents-json", "olympics-turn", "werewolf-turn", "usage", "agents-search"):
+    if name in ("runs-health", "agents-json", "olympics-turn", "werewolf-turn", "olympics-turn-url",
+                "werewolf-turn-url", "usage", "agents-search"):
         assert status == 200, (name, result)

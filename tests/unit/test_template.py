@@ -109,3 +109,22 @@ def test_outputs_give_the_http_and_websocket_urls():
     assert {"HttpApiUrl", "WebSocketUrl"} <= set(outputs)
     assert "execute-api" in json.dumps(outputs["HttpApiUrl"]["Value"])
     assert json.dumps(outputs["WebSocketUrl"]["Value"]).startswith('{"Fn::Sub": "wss://')
+
+
+def test_webhooks_get_public_function_urls_on_their_live_alias_by_default():
+    raw = _raw()
+    assert raw["Parameters"]["WebhookFunctionUrls"]["Default"] == "true"
+    res = raw["Resources"]
+    for fn, path in (("Olympics", "olympics/turn"), ("Werewolf", "werewolf/turn")):
+        url = res[f"{fn}FunctionUrl"]
+        assert url["Condition"] == "UseWebhookFunctionUrls"
+        assert url["Properties"]["AuthType"] == "NONE" and url["Properties"]["Qualifier"] == "live"
+        assert url["Properties"]["TargetFunctionArn"] == {"Ref": f"{fn}Function"}
+        # a public function URL needs both grants (since October 2025), the second only via the URL
+        grants = {res[f"{fn}{name}"]["Properties"]["Action"]: res[f"{fn}{name}"]["Properties"]
+                  for name in ("FunctionUrlPermission", "FunctionUrlInvokePermission")}
+        assert grants["lambda:InvokeFunctionUrl"]["FunctionUrlAuthType"] == "NONE"
+        assert grants["lambda:InvokeFunction"]["InvokedViaFunctionUrl"] is True
+        assert all(g["FunctionName"] == {"Ref": f"{fn}FunctionAliaslive"} for g in grants.values())
+        value = json.dumps(raw["Outputs"][f"{fn}WebhookUrl"]["Value"])
+        assert f"${{{fn}FunctionUrl.FunctionUrl}}{path}" in value and "execute-api" in value

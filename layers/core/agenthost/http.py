@@ -43,6 +43,7 @@ from fastapi.responses import JSONResponse
 from mangum import Mangum
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from agenthost import metering
 from agenthost.config import settings
 
 # Metrics are flushed after every invocation; a turn that recorded none is normal, not a warning.
@@ -301,6 +302,7 @@ def make_handler(
         _ensure_event_loop()
         logger.remove_keys(_REPEATED_KEYS)  # inject_lambda_context appended them again
         logger.append_keys(function=service, request_id=getattr(context, "aws_request_id", None))
+        metering.arrived(event)  # a function URL's turns bill no API Gateway request
         if other_events is not None and not _is_http_event(event):
             return other_events(event, context)
         return mangum(event, context)

@@ -67,7 +67,7 @@ from agenthost.store import keys
 COUNTERS = (
     "turns", "errors", "llm_calls", "llm_errors", "tokens_in", "tokens_out", "llm_ms", "fallbacks",
     "budget_fallbacks", "duration_ms", "mb_ms", "invocations", "ddb_calls", "ddb_rru", "ddb_wru",
-    "ddb_throttles", "ws_messages", "ws_connection_minutes",
+    "ddb_throttles", "ws_messages", "ws_connection_minutes", "url_turns",
 )
 USAGE_TTL_S = 400 * 86400
 BUDGET_CHECK_MARGIN_S = 0.5  # a budget check ends this long before the LLM call's deadline
@@ -235,6 +235,17 @@ def budget_allows(agent: str, *, store: Any = None, now: float | None = None) ->
 # --- the per-turn recorder -------------------------------------------------------------------------
 
 _current: contextvars.ContextVar[Turn | None] = contextvars.ContextVar("agenthost_turn", default=None)
+_via_url: contextvars.ContextVar[bool] = contextvars.ContextVar("agenthost_via_function_url", default=False)
+
+
+def arrived(event: Any) -> None:
+    """Note how the current invocation's request arrived, before its turn opens: through a Lambda
+    function URL (``requestContext.domainName`` ``<id>.lambda-url.<region>.on.aws``; no API Gateway
+    request is billed) or not. Its turns then count in ``url_turns``, which the cost model prices at the
+    ``function_url`` rate instead of the HTTP API's. Called by every HTTP entry point for every event."""
+    ctx = event.get("requestContext") if isinstance(event, dict) else None
+    domain = ctx.get("domainName") if isinstance(ctx, dict) else None
+    _via_url.set(isinstance(domain, str) and ".lambda-url." in domain)
 
 
 class Turn:
@@ -255,6 +266,8 @@ class Turn:
         self.counters: dict[str, float] = dict.fromkeys(COUNTERS, 0)
         self.counters["turns"] = 1 if counts_as_turn else 0
         self.counters["invocations"] = 1
+        if counts_as_turn and _via_url.get():
+            self.counters["url_turns"] = 1
         self._t0 = time.perf_counter()
         self._folded: dict[str, float] | None = None  # counters already written by a committed fold
         self._pending_fold: Any = None
@@ -575,6 +588,7 @@ def wrap_handler(handler: Any, protocol: str, *, agent: str | Any,
     messages each turn costs (the request and its reply: 2). For protocols with no place inside the
     app to open the turn."""
     def metered_handler(event: Any, context: Any) -> Any:
+        arrived(event)
         if is_turn is not None and not is_turn(event):
             return handler(event, context)
         name = agent(event) if callable(agent) else agent

@@ -9,7 +9,9 @@ The cost of usage counters (see :mod:`agenthost.metering`) is::
 
     lambda compute   = mb_ms / 1024 / 1000 * lambda[arch].gb_second      (GB-seconds x price)
     lambda requests  = invocations * lambda[arch].requests_per_million / 1e6
-    API              = turns * http_api.requests_per_million / 1e6        (HTTP protocols)
+    API              = (turns - url_turns) * http_api.requests_per_million / 1e6
+                       + url_turns * function_url.requests_per_million / 1e6 (HTTP protocols; url_turns:
+                       turns that came through a Lambda function URL, which bills no API request)
                      | ws_messages * websocket.messages_per_million / 1e6
                        + ws_connection_minutes * websocket.connection_minutes_per_million / 1e6
     DynamoDB         = ddb_wru * write_units_per_million / 1e6 + ddb_rru * read_units_per_million / 1e6
@@ -124,7 +126,10 @@ class Prices:
             api = (n("ws_messages") * float(ws["messages_per_million"]) +
                    n("ws_connection_minutes") * float(ws["connection_minutes_per_million"])) / MILLION
         else:
-            api = turns * float(self.table["http_api"]["requests_per_million"]) / MILLION
+            via_url = min(n("url_turns"), turns)
+            url_price = float(self.table.get("function_url", {}).get("requests_per_million", 0.0))
+            api = ((turns - via_url) * float(self.table["http_api"]["requests_per_million"]) +
+                   via_url * url_price) / MILLION
         ddb = self.table["dynamodb"]
         dynamodb = (n("ddb_wru") * float(ddb["write_units_per_million"]) +
                     n("ddb_rru") * float(ddb["read_units_per_million"])) / MILLION
