@@ -414,3 +414,80 @@ def test_a_session_is_not_overwritten_when_chromium_dies_mid_call(site, monkeypa
     monkeypatch.setattr(app, "observe_page", real_observe)
     out = call("keep", [{"tool": "navigate", "url": f"{server.url}/whoami"}])
     assert "You are signed in" in out["observation"]["text"]
+
+
+# --- Chromium's zygote: used while it works, switched off for good when it does not -----------------------
+
+@pytest.fixture
+def relaunch():
+    """Each test starts a new browser with the zygote setting re-read, and leaves a fresh one behind."""
+    def fresh():
+        app._worker.submit(app._forget_browser).result()
+        app._state["zygote"] = None
+        app._state["zygote_off"] = ""
+    fresh()
+    yield
+    fresh()
+
+
+def _browser_cmdlines():
+    marker = app._MARKER.encode()
+    return [cmd for _pp, st, cmd in app._processes().values()
+            if marker in cmd and b"--type=" not in cmd and st not in ("Z", "X")]
+
+
+def test_renderers_come_from_the_zygote_by_default(site, relaunch):
+    server, _ = site
+    out = call("zygote-on", [{"tool": "navigate", "url": f"{server.url}/index.html"}])
+    assert out["results"] == [{"ok": True}]
+    assert app.zygote_enabled() and app._state["zygote_pids"]
+    assert all(b"--no-zygote" not in cmd for cmd in _browser_cmdlines())
+
+
+def test_a_launch_that_fails_with_the_zygote_is_retried_without_it(site, relaunch, monkeypatch, tmp_path):
+    server, _ = site
+    # a Chromium whose zygote cannot start, like the "Cannot communicate with zygote" launches seen on Lambda
+    wrapper = tmp_path / "chromium"
+    wrapper.write_text('#!/bin/sh\nfor a in "$@"; do [ "$a" = "--no-zygote" ] && exec /usr/bin/chromium "$@"; done\n'
+                       'echo "FATAL: Cannot communicate with zygote" >&2\nexit 1\n')
+    wrapper.chmod(0o755)
+    monkeypatch.setenv("AGENTHOST_CHROMIUM", str(wrapper))
+    out = call("zygote-fails", [{"tool": "navigate", "url": f"{server.url}/index.html"}])
+    assert out["results"] == [{"ok": True}] and "error" not in out
+    assert not app.zygote_enabled() and "launch failed" in app._state["zygote_off"]
+    assert _browser_cmdlines() and all(b"--no-zygote" in cmd for cmd in _browser_cmdlines())
+
+
+def test_a_dead_zygote_is_noticed_before_opening_a_page(site, relaunch):
+    server, _ = site
+    call("zygote-before", [{"tool": "navigate", "url": f"{server.url}/index.html"}])
+    zygotes, launches = list(app._state["zygote_pids"]), app._state["launches"]
+    assert zygotes
+    for pid in zygotes:
+        os.kill(pid, signal.SIGKILL)
+    time.sleep(0.2)
+    out = call("zygote-after", [{"tool": "navigate", "url": f"{server.url}/index.html"}])  # a new context
+    assert out["results"] == [{"ok": True}] and "error" not in out
+    assert app._state["launches"] == launches + 1 and not app.zygote_enabled()
+    assert "died" in app._state["zygote_off"]
+
+
+def test_a_page_that_cannot_open_kills_chromium_and_the_call_answers_without_the_zygote(site, relaunch,
+                                                                                          monkeypatch):
+    server, _ = site
+    call("zygote-stuck-1", [{"tool": "navigate", "url": f"{server.url}/index.html"}])
+    zygotes = list(app._state["zygote_pids"])
+    monkeypatch.setattr(app, "PAGE_OPEN_S", 1.0)
+    for pid in zygotes:
+        os.kill(pid, signal.SIGSTOP)  # alive but unable to fork a renderer: the new page never opens
+    try:
+        out = call("zygote-stuck-2", [{"tool": "navigate", "url": f"{server.url}/index.html"}])
+    finally:
+        for pid in zygotes:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    assert out["results"] == [{"ok": True}] and "error" not in out
+    assert out["observation"]["title"]
+    assert not app.zygote_enabled() and "opening a session failed" in app._state["zygote_off"]
