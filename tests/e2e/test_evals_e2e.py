@@ -80,17 +80,11 @@ def test_our_client_runs_the_agent_tools_against_local_pages(stack, pages):
 
     suite = load_dir("functions/evals/definitions").evaluations
     evals = []
-    for eid in ("action-add-to-cart-015", "research-solar-cost-013"):
+    # web-task-signup-016: web_task_agent with an extraction schema, its value unquoted ("Type Ada into...")
+    for eid in ("action-add-to-cart-015", "research-solar-cost-013", "web-task-signup-016"):
         doc = suite[eid].doc()
         doc["target"]["url"] = suite[eid].url(pages.url)
         evals.append(doc)
-    # web_task_agent with an extraction schema. The value is quoted: the deterministic brain reads unquoted
-    # values only in some phrasings (the packaged web-task-signup-016 words it without quotes)
-    evals.append({"id": "web-task-quoted", "name": "sign up", "tool": "web_task_agent",
-                  "target": {"url": f"{pages.url}/form.html"}, "timeout": 60000,
-                  "input": {"task": 'Type "Ada" into the First name field and click Submit', "reasoning": "sign up",
-                            "extraction_schema": {"type": "object", "properties": {"message": {"type": "string"}}}},
-                  "validation": {"type": "expected", "expected": {"title": "Submitted"}}})
     # the target page says nothing about solar power; the answer is on a page linked from the given URL
     evals.append({"id": "research-given-urls", "name": "research over given urls", "tool": "research_agent",
                   "target": {"url": f"{pages.url}/article.html"}, "timeout": 45000,
@@ -112,7 +106,7 @@ def test_our_client_runs_the_agent_tools_against_local_pages(stack, pages):
         {k: e["verdict"] for k, e in by_id.items()}
     cart = by_id["action-add-to-cart-015"]["result"]["output"]
     assert cart["title"] == "Cart (1)" and any(s["tool"] == "click" and s["ok"] for s in cart["steps"])
-    signup = by_id["web-task-quoted"]["result"]["output"]
+    signup = by_id["web-task-signup-016"]["result"]["output"]
     assert signup["title"] == "Submitted" and any(s["tool"] == "type" for s in signup["steps"])
     # the extraction schema is filled after the task (the deterministic extractor skips paragraphs this short)
     assert set(signup["data"]) == {"message"} and isinstance(signup["data"]["message"], str)

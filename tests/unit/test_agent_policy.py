@@ -265,3 +265,16 @@ def test_task_reading_of_common_phrasings():
     assert f.value_for("New item", present="pens\npaper") is None
     f = read_task("Your name is Li Wei and your email is li.wei@example.org.")
     assert f.value_for("Your name") == "Li Wei" and f.value_for("Email") == "li.wei@example.org"
+
+
+def test_an_unquoted_value_typed_into_a_named_field_is_read():
+    tree = """- textbox "First name"
+- textbox "Full name"
+- button "Submit\""""
+    d = decide("Type Ada into the First name field and click Submit", tree)
+    assert wire(d) == [("type", "First name", "Ada"), ("click", "Submit", None)]
+    facts = read_task("Enter Maria Lopez in the Full name field, then press Save")
+    assert facts.pairs == [("Full name", "Maria Lopez")]
+    # a description of what to type is not a value
+    for text in ("Type your email into the Email field", "Enter the code in the Code box", "Type it into the box"):
+        assert read_task(text).pairs == [], text

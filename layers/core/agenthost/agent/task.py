@@ -47,6 +47,12 @@ _PHRASES = [
                r"(?P<val>\"[^\"]+\"|'[^']+'|“[^”]+”|\S+@\S+|\d[\d.,]*)"
                r"\s+(?:in|into|as|for|in the|into the|as the|for the)\s+(?:the\s+)?(?P<key>[A-Za-z][\w -]{0,40}?)"
                r"(?:\s+(?:field|box|input|textbox))?(?=[,.;\n]|\s+and\b|$)", re.I),
+    # type X into the Y field (an unquoted value of up to four words, only before a named field)
+    re.compile(r"\b(?:enter|type|input|write|fill in)\s+"
+               r"(?P<val>(?!(?:your|my|the|a|an|his|her|their|our|its|it|this|that|these|those|some|any|each|"
+               r"every|all|no)\b)[^\s\"'“”,;.]+(?:\s+[^\s\"'“”,;.]+){0,3}?)"
+               r"\s+(?:in|into)\s+(?:the\s+)?(?P<key>[A-Za-z][\w -]{0,40}?)\s+(?:field|box|input|textbox|text box)\b",
+               re.I),
     # set/fill the Y to/with "X"
     re.compile(r"\b(?:set|fill(?: in)?|enter|change|update)\s+(?:the\s+)?(?P<key>[A-Za-z][\w -]{0,40}?)"
                r"(?:\s+(?:field|box|input))?\s+(?:to|with|as)\s+(?P<val>\"[^\"]+\"|'[^']+'|“[^”]+”|[^\s,;]+)", re.I),
