@@ -12,7 +12,7 @@ PYTEST_ARGS ?=
 .PHONY: dev test lint build deploy bench clean help seed werewolf-sim arena extension-run eval-client usage
 
 help:
-	@echo "make dev     run the whole stack locally (HTTP :3000, WebSocket :3001, Lambda :3002, DynamoDB :3003)"
+	@echo "make dev     run the whole stack locally (HTTP :3000, WebSocket :3001, Lambda :3002, DynamoDB :3003, function URLs :3004/:3005)"
 	@echo "make test    run the test suite (unit, contract, e2e through the local stack)"
 	@echo "make lint    ruff, mypy on the shared core, sam validate --lint"
 	@echo "make build   sam build of the zip functions and the layer"

@@ -13,7 +13,15 @@ PORTS = {
     "AGENTHOST_WS_PORT": 3001,
     "AGENTHOST_LAMBDA_PORT": 3002,
     "AGENTHOST_DYNAMODB_PORT": 3003,
+    # the webhooks' function URLs (template: AWS::Lambda::Url), AGENTHOST_<FUNCTION>_URL_PORT
+    "AGENTHOST_OLYMPICS_URL_PORT": 3004,
+    "AGENTHOST_WEREWOLF_URL_PORT": 3005,
 }
+
+
+def url_port_setting(function: str) -> str:
+    """The port setting of ``function``'s function URL: OlympicsFunction -> AGENTHOST_OLYMPICS_URL_PORT."""
+    return f"AGENTHOST_{function.removesuffix('Function').upper()}_URL_PORT"
 
 
 def _local(name: str, prefix: str = "") -> str:

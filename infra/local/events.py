@@ -125,11 +125,12 @@ def http_event(
 FUNCTION_URL_DOMAIN = "abcdefghijklmnopqrstuvwxyz012345.lambda-url.us-east-1.on.aws"
 
 
-def function_url_event(method: str, path: str, **kwargs: Any) -> dict[str, Any]:
-    """A Lambda function URL event: payload format 2.0 like the HTTP API's, with the URL's own domain,
-    ``routeKey``/``stage`` ``$default`` and an anonymous caller account (AuthType NONE)."""
-    event = http_event(method, path, domain=FUNCTION_URL_DOMAIN, **kwargs)
-    event["requestContext"].update({"accountId": "anonymous", "apiId": FUNCTION_URL_DOMAIN.split(".")[0],
+def function_url_event(method: str, path: str, *, domain: str = FUNCTION_URL_DOMAIN, **kwargs: Any) -> dict[str, Any]:
+    """A Lambda function URL event: payload format 2.0 like the HTTP API's, with the URL's own domain
+    (``<url-id>.lambda-url.<region>.on.aws``), ``routeKey``/``stage`` ``$default`` and an anonymous caller
+    account (AuthType NONE)."""
+    event = http_event(method, path, domain=domain, **kwargs)
+    event["requestContext"].update({"accountId": "anonymous", "apiId": domain.split(".")[0],
                                     "routeKey": "$default", "stage": "$default"})
     event["routeKey"] = "$default"
     return event

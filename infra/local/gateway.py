@@ -20,11 +20,12 @@ from functools import cache
 from typing import Any
 from urllib.parse import parse_qsl, unquote
 
-from infra.local.events import http_event, http_response, new_connection_id, ws_event
+from infra.local.events import function_url_event, http_event, http_response, new_connection_id, ws_event
 from infra.local.runtime import FunctionError, FunctionNotFound, Runtime
-from infra.local.template import Template
+from infra.local.template import REGION, Template
 
 MAX_HTTP_BODY = 10 * 1024 * 1024  # API Gateway HTTP API payload limit
+MAX_URL_BODY = 6 * 1024 * 1024  # a function URL: Lambda's synchronous invocation payload limit
 MAX_WS_MESSAGE = 128 * 1024
 MAX_WS_FRAME = 32 * 1024  # API Gateway closes the connection with 1009 on a larger frame (or message)
 
@@ -145,6 +146,44 @@ class HttpGateway:
             status, headers, out = 500, [], b'{"message":"Internal Server Error"}'
         await _respond(send, status, out, headers, content_type=None if headers else "application/json")
         self.log(f"{method} {path} -> {status} {route.function} {(time.perf_counter() - started) * 1000:.0f} ms")
+
+
+class FunctionUrlGateway:
+    """A Lambda function URL: every method and path goes to one function, as a function URL event (domain
+    ``<name>.lambda-url.<region>.on.aws``, so the function sees what it would deployed)."""
+
+    def __init__(self, function: str, runtime: Runtime, log: Callable[[str], None] = print):
+        self.function = function
+        self.runtime = runtime
+        self.log = log
+        self.domain = f"{function.lower()}.lambda-url.{REGION}.on.aws"
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        started = time.perf_counter()
+        method = scope["method"]
+        path = (scope.get("raw_path") or scope["path"].encode()).decode("latin-1").split("?", 1)[0]
+        body = await _read_body(receive, MAX_URL_BODY)
+        if body is None:
+            await _respond(send, 413, b'{"Message":"Request must be smaller than 6291456 bytes for the '
+                                      b'InvokeFunction operation"}')
+            return
+        client = scope.get("client") or ("127.0.0.1", 0)
+        event = function_url_event(method, path, body=body, headers=_headers(scope),
+                                   query=scope.get("query_string", b"").decode("latin-1"), source_ip=client[0],
+                                   domain=self.domain)
+        try:
+            result = await self.runtime.invoke(self.function, event)
+            status, headers, out = http_response(result)
+        except FunctionError:
+            status, headers, out = 502, [], b'{"Message":"Internal Server Error"}'
+        await _respond(send, status, out, headers, content_type=None if headers else "application/json")
+        self.log(f"{method} {path} -> {status} {self.function} (function URL) "
+                 f"{(time.perf_counter() - started) * 1000:.0f} ms")
 
 
 async def _lifespan(receive: Callable, send: Callable) -> None:

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from infra.local.defaults import LOCAL_SECRETS, PORTS
+from infra.local.defaults import LOCAL_SECRETS, PORTS, url_port_setting
 from infra.local.template import ROOT, parse
 
 
@@ -37,7 +37,7 @@ def load_dotenv(path: Path) -> list[str]:
 
 def _port(name: str) -> int:
     raw = os.environ.get(name, "").strip()
-    return int(raw) if raw else PORTS[name]
+    return int(raw) if raw else PORTS.get(name, 0)
 
 
 def _log(message: str) -> None:
@@ -65,6 +65,7 @@ class LocalStack:
         self.moto: Any = None
         self.servers: list[Any] = []
         self.sockets: dict[str, socket.socket] = {}
+        self.url_sockets: dict[str, socket.socket] = {}  # function logical id -> its function URL's socket
 
     def _listen(self) -> None:
         """Bind the three gateway ports up front (0 picks free ones; the banner prints the real ones)."""
@@ -106,6 +107,8 @@ class LocalStack:
         self.dynamodb_endpoint = dynamodb
 
         self.template = parse()
+        for fn in self.template.function_urls.values():  # the webhooks' function URLs (WebhookFunctionUrls)
+            self.url_sockets[fn] = _bind(self.host, _port(url_port_setting(fn)))
         table_name = os.environ.get("AGENTHOST_TABLE") or self.template.table.get("name") or "agenthost"
         essentials = {
             "AGENTHOST_LOCAL": "true",
@@ -161,8 +164,10 @@ class LocalStack:
             f"  @connections    http://{self.host}:{self.ws_port}/local/@connections/{{id}}",
             f"  Lambda invoke   http://{self.host}:{self.lambda_port}",
             f"  DynamoDB        {self.dynamodb_endpoint} (table {os.environ['AGENTHOST_TABLE']})",
-            "  routes:",
         ]
+        for fn, sock in self.url_sockets.items():
+            lines.append(f"  Function URL    http://{self.host}:{sock.getsockname()[1]}/ -> {fn}")
+        lines.append("  routes:")
         for route in self.template.http_routes:
             lines.append(f"    {route.method:6} {route.path:40} -> {route.function}")
         for key, fn in sorted(self.template.ws_routes.items()):
@@ -182,13 +187,14 @@ class LocalStack:
     async def serve(self) -> None:
         import uvicorn
 
-        from infra.local.gateway import HttpGateway, LambdaApi, WebSocketGateway
+        from infra.local.gateway import FunctionUrlGateway, HttpGateway, LambdaApi, WebSocketGateway
 
-        apps = [
+        apps: list[tuple[Any, socket.socket]] = [
             (HttpGateway(self.template, self.runtime, log=_log), self.sockets["http"]),
             (WebSocketGateway(self.template, self.runtime, log=_log), self.sockets["ws"]),
             (LambdaApi(self.runtime, log=_log), self.sockets["lambda"]),
         ]
+        apps += [(FunctionUrlGateway(fn, self.runtime, log=_log), sock) for fn, sock in self.url_sockets.items()]
         tasks = []
         for app, sock in apps:
             config = uvicorn.Config(app, host=self.host, port=sock.getsockname()[1], log_level="warning",

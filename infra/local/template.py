@@ -80,6 +80,8 @@ class Template:
     ws_selection: str
     table: dict[str, Any]
     parameters: dict[str, str]
+    # Lambda function URLs (AWS::Lambda::Url whose condition holds): URL logical id -> function logical id
+    function_urls: dict[str, str] = field(default_factory=dict)
 
 
 def _route_regex(path: str) -> tuple[re.Pattern[str], tuple[int, int, int]]:
@@ -183,6 +185,7 @@ def parse(path: Path = TEMPLATE, parameter_overrides: dict[str, str] | None = No
     table: dict[str, Any] = {}
     integrations: dict[str, str] = {}
     selection = "$request.body.action"
+    function_urls: dict[str, str] = {}
 
     for lid, resource in raw.get("Resources", {}).items():
         rtype = resource.get("Type")
@@ -220,6 +223,10 @@ def parse(path: Path = TEMPLATE, parameter_overrides: dict[str, str] | None = No
                 http_routes.append(HttpRoute(method, route_path, lid, regex, spec))
         elif rtype == "AWS::DynamoDB::Table":
             table = {"logical_id": lid, "name": res.ref(lid), **props}
+        elif rtype == "AWS::Lambda::Url" and (not resource.get("Condition") or res.condition(resource["Condition"])):
+            target = props.get("TargetFunctionArn")
+            if isinstance(target, dict) and "Ref" in target:
+                function_urls[lid] = target["Ref"]
         elif rtype == "AWS::ApiGatewayV2::Api" and props.get("ProtocolType") == "WEBSOCKET":
             selection = props.get("RouteSelectionExpression", selection)
         elif rtype == "AWS::ApiGatewayV2::Integration":
@@ -240,7 +247,8 @@ def parse(path: Path = TEMPLATE, parameter_overrides: dict[str, str] | None = No
             ws_routes[props["RouteKey"]] = integrations[m.group(1)]
 
     http_routes.sort(key=lambda r: r.specificity, reverse=True)
-    return Template(raw, functions, http_routes, ws_routes, selection, table, res.params)
+    return Template(raw, functions, http_routes, ws_routes, selection, table, res.params,
+                    {k: v for k, v in function_urls.items() if v in functions})
 
 
 def create_table_kwargs(table: dict[str, Any], name: str) -> dict[str, Any]:

@@ -32,3 +32,40 @@ def test_a_turn_through_the_gateway_appears_in_the_report_and_the_table(stack, c
     assert main(["--url", f"{stack.http_url}/usage", "--protocol", "werewolf"]) == 0
     out = capsys.readouterr().out
     assert "werewolf" in out and out.splitlines()[1].split()[:4] == ["date", "agent", "protocol", "turns"]
+
+
+def _usage(stack, protocol):
+    r = httpx.get(f"{stack.http_url}/usage", params={"protocol": protocol}, timeout=30)
+    assert r.status_code == 200, r.text
+    return r.json()["rows"]
+
+
+def test_webhooks_answer_through_their_function_urls_and_bill_no_api_request(stack):
+    """The local stack serves the template's function URLs (WebhookFunctionUrls) like Lambda does: any
+    path to one function, as a function URL event. Turns answer as through the HTTP API, and the report
+    counts them in url_turns and prices no API request for them."""
+    import uuid
+
+    from agenthost import signing
+    from infra.local.defaults import LOCAL_SECRETS
+    from tests.support.olympics import signed, turn_body
+
+    assert set(stack.function_urls) == {"OlympicsFunction", "WerewolfFunction"}
+    before = sum(r.get("url_turns", 0) for r in _usage(stack, "werewolf"))
+    body = json.dumps(turn("vote"), ensure_ascii=False).encode()
+    sig = signing.sign(LOCAL_SECRETS["AGENTHOST_WEREWOLF_API_KEY"], body)
+    r = httpx.post(f"{stack.function_urls['WerewolfFunction']}werewolf/turn", content=body, timeout=30,
+                   headers={"content-type": "application/json", "X-Werewolf-Signature": sig})
+    assert r.status_code == 200 and r.json()["target"]
+    bad = httpx.post(f"{stack.function_urls['WerewolfFunction']}werewolf/turn", content=body, timeout=30,
+                     headers={"content-type": "application/json", "X-Werewolf-Signature": "0" * 64})
+    assert bad.status_code == 401
+    assert sum(r.get("url_turns", 0) for r in _usage(stack, "werewolf")) == before + 1
+
+    agent = f"url-{uuid.uuid4().hex[:8]}"
+    raw, headers = signed(turn_body(agent_id=agent), LOCAL_SECRETS["AGENTHOST_OLYMPICS_SECRET"], agent_id=agent)
+    r = httpx.post(f"{stack.function_urls['OlympicsFunction']}olympics/turn", content=raw, headers=headers,
+                   timeout=30)
+    assert r.status_code == 200 and isinstance(r.json()["actions"], list)
+    [row] = [x for x in _usage(stack, "olympics") if x["agent"] == agent]
+    assert (row["turns"], row["url_turns"], row["cost"]["api"]) == (1, 1, 0)

@@ -24,6 +24,7 @@ class RunningStack:
     dynamodb_url: str
     env: dict[str, str]
     output: list[str] = field(default_factory=list)
+    function_urls: dict[str, str] = field(default_factory=dict)  # function logical id -> its function URL
 
     def log_text(self) -> str:
         return "\n".join(self.output)
@@ -39,7 +40,8 @@ class RunningStack:
         return self.proc.returncode
 
 
-PORT_NAMES = ("AGENTHOST_HTTP_PORT", "AGENTHOST_WS_PORT", "AGENTHOST_LAMBDA_PORT", "AGENTHOST_DYNAMODB_PORT")
+PORT_NAMES = ("AGENTHOST_HTTP_PORT", "AGENTHOST_WS_PORT", "AGENTHOST_LAMBDA_PORT", "AGENTHOST_DYNAMODB_PORT",
+              "AGENTHOST_OLYMPICS_URL_PORT", "AGENTHOST_WEREWOLF_URL_PORT")
 BANNER = {"HTTP API": "http", "WebSocket API": "ws", "Lambda invoke": "lambda", "DynamoDB": "dynamodb"}
 
 
@@ -67,6 +69,9 @@ def start_stack(extra_env: dict[str, str] | None = None, timeout: float = 60) ->
                 label, _, rest = line.strip().partition("  ")
                 if label in BANNER and rest.strip():
                     urls[BANNER[label]] = rest.split()[0]
+                elif label == "Function URL" and " -> " in rest:
+                    url, _, fn = rest.strip().partition(" -> ")
+                    stack.function_urls[fn.strip()] = url.strip()
             if line.startswith("ready"):
                 ready.set()
         ready.set()
@@ -83,6 +88,8 @@ def start_stack(extra_env: dict[str, str] | None = None, timeout: float = 60) ->
     stack.http_url, stack.ws_url, stack.lambda_url, stack.dynamodb_url = (
         urls["http"], urls["ws"], urls["lambda"], urls["dynamodb"])
     stack.ws_management_url = "http" + urls["ws"][2:]
-    for name, url in zip(PORT_NAMES, (urls["http"], urls["ws"], urls["lambda"], urls["dynamodb"]), strict=True):
+    for name, url in zip(PORT_NAMES[:4], (urls["http"], urls["ws"], urls["lambda"], urls["dynamodb"]), strict=True):
         env[name] = url.split(":")[2].split("/")[0]
+    for fn, url in stack.function_urls.items():
+        env[f"AGENTHOST_{fn.removesuffix('Function').upper()}_URL_PORT"] = url.split(":")[2].split("/")[0]
     return stack

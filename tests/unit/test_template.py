@@ -128,3 +128,9 @@ def test_webhooks_get_public_function_urls_on_their_live_alias_by_default():
         assert all(g["FunctionName"] == {"Ref": f"{fn}FunctionAliaslive"} for g in grants.values())
         value = json.dumps(raw["Outputs"][f"{fn}WebhookUrl"]["Value"])
         assert f"${{{fn}FunctionUrl.FunctionUrl}}{path}" in value and "execute-api" in value
+
+
+def test_the_local_stack_reads_the_function_urls_and_their_condition():
+    assert parse().function_urls == {"OlympicsFunctionUrl": "OlympicsFunction",
+                                     "WerewolfFunctionUrl": "WerewolfFunction"}
+    assert parse(parameter_overrides={"WebhookFunctionUrls": "false"}).function_urls == {}
