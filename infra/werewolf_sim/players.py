@@ -88,9 +88,16 @@ class HttpPlayer:
 
 class Oracle:
     """A ceiling, not a player: one seat that sees every role (the engine's true state) and plays simple rules
-    with that knowledge: votes, shoots and kills a known enemy (the lowest seat), the witch saves the victim
-    and poisons a wolf; everything else is the seat's random bot. What it gains over a random bot in the same
-    seat bounds what any strategy in one seat can gain from its votes and night actions against random play."""
+    with that knowledge: votes and shoots a known enemy (the lowest seat); wolves spare the hunter while any other
+    village player is left (a hunter voted out or killed shoots back) and kill the witch first (her save undoes
+    a kill); the guard protects a village player (the witch first), never last night's; the witch saves the
+    victim and poisons a wolf; everything else is the seat's random bot. What it gains over a random bot in the
+    same seat bounds what any strategy in one seat can gain from its votes and night actions against random
+    play. Its answers pass the strict validator."""
+
+    #: the order wolves kill in (lower first) and the guard protects in
+    KILL_ORDER = {"witch": 0, "guard": 1, "hunter": 9}
+    GUARD_ORDER = {"witch": 0, "hunter": 2}
 
     def __init__(self, game: Any, seat: int):
         self.game = game
@@ -106,8 +113,19 @@ class Oracle:
         enemies = [x for x in alive if team_of(x.role) != mine]
         wolves = [x for x in alive if team_of(x.role) == "wolf" and x.role != "madman"]
         action = payload["action_type"]
-        if action in ("vote", "hunter_shoot", "wolf_king_revenge", "choose_kill_target") and enemies:
+        if mine == "wolf" and action in ("vote", "choose_kill_target") and enemies:
+            order = self.KILL_ORDER if action == "choose_kill_target" else {"hunter": 9}
+            return {"target": min(enemies, key=lambda x: (order.get(x.role, 5), x.seat)).name}, None
+        if action in ("vote", "hunter_shoot", "wolf_king_revenge") and enemies:
             return {"target": enemies[0].name}, None
+        if action == "guard_protect" and mine == "village":
+            last = next((x.name for x in g.players if x.pid == g.guard_last), None)
+            good = [x for x in alive if team_of(x.role) == "village" and x.name != last]
+            if good:
+                return {"target": min(good, key=lambda x: (self.GUARD_ORDER.get(x.role, 1), x.seat)).name}, None
+            others = [x for x in alive if x.name != last]
+            if others:
+                return {"target": others[0].name}, None
         if action == "witch_decide" and mine == "village":
             ctx = payload["extra_context"]
             if ctx.get("wolfVictimName") and ctx.get("hasSavePotion"):

@@ -17,8 +17,9 @@ Timings on a shared 2-core machine are noisy (p99 catches other processes' CPU b
 load average before reading them. moto's in-process DynamoDB costs far more per call than DynamoDB's
 single-digit milliseconds, so the dict-store line is the handler's own time.
 
-Options: ``--games N`` (strength games per mode, default 400), ``--turns N`` (handler samples, default 2000),
-``--validity-calls N`` (answers checked at least, default 2000).
+Options: ``--games N`` (strength games per mode, default 400), ``--first-seed N`` (first strength seed, default 1:
+a fresh range checks that a gain is not an artefact of the seeds), ``--turns N`` (handler samples, default 2000),
+``--validity-calls N`` (answers checked at least, default 2000), ``--only validity|handler|strength``.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path[:0] = [str(Path(__file__).resolve().parent)]
 from _util import env, pct  # noqa: E402
@@ -151,27 +153,52 @@ def handler_time(turns: int) -> None:
     aws_clients.reset()
 
 
-def strength(games: int) -> None:
+#: roles whose own knowledge tells alive players apart against random bots: the seer's checks, the witch's
+#: victims, the wolves' teammates (the other seats see only role-blind random play)
+INFO_ROLES = frozenset({"seer", "witch", "werewolf", "white_wolf", "wolf_king", "enchantress"})
+
+
+def _by_role(ours: Any, base: Any) -> str:
+    """Per role: our seat's wins minus the random bot's over the same games, in points."""
+    return ", ".join(f"{role} {100 * (ours.role_games[role][0] - w) / g:+.0f}"
+                     for role, (w, g) in sorted(base.role_games.items()) if g)
+
+
+def strength(games: int, first_seed: int = 1) -> None:
     from infra.werewolf_sim.players import InProcessPlayer
     from infra.werewolf_sim.runner import all_seats, oracle_strength, play_games
     from infra.werewolf_sim.runner import strength as measure
 
-    print(f"-- strength, {games} seeded games per mode (agent in one rotating seat vs a random bot there)")
+    last = first_seed + games - 1
+    print(f"-- strength, {games} seeded games per mode (seeds {first_seed}-{last}; agent in one rotating seat vs a"
+          " random bot there)")
     for mode in ("classic-6p", "standard-8p"):
         t = time.perf_counter()
-        r = measure(mode, games, InProcessPlayer)
+        r = measure(mode, games, InProcessPlayer, first_seed=first_seed)
         a, b = r["agent"], r["baseline"]
         print(f"   {mode}: our team won {a.win_rate():.1%} vs random bot {b.win_rate():.1%}: "
               f"{100 * r['delta']:+.1f} points (aim +15)  [{time.perf_counter() - t:.0f} s]")
         for label, s in (("agent ", a), ("random", b)):
             print(f"     {label} by role: " + ", ".join(
                 f"{role} {w}/{g} ({w / g:.0%})" for role, (w, g) in sorted(s.role_games.items())))
-        o = oracle_strength(mode, games)
-        print(f"     ceiling: a seat that sees every role (votes/kills/shoots an enemy, poisons a wolf) gets "
-              f"{100 * o['delta']:+.1f} points on the same seeds")
+        print(f"     agent - random, points by role: {_by_role(a, b)}")
+        o = oracle_strength(mode, games, first_seed=first_seed)
+        print(f"     ceiling: a seat that sees every role (votes/shoots an enemy, wolves kill the witch first and "
+              f"spare the hunter, the guard protects the witch, the witch poisons a wolf) gets "
+              f"{100 * o['delta']:+.1f} points on the same seeds (answers valid {o['agent'].validity():.2%})")
+        print(f"     oracle - random, points by role: {_by_role(o['agent'], o['baseline'])}")
+        # against bots whose votes, speech and night picks do not depend on roles, a villager's, guard's or
+        # hunter's seat cannot tell two alive players apart: only the seer, witch and wolf seats hold information
+        info = [role for role in o["baseline"].role_games if role in INFO_ROLES]
+        games_n = o["baseline"].agent_games or 1
+        gain = sum(o["agent"].role_games[role][0] - o["baseline"].role_games[role][0] for role in info) / games_n
+        mine = sum(a.role_games[role][0] - b.role_games[role][0] for role in info) / games_n
+        print(f"     seats that hold information ({', '.join(sorted(info))}): the oracle's gain there is "
+              f"{100 * gain:+.1f} points of the whole; ours {100 * mine:+.1f}")
     t = time.perf_counter()
-    selfplay = play_games("classic-6p", range(1, games + 1), InProcessPlayer, all_seats("classic-6p"))
-    rand = play_games("classic-6p", range(1, games + 1), None, lambda seed: [])
+    seeds = range(first_seed, last + 1)
+    selfplay = play_games("classic-6p", seeds, InProcessPlayer, all_seats("classic-6p"))
+    rand = play_games("classic-6p", seeds, None, lambda seed: [])
     print(f"   classic-6p self-play: village won {selfplay.village_wins / selfplay.games:.1%} "
           f"(aim >= 40%); all random: {rand.village_wins / rand.games:.1%}; "
           f"self-play answers valid {selfplay.validity():.2%}  [{time.perf_counter() - t:.0f} s]")
@@ -182,10 +209,15 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=400)
     ap.add_argument("--turns", type=int, default=2000)
     ap.add_argument("--validity-calls", type=int, default=2000)
+    ap.add_argument("--first-seed", type=int, default=1, help="first strength seed (a fresh range checks a gain)")
+    ap.add_argument("--only", choices=("validity", "handler", "strength"), help="run one part only")
     args = ap.parse_args()
-    validity(args.validity_calls)
-    handler_time(args.turns)
-    strength(args.games)
+    if args.only in (None, "validity"):
+        validity(args.validity_calls)
+    if args.only in (None, "handler"):
+        handler_time(args.turns)
+    if args.only in (None, "strength"):
+        strength(args.games, args.first_seed)
 
 
 if __name__ == "__main__":
