@@ -28,13 +28,11 @@ closed and replaced by a fresh page of the same session (cookies and storage kep
 still has not returned at the budget, Chromium is killed (relaunched on the next call) so the invocation
 answers in time.
 
-Renderers fork from Chromium's zygote while it works (see ``PAGE_OPEN_S``); a container whose zygote fails
-switches to ``--no-zygote`` for good. One browser is reused per warm container (relaunched when it died);
-each session's storage state and URL are saved to the table, so any container can resume it (never
-overwritten with an empty state when Chromium could not give one). All of Chromium's traffic goes through
-:mod:`browser.egress`, a loopback proxy that checks every connection with :mod:`agenthost.netguard` and
-connects to the checked address: navigations, each redirect hop, subrequests (fetch/XHR, images, POSTs) and
-WebSockets alike.
+One browser is reused per warm container (relaunched when it died); each session's storage state and URL
+are saved to the table, so any container can resume it (never overwritten with an empty state when
+Chromium could not give one). All of Chromium's traffic goes through :mod:`browser.egress`, a loopback
+proxy that checks every connection with :mod:`agenthost.netguard` and connects to the checked address:
+navigations, each redirect hop, subrequests (fetch/XHR, images, POSTs) and WebSockets alike.
 """
 
 from __future__ import annotations
@@ -59,7 +57,7 @@ from browser.egress import EgressProxy
 
 # a switch Chromium ignores, naming this process's browsers so the watchdog can find (and kill) them
 _MARKER = f"--agenthost-browser={os.getpid()}-{uuid.uuid4().hex[:8]}"
-LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+LAUNCH_ARGS = ["--no-sandbox", "--no-zygote", "--disable-gpu", "--disable-dev-shm-usage",
                "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run",
                # WebRTC may only use the proxy (no direct UDP to any address)
                "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
@@ -76,20 +74,11 @@ GRACE_S = 1.0        # past the budget before the watchdog kills Chromium
 KILL_WAIT_S = 3.0    # for the worker to come back after the kill
 OBSERVE_MS = 1500    # of the budget, kept for observing and saving after the actions
 PROBE_MS = 800       # a responsive page answers a trivial script well within this
-# Renderers are forked from Chromium's zygote, a pre-initialised process: a fresh context's page opens
-# much faster than with --no-zygote, which execs every renderer from scratch (session restore ~30 % faster).
-# The field notes' known-good Lambda flags include --no-zygote, and a zygote has been seen to fail on
-# Lambda ("Cannot communicate with zygote"), so it is used only while it works: a launch that fails, a
-# zygote process that died, a page that does not open within PAGE_OPEN_S, or any failure to open a
-# session switches this container to --no-zygote for good (logged once). AGENTHOST_BROWSER_ZYGOTE=false
-# never uses it.
-PAGE_OPEN_S = 8.0
 
 # Sync Playwright objects belong to the thread that made them: all browser work runs on this one thread
 # (a Lambda container handles one invocation at a time anyway; locally, calls queue like one container).
 _worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="browser")
-_state: dict[str, Any] = {"pw": None, "browser": None, "launches": 0, "kills": 0, "egress": None,
-                          "zygote": None, "zygote_pids": [], "zygote_off": ""}
+_state: dict[str, Any] = {"pw": None, "browser": None, "launches": 0, "kills": 0, "egress": None}
 _sessions: OrderedDict[str, tuple[Any, Any]] = OrderedDict()  # id -> (context, page)
 log = logging.getLogger("agenthost.browser")
 
@@ -169,94 +158,8 @@ def egress() -> EgressProxy:
     return proxy
 
 
-def zygote_enabled() -> bool:
-    """Whether the next launch uses Chromium's zygote (see PAGE_OPEN_S)."""
-    if _state["zygote"] is None:
-        setting = os.environ.get("AGENTHOST_BROWSER_ZYGOTE", "true").strip().lower()
-        _state["zygote"] = setting not in ("0", "false", "no", "off")
-    return bool(_state["zygote"])
-
-
-def _zygote_off(reason: str) -> None:
-    if zygote_enabled():
-        _state["zygote"] = False
-        _state["zygote_off"] = reason
-        log.warning("Chromium's zygote is off in this container from now on (%s): renderers start as new "
-                    "processes (--no-zygote)", reason)
-
-
 def _launch_args() -> list[str]:
-    return [*LAUNCH_ARGS, *([] if zygote_enabled() else ["--no-zygote"]), f"--proxy-server={egress().url}",
-            "--proxy-bypass-list=<-loopback>"]
-
-
-def _processes() -> dict[int, tuple[int, str, bytes]]:
-    """pid -> (parent pid, state letter, command line) of every process we can read."""
-    out: dict[int, tuple[int, str, bytes]] = {}
-    for d in Path("/proc").iterdir():
-        if not d.name.isdigit():
-            continue
-        try:
-            stat = (d / "stat").read_text()
-            fields = stat.rsplit(")", 1)[1].split()
-            out[int(d.name)] = (int(fields[1]), fields[0], (d / "cmdline").read_bytes())
-        except (OSError, ValueError, IndexError):
-            continue
-    return out
-
-
-def _find_zygotes() -> list[int]:
-    """The zygote processes of this process's running browser (found by its marker switch)."""
-    procs = _processes()
-    marker = _MARKER.encode()
-    browsers = {pid for pid, (_pp, st, cmd) in procs.items()
-                if marker in cmd and b"--type=" not in cmd and st not in ("Z", "X")}
-    return [pid for pid, (pp, st, cmd) in procs.items()
-            if pp in browsers and b"--type=zygote" in cmd and st not in ("Z", "X")]
-
-
-def _zygotes_alive() -> bool:
-    """Whether the zygotes seen at launch still run (a renderer cannot start without them: Chromium then
-    waits forever for the new page)."""
-    for pid in _state["zygote_pids"]:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            return False
-        if fields[0] in ("Z", "X"):
-            return False
-    return True
-
-
-def _launch(pw: Any) -> Any:
-    """Launch Chromium; with the zygote first, and without it if that fails."""
-    try:
-        b = pw.chromium.launch(executable_path=chromium_path(), headless=True, args=_launch_args())
-    except Exception as exc:  # noqa: BLE001 - retried below without the zygote, or raised
-        if not zygote_enabled():
-            raise
-        _zygote_off(f"the launch failed: {type(exc).__name__}")
-        b = pw.chromium.launch(executable_path=chromium_path(), headless=True, args=_launch_args())
-    _state["zygote_pids"] = _find_zygotes() if zygote_enabled() else []
-    if zygote_enabled() and not _state["zygote_pids"]:
-        _zygote_off("no zygote process found after the launch")
-    return b
-
-
-def _open_page(ctx: Any) -> Any:
-    """``ctx.new_page()``, which has no timeout: with the zygote on, Chromium is killed if the page has not
-    opened within PAGE_OPEN_S (a zygote that cannot fork), so the call fails instead of hanging."""
-    if not zygote_enabled():
-        return ctx.new_page()
-    import threading
-
-    timer = threading.Timer(PAGE_OPEN_S, _kill_browsers)
-    timer.daemon = True
-    timer.start()
-    try:
-        return ctx.new_page()
-    finally:
-        timer.cancel()
+    return [*LAUNCH_ARGS, f"--proxy-server={egress().url}", "--proxy-bypass-list=<-loopback>"]
 
 
 def browser() -> Any:
@@ -277,7 +180,7 @@ def browser() -> Any:
         pw = sync_playwright().start()
         _state["pw"] = pw
     try:
-        b = _launch(pw)
+        b = pw.chromium.launch(executable_path=chromium_path(), headless=True, args=_launch_args())
     except Exception:  # noqa: BLE001 - the driver itself may be gone: restart it once
         try:
             pw.stop()
@@ -287,7 +190,7 @@ def browser() -> Any:
 
         pw = sync_playwright().start()
         _state["pw"] = pw
-        b = _launch(pw)
+        b = pw.chromium.launch(executable_path=chromium_path(), headless=True, args=_launch_args())
     _state["browser"] = b
     _state["launches"] += 1
     return b
@@ -376,7 +279,7 @@ def _replace_page(sid: str) -> Any:
         page.close(run_before_unload=False)
     except Exception as exc:  # noqa: BLE001 - closing a stuck page still frees it
         log.debug("ignored: %s", type(exc).__name__)
-    fresh = _open_page(ctx)
+    fresh = ctx.new_page()
     _sessions[sid] = (ctx, fresh)
     return fresh
 
@@ -411,19 +314,9 @@ class _TimedPage:
 # --------------------------------------------------------------------------- sessions
 
 def _new_session(sid: str, storage_state: dict[str, Any] | None) -> tuple[Any, Any]:
-    if zygote_enabled() and _state["browser"] is not None and not _zygotes_alive():
-        _zygote_off("the zygote process died")
-        _forget_browser()  # relaunched below without it
     ctx = browser().new_context(storage_state=storage_state or None, viewport={"width": 1280, "height": 900},
                                 service_workers="block")
-    try:
-        page = _open_page(ctx)
-    except Exception:
-        try:
-            ctx.close()
-        except Exception as exc:  # noqa: BLE001 - the browser may be gone with it
-            log.debug("ignored: %s", type(exc).__name__)
-        raise
+    page = ctx.new_page()
     return ctx, page
 
 
@@ -762,7 +655,6 @@ def _run(event: dict[str, Any], deadline: float) -> dict[str, Any]:
         ctx, page, resumed, note = _session(sid, spec, deadline)
     except Exception as exc:  # noqa: BLE001 - the browser died during start: one relaunch
         log.debug("relaunching the browser: %s", type(exc).__name__)
-        _zygote_off(f"opening a session failed: {type(exc).__name__}")
         _forget_browser()
         ctx, page, resumed, note = _session(sid, spec, deadline)
     notes = [note] if note else []
