@@ -34,9 +34,12 @@ echo "bootstrap: installing pinned requirements into .venv"
 .venv/bin/python -c 'import fastapi, mangum, boto3, moto, pytest, uvicorn, websockets, playwright' \
   || { echo "bootstrap: dependency install failed" >&2; exit 1; }
 
-if [ ! -x /usr/bin/chromium ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-  echo "bootstrap: installing Debian chromium for browser tests"
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-liberation) >/dev/null 2>&1 \
-    || echo "bootstrap: could not install chromium; browser tests will fail" >&2
+# chromium: the arena runner, extension emulator and evaluation client; chromium-headless-shell: the browser
+# function (what its image installs)
+if { [ ! -x /usr/bin/chromium ] || [ ! -x /usr/lib/chromium/chromium-headless-shell ]; } && [ "$(id -u)" = 0 ] \
+    && command -v apt-get >/dev/null 2>&1; then
+  echo "bootstrap: installing Debian chromium and chromium-headless-shell for browser tests"
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-headless-shell \
+    fonts-liberation) >/dev/null 2>&1 || echo "bootstrap: could not install chromium; browser tests will fail" >&2
 fi
 touch .venv/.installed

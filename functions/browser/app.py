@@ -140,11 +140,22 @@ def _left_ms(deadline: float) -> int:
 
 # --------------------------------------------------------------------------- browser lifecycle
 
+HEADLESS_SHELL = "/usr/lib/chromium/chromium-headless-shell"  # Debian's chromium-headless-shell package
+
+
 def chromium_path() -> str | None:
+    """``AGENTHOST_CHROMIUM``, else Debian's headless shell, else the full ``chromium``.
+
+    The headless shell (Chromium's old headless mode, which Playwright itself uses for headless runs) opens a
+    fresh context and its first page about four times faster than the full browser's headless mode and
+    launches in a third of the time; pages, ARIA snapshots and the proxy behave the same."""
     path = os.environ.get("AGENTHOST_CHROMIUM", "").strip()
     if path:
         return path
-    return shutil.which("chromium") or shutil.which("chromium-browser")
+    if os.access(HEADLESS_SHELL, os.X_OK):
+        return HEADLESS_SHELL
+    return (shutil.which("chromium-headless-shell") or shutil.which("chromium")
+            or shutil.which("chromium-browser"))
 
 
 def egress() -> EgressProxy:
