@@ -415,19 +415,25 @@ class Server:
         """Send evaluations up to the client's free slots. Returns how many were sent. ``loaded`` is a
         fresh :meth:`load` result the caller already has (saves a query)."""
         meta, evals = loaded if loaded is not None else self.load(client_id, dispatch=False)
-        if not meta or not meta.get("ready") or not meta.get("connectionId"):
+        if not meta:
             return 0
-        conn = str(meta["connectionId"])
         running = [e for e in evals if e.get("status") == "running"]
         inflight = int(meta.get("inflight", 0))
         max_c = int(meta.get("maxConcurrency", self.options.default_concurrency))
-        if inflight != len(running):  # self-heal a counter left behind by a crashed invocation
+        # Self-heal a counter left behind by a crashed invocation or a twice-applied claim, also when the
+        # client has gone meanwhile (its last result is often handled after its $disconnect).
+        if inflight != len(running):
             try:
                 self.store.update(**keys.client(client_id), set_={"inflight": len(running)},
                                   condition="inflight = :old", values={":old": inflight})
                 inflight = len(running)
             except ConditionFailed:
                 pass  # moved meanwhile (another invocation): the conditional claims below still hold
+        if not meta.get("ready") or not meta.get("connectionId"):
+            if inflight > len(running) and not any(e.get("status") == "pending" for e in evals):
+                self._heal_idle(client_id)
+            return 0
+        conn = str(meta["connectionId"])
         for ev in running:  # reconnection: re-send in-flight evaluations to the new connection
             if ev.get("sentConn") != conn:
                 self._send_eval(client_id, conn, ev, ev["rpcId"], resend=True)

@@ -567,3 +567,24 @@ def test_a_leaked_slot_is_given_back_once_nothing_is_left_to_send(env):
     stale = [{**e, "status": "running"} if e["evalId"] == "e3" else e for e in evals]
     s.dispatch("c1", ({**meta, "inflight": 2}, stale))
     assert s.store.get("CLIENT#c1", "META")["inflight"] == 0
+
+
+def test_a_leaked_slot_is_given_back_when_the_last_result_arrives_after_the_client_left(env):
+    """The client answers its last evaluation and closes at once; $disconnect is handled first. The result
+    still frees the slot, and a slot leaked earlier (a claim applied twice) is recounted, not kept."""
+    make, hub, *_ = env
+    s = make()
+    register(s, hub, "k1")
+    s.on_message("k1", json.dumps({"type": "ready"}))
+    first = evaluates(hub.take("k1"))
+    for req in first:
+        s.on_message("k1", json.dumps({"jsonrpc": "2.0", "id": req["id"], "result": {"output": {"title": "Hello"}}}))
+    last = evaluates(hub.take("k1"))
+    assert last
+    s.store.update("CLIENT#c1", "META", add={"inflight": 1})  # the leak
+    s.store.update("CLIENT#c1", "META", set_={"connectionId": "", "ready": False})  # what $disconnect does
+    for req in last:
+        s.on_message("k1", json.dumps({"jsonrpc": "2.0", "id": req["id"], "result": {"output": {"title": "Hello"}}}))
+    meta, evals = s.load("c1")
+    assert {e["status"] for e in evals} == {"completed"}
+    assert meta["inflight"] == 0
