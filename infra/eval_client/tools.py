@@ -14,6 +14,7 @@ Tool names drift between versions, so :data:`ALIASES` maps every known name; unk
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from typing import Any
@@ -36,11 +37,22 @@ class ToolError(Exception):
     """A tool failed; the message is what the server records."""
 
 
+HEADLESS_SHELL = "/usr/lib/chromium/chromium-headless-shell"  # Debian's chromium-headless-shell
+
+
+def default_executable(headless: bool = True) -> str:
+    """Headless: Debian's headless shell when installed (each evaluation's fresh context opens ~4x faster
+    than in the full binary's headless mode, as measured for the browser function); else ``chromium``."""
+    if headless and os.access(HEADLESS_SHELL, os.X_OK):
+        return HEADLESS_SHELL
+    return "/usr/bin/chromium"
+
+
 class Browser:
     """Owns one Playwright Chromium; every method must run on the same thread."""
 
-    def __init__(self, executable: str = "/usr/bin/chromium", headless: bool = True):
-        self.executable = executable
+    def __init__(self, executable: str | None = None, headless: bool = True):
+        self.executable = executable or default_executable(headless)
         self.headless = headless
         self._pw: Any = None
         self._browser: Any = None
