@@ -95,6 +95,22 @@ def _headers(scope: dict) -> list[tuple[str, str]]:
     return [(k.decode("latin-1"), v.decode("latin-1")) for k, v in scope.get("headers", [])]
 
 
+def _raw_path(scope: dict) -> str:
+    """The request path as sent (still percent-encoded), without the query."""
+    return str((scope.get("raw_path") or scope["path"].encode()).decode("latin-1").split("?", 1)[0])
+
+
+async def _invoke_http(runtime: Runtime, function: str, event: dict, send: Callable,
+                       failure: tuple[int, bytes]) -> int:
+    """Invoke ``function`` with an HTTP event and send its answer (``failure`` when it raised); the status."""
+    try:
+        status, headers, out = http_response(await runtime.invoke(function, event))
+    except FunctionError:
+        (status, out), headers = failure, []
+    await _respond(send, status, out, headers, content_type=None if headers else "application/json")
+    return status
+
+
 class HttpGateway:
     def __init__(self, template: Template, runtime: Runtime, log: Callable[[str], None] = print):
         self.routes = template.http_routes
@@ -120,7 +136,7 @@ class HttpGateway:
         # Match on the path as sent (still percent-encoded), then decode path parameters, so an
         # encoded "/" stays inside one parameter.
         method = scope["method"]
-        path = (scope.get("raw_path") or scope["path"].encode()).decode("latin-1").split("?", 1)[0]
+        path = _raw_path(scope)
         found = self.match(method, path)
         if found is None:
             await _respond(send, 404, b'{"message":"Not Found"}')
@@ -139,12 +155,8 @@ class HttpGateway:
             route_key=route.route_key if route.path != "$default" else "$default",
             path_parameters=params or None, source_ip=client[0], domain=host,
         )
-        try:
-            result = await self.runtime.invoke(route.function, event)
-            status, headers, out = http_response(result)
-        except FunctionError:
-            status, headers, out = 500, [], b'{"message":"Internal Server Error"}'
-        await _respond(send, status, out, headers, content_type=None if headers else "application/json")
+        status = await _invoke_http(self.runtime, route.function, event, send,
+                                    (500, b'{"message":"Internal Server Error"}'))
         self.log(f"{method} {path} -> {status} {route.function} {(time.perf_counter() - started) * 1000:.0f} ms")
 
 
@@ -166,7 +178,7 @@ class FunctionUrlGateway:
             return
         started = time.perf_counter()
         method = scope["method"]
-        path = (scope.get("raw_path") or scope["path"].encode()).decode("latin-1").split("?", 1)[0]
+        path = _raw_path(scope)
         body = await _read_body(receive, MAX_URL_BODY)
         if body is None:
             await _respond(send, 413, b'{"Message":"Request must be smaller than 6291456 bytes for the '
@@ -176,12 +188,8 @@ class FunctionUrlGateway:
         event = function_url_event(method, path, body=body, headers=_headers(scope),
                                    query=scope.get("query_string", b"").decode("latin-1"), source_ip=client[0],
                                    domain=self.domain)
-        try:
-            result = await self.runtime.invoke(self.function, event)
-            status, headers, out = http_response(result)
-        except FunctionError:
-            status, headers, out = 502, [], b'{"Message":"Internal Server Error"}'
-        await _respond(send, status, out, headers, content_type=None if headers else "application/json")
+        status = await _invoke_http(self.runtime, self.function, event, send,
+                                    (502, b'{"Message":"Internal Server Error"}'))
         self.log(f"{method} {path} -> {status} {self.function} (function URL) "
                  f"{(time.perf_counter() - started) * 1000:.0f} ms")
 
@@ -327,8 +335,7 @@ class WebSocketGateway:
 
     async def _management(self, scope: dict, receive: Callable, send: Callable) -> None:
         # raw_path: connection ids are base64 and may contain "/" (sent as %2F)
-        raw_path = (scope.get("raw_path") or scope["path"].encode()).decode("latin-1")
-        parts = [p for p in raw_path.split("?", 1)[0].split("/") if p]
+        parts = [p for p in _raw_path(scope).split("/") if p]
         if "@connections" not in parts or parts.index("@connections") + 1 >= len(parts):
             await _respond(send, 404, b'{"message":"Not Found"}')
             return
