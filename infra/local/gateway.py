@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
@@ -111,7 +112,21 @@ async def _invoke_http(runtime: Runtime, function: str, event: dict, send: Calla
     return status
 
 
-class HttpGateway:
+class _HttpApp(ABC):
+    """ASGI app: lifespan events are acknowledged, HTTP requests go to ``handle``."""
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send)
+        elif scope["type"] == "http":
+            await self.handle(scope, receive, send, time.perf_counter())
+
+    @abstractmethod
+    async def handle(self, scope: dict, receive: Callable, send: Callable, started: float) -> None:
+        """Answer one HTTP request (``started``: its arrival, ``time.perf_counter()``)."""
+
+
+class HttpGateway(_HttpApp):
     def __init__(self, template: Template, runtime: Runtime, log: Callable[[str], None] = print):
         self.routes = template.http_routes
         self.runtime = runtime
@@ -126,13 +141,7 @@ class HttpGateway:
                 return route, {k: unquote(v) for k, v in m.groupdict().items()}
         return None
 
-    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
-        if scope["type"] == "lifespan":
-            await _lifespan(receive, send)
-            return
-        if scope["type"] != "http":
-            return
-        started = time.perf_counter()
+    async def handle(self, scope: dict, receive: Callable, send: Callable, started: float) -> None:
         # Match on the path as sent (still percent-encoded), then decode path parameters, so an
         # encoded "/" stays inside one parameter.
         method = scope["method"]
@@ -160,7 +169,7 @@ class HttpGateway:
         self.log(f"{method} {path} -> {status} {route.function} {(time.perf_counter() - started) * 1000:.0f} ms")
 
 
-class FunctionUrlGateway:
+class FunctionUrlGateway(_HttpApp):
     """A Lambda function URL: every method and path goes to one function, as a function URL event (domain
     ``<name>.lambda-url.<region>.on.aws``, so the function sees what it would deployed)."""
 
@@ -170,13 +179,7 @@ class FunctionUrlGateway:
         self.log = log
         self.domain = f"{function.lower()}.lambda-url.{REGION}.on.aws"
 
-    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
-        if scope["type"] == "lifespan":
-            await _lifespan(receive, send)
-            return
-        if scope["type"] != "http":
-            return
-        started = time.perf_counter()
+    async def handle(self, scope: dict, receive: Callable, send: Callable, started: float) -> None:
         method = scope["method"]
         path = _raw_path(scope)
         body = await _read_body(receive, MAX_URL_BODY)
