@@ -411,18 +411,22 @@ class Server:
         return self._finish_attempt(client_id, ev, "timeout", {"error": err}, meta)
 
     def dispatch(self, client_id: str,
-                 loaded: tuple[dict[str, Any] | None, list[dict[str, Any]]] | None = None) -> int:
+                 loaded: tuple[dict[str, Any] | None, list[dict[str, Any]]] | None = None,
+                 fresh: bool = True) -> int:
         """Send evaluations up to the client's free slots. Returns how many were sent. ``loaded`` is a
-        fresh :meth:`load` result the caller already has (saves a query)."""
+        :meth:`load` result the caller already has (saves a query); ``fresh=False`` when the caller derived it
+        from an earlier read and its own writes (other invocations may have moved on since)."""
         meta, evals = loaded if loaded is not None else self.load(client_id, dispatch=False)
         if not meta:
             return 0
         running = [e for e in evals if e.get("status") == "running"]
         inflight = int(meta.get("inflight", 0))
         max_c = int(meta.get("maxConcurrency", self.options.default_concurrency))
-        # Self-heal a counter left behind by a crashed invocation or a twice-applied claim, also when the
-        # client has gone meanwhile (its last result is often handled after its $disconnect).
-        if inflight != len(running):
+        idle = not any(e.get("status") == "pending" for e in evals)
+        # Self-heal a counter left behind by a crashed invocation, from a view read as one query. A derived
+        # view may still count an evaluation another invocation has finished since: setting the counter from
+        # it would hold a slot for good.
+        if fresh and inflight != len(running):
             try:
                 self.store.update(**keys.client(client_id), set_={"inflight": len(running)},
                                   condition="inflight = :old", values={":old": inflight})
@@ -430,7 +434,7 @@ class Server:
             except ConditionFailed:
                 pass  # moved meanwhile (another invocation): the conditional claims below still hold
         if not meta.get("ready") or not meta.get("connectionId"):
-            if inflight > len(running) and not any(e.get("status") == "pending" for e in evals):
+            if idle:  # the client's last result is often handled after its $disconnect
                 self._heal_idle(client_id)
             return 0
         conn = str(meta["connectionId"])
@@ -458,7 +462,9 @@ class Server:
                 sent += 1
             else:
                 inflight -= 1  # the slot was given back (taken by someone else, or failed to send)
-        if inflight > len(running) + sent and not any(e.get("status") == "pending" for e in evals):
+        if idle and sent == 0:
+            # Nothing left to send: recount from a fresh read (one query, only for a batch's last results),
+            # so a slot leaked by a twice-applied claim or a stale view never stays held.
             self._heal_idle(client_id)
         return sent
 
@@ -603,7 +609,7 @@ class Server:
                 # continue from what we know instead of reading the client again
                 evals = [done if e["evalId"] == ev["evalId"] else e for e in evals]
                 meta = {**meta, "inflight": max(0, int(meta.get("inflight", 0)) - 1)}
-                self.dispatch(client_id, (meta, evals))
+                self.dispatch(client_id, (meta, evals), fresh=False)
                 return
         if not current:
             late = list(ev.get("late", []))[-10:] + [{"rpcId": rpc_id, "at": self.store.now(),
