@@ -261,7 +261,9 @@ def test_fifty_clients_five_evaluations_each(stack):
         report = httpx.get(f"{stack.http_url}/evals/report", timeout=60).json()
         calls[-1] = time.monotonic() - calls[-1]
         ours = {c["clientId"]: c for c in report["clients"] if c["clientId"] in wanted}
-        if all(c["byStatus"] == {"completed": 5} for c in ours.values()) or time.monotonic() > end:
+        # a result is recorded before its slot is released (two writes): wait for both to settle
+        if all(c["byStatus"] == {"completed": 5} and c["inflight"] == 0 for c in ours.values()) \
+                or time.monotonic() > end:
             break
         time.sleep(0.5)
     print(f"report calls: {len(calls)}, {' '.join(f'{c:.1f}s' for c in calls)}")
