@@ -15,7 +15,7 @@ import runs.app as runs_app
 from runs.brain import Decision, Risk
 
 from tests.support.apigw import call
-from tests.unit.runs_support import API_KEY, H, ScriptedBrain, api, start_run, step_run
+from tests.unit.runs_support import API_KEY, H, api, install_brain, start_run, step_run
 
 STATE_KEYS = {"status", "currentStep", "maxSteps"}
 STATUSES = {"created", "running", "waiting_user", "completed", "error", "cancelled"}
@@ -38,10 +38,7 @@ FULL_ELEMENT = {"id": "agent-7", "tag": "input", "role": "searchbox", "text": ""
 
 @pytest.fixture
 def brain(aws, monkeypatch):
-    monkeypatch.setenv("AGENTHOST_RUNS_API_KEY", API_KEY)
-    b = ScriptedBrain()
-    monkeypatch.setattr(runs_app, "_brain", b)
-    return b
+    return install_brain(monkeypatch)
 
 
 def start(mode="autonomous", task="Find contact information on this page", **extra):

@@ -31,6 +31,16 @@ def step_run(run_id: str, snapshot: Any, result: Any) -> Any:
     return api("POST", f"/agent/run/{run_id}/step", {"snapshot": snapshot, "lastActionResult": result})
 
 
+def install_brain(monkeypatch: Any, brain: Any = None) -> Any:
+    """The Proxy API with its key set and ``brain`` (default: a :class:`ScriptedBrain`) deciding; the brain."""
+    import runs.app as runs_app
+
+    monkeypatch.setenv("AGENTHOST_RUNS_API_KEY", API_KEY)
+    brain = brain if brain is not None else ScriptedBrain()
+    monkeypatch.setattr(runs_app, "_brain", brain)
+    return brain
+
+
 class ScriptedBrain:
     """Decides with ``choose(ctx)`` and judges risk with ``risky`` (element id -> Risk)."""
 

@@ -96,6 +96,13 @@ def evaluates(msgs):
     return [m for m in msgs if m.get("method") == "evaluate"]
 
 
+def answer(server, conn, requests):
+    """The client's successful result for each ``evaluate`` request."""
+    for req in requests:
+        result = {"jsonrpc": "2.0", "id": req["id"], "result": {"output": {"title": "Hello"}}}
+        server.on_message(conn, json.dumps(result))
+
+
 def test_spec_registration_ready_dispatch_and_results(env):
     make, hub, clock, timers, _ = env
     s = make()
@@ -555,11 +562,8 @@ def test_a_leaked_slot_is_given_back_once_nothing_is_left_to_send(env):
     s = make()
     register(s, hub, "k1")
     s.on_message("k1", json.dumps({"type": "ready"}))
-    sent = evaluates(hub.take("k1"))
-    for req in sent:
-        s.on_message("k1", json.dumps({"jsonrpc": "2.0", "id": req["id"], "result": {"output": {"title": "Hello"}}}))
-    for req in evaluates(hub.take("k1")):
-        s.on_message("k1", json.dumps({"jsonrpc": "2.0", "id": req["id"], "result": {"output": {"title": "Hello"}}}))
+    answer(s, "k1", evaluates(hub.take("k1")))
+    answer(s, "k1", evaluates(hub.take("k1")))
     meta, evals = s.load("c1")
     assert {e["status"] for e in evals} == {"completed"} and meta["inflight"] == 0
     s.store.update("CLIENT#c1", "META", add={"inflight": 1})  # the leak
@@ -576,15 +580,12 @@ def test_a_leaked_slot_is_given_back_when_the_last_result_arrives_after_the_clie
     s = make()
     register(s, hub, "k1")
     s.on_message("k1", json.dumps({"type": "ready"}))
-    first = evaluates(hub.take("k1"))
-    for req in first:
-        s.on_message("k1", json.dumps({"jsonrpc": "2.0", "id": req["id"], "result": {"output": {"title": "Hello"}}}))
+    answer(s, "k1", evaluates(hub.take("k1")))
     last = evaluates(hub.take("k1"))
     assert last
     s.store.update("CLIENT#c1", "META", add={"inflight": 1})  # the leak
     s.store.update("CLIENT#c1", "META", set_={"connectionId": "", "ready": False})  # what $disconnect does
-    for req in last:
-        s.on_message("k1", json.dumps({"jsonrpc": "2.0", "id": req["id"], "result": {"output": {"title": "Hello"}}}))
+    answer(s, "k1", last)
     meta, evals = s.load("c1")
     assert {e["status"] for e in evals} == {"completed"}
     assert meta["inflight"] == 0

@@ -13,15 +13,12 @@ from runs.repo import RunRepo
 
 from agenthost.store import Store
 from tests.support.apigw import call
-from tests.unit.runs_support import API_KEY, H, ScriptedBrain, api, snapshot, start_run, step_run
+from tests.unit.runs_support import API_KEY, H, ScriptedBrain, api, install_brain, snapshot, start_run, step_run
 
 
 @pytest.fixture
 def brain(aws, monkeypatch):
-    monkeypatch.setenv("AGENTHOST_RUNS_API_KEY", API_KEY)
-    b = ScriptedBrain()
-    monkeypatch.setattr(runs_app, "_brain", b)
-    return b
+    return install_brain(monkeypatch)
 
 
 def start(task="Find contact information", mode="autonomous", **extra):
