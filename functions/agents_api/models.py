@@ -133,6 +133,8 @@ class CartRemoved(_Out):
 
 class CartLine(_Out):
     item_id: str
+    #: the same id in camelCase, for clients written against SDKs that name cart lines that way
+    itemId: str  # noqa: N815 - a wire name
     name: str
     quantity: int
     price: float

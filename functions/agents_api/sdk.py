@@ -310,7 +310,7 @@ class AgentsSite:
                                   **filt,
                                   "sort": p(type="string", description="Order", enum=list(SORTS), default="name")}),
             models.Capability(name="detail", description="One product by id", method="GET",
-                              endpoint=f"{b}/detail/{{id}}", params={
+                              endpoint=f"{b}/detail/:id", params={
                                   "id": p(type="string", required=True, description="Product id (path)")}),
             models.Capability(name="cart.add", description="Add a product to the cart (prices come from the "
                               "catalog)", method="POST", endpoint=f"{b}/cart/add", requires_session=True, params={
@@ -666,7 +666,7 @@ class AgentsSite:
             price = int(p.get("price_minor", 0)) if p else 0
             available = p is not None and int(p.get("stock", 0)) >= qty
             lines.append(models.CartLine(
-                item_id=item_id, name=str(p.get("name", item_id)) if p else item_id, quantity=qty,
+                item_id=item_id, itemId=item_id, name=str(p.get("name", item_id)) if p else item_id, quantity=qty,
                 price=_major(price), price_minor=price, line_total=_major(price * qty), line_total_minor=price * qty,
                 currency=str(p.get("currency", self.info.currency)) if p else self.info.currency,
                 available=available))

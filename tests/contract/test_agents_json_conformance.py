@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import httpx
 import pytest
@@ -167,6 +167,18 @@ def test_detail_by_path_and_older_query_form(http):
     assert_error(http.get(f"{API}/detail/prod_missing"), 404, "prod_missing")
 
 
+def test_reference_client_fills_the_declared_detail_endpoint(http):
+    """The reference client substitutes path parameters written ``:name`` (and only those) with the
+    URL-encoded value, then requests the result as is; a template it does not fill goes out verbatim."""
+    item = in_stock_item(http)
+    doc = http.get("/.well-known/agents.json").json()
+    endpoint = next(c["endpoint"] for c in doc["capabilities"] if c["name"] == "detail")
+    url = re.sub(r":([A-Za-z_]\w*)", lambda m: quote(str({"id": item["id"]}[m.group(1)]), safe=""), endpoint)
+    assert assert_ok(http.get(url, headers={"Content-Type": "application/json"}))["id"] == item["id"]
+    # the brace form an older document declared stays accepted, filled or left as a template with ?id=
+    assert assert_ok(http.get(f"{API}/detail/%7Bid%7D", params={"id": item["id"]}))["id"] == item["id"]
+
+
 # ---- sessions and carts --------------------------------------------------------------------------
 
 def test_session_create_and_delete(http):
@@ -194,6 +206,7 @@ def test_full_cart_flow_and_human_checkout_page(http, token):
         {"item_id": item["id"], "quantity": 3}
     cart = assert_ok(http.get(f"{API}/cart/view", headers=h))
     assert [i["item_id"] for i in cart["items"]] == [item["id"]]
+    assert [i["itemId"] for i in cart["items"]] == [item["id"]]  # camelCase twin for SDK-style clients
     assert cart["subtotal_minor"] == 3 * item["price_minor"]
     assert cart["subtotal"] == pytest.approx(3 * item["price"])
     handoff = assert_ok(http.post(f"{API}/checkout", headers=h))

@@ -238,6 +238,16 @@ def test_default_client_refuses_loopback(monkeypatch):
         c.discover()
 
 
+def test_cli_names_the_setting_when_the_guard_refuses_a_loopback_site(monkeypatch, capsys):
+    """The README's own example from a plain shell (private addresses not allowed): one line, exit 2."""
+    monkeypatch.setenv("AGENTHOST_NETGUARD_ALLOW_PRIVATE", "false")
+    code = main(["http://127.0.0.1:9", "search", "blue mug"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("error: http://127.0.0.1:9")
+    assert "loopback" in err and "AGENTHOST_NETGUARD_ALLOW_PRIVATE=true" in err and "Traceback" not in err
+
+
 def test_cli_search(capsys):
     site = Site(with_json({("GET", "/api/search"): [ok([{"id": "a", "name": "Mug"}])]}))
     code = main(["https://shop.example", "search", "mug"], http=httpx.Client(transport=httpx.MockTransport(site)))

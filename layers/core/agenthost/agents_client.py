@@ -42,6 +42,8 @@ from urllib.parse import quote, urljoin, urlsplit
 
 import httpx
 
+from agenthost.netguard import Blocked
+
 BASE_PATH = "/.well-known/agents/api"
 USER_AGENT = "agenthost-agents-client/0.1"
 
@@ -50,7 +52,7 @@ DEFAULTS: dict[str, tuple[str, str, bool, bool]] = {
     # name: (method, path under BASE_PATH, requires_session, human_handoff)
     "search": ("GET", "/search", False, False),
     "browse": ("GET", "/browse", False, False),
-    "detail": ("GET", "/detail/{id}", False, False),
+    "detail": ("GET", "/detail/:id", False, False),
     "cart.add": ("POST", "/cart/add", True, False),
     "cart.view": ("GET", "/cart/view", True, False),
     "cart.update": ("PUT", "/cart/update", True, False),
@@ -558,13 +560,28 @@ def main(argv: list[str] | None = None, http: httpx.Client | None = None) -> int
     except AgentsApiError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    except Blocked as exc:
+        print(f"error: {blocked_message(exc)}", file=sys.stderr)
+        return 2
     finally:
         if client.token and not args.keep and not args.session:
             try:
                 client.end_session()
-            except AgentsApiError:
+            except (AgentsApiError, Blocked):
                 pass
         client.close()
+
+
+def blocked_message(exc: Blocked) -> str:
+    """One line for a URL the outbound guard refused, naming the setting that would allow it."""
+    if "metadata" in exc.reason:
+        hint = "cloud metadata endpoints are refused unless listed in AGENTHOST_NETGUARD_ALLOW"
+    elif exc.reason.startswith("address "):
+        hint = ("to allow private and loopback sites set AGENTHOST_NETGUARD_ALLOW_PRIVATE=true, or list the "
+                "host in AGENTHOST_NETGUARD_ALLOW")
+    else:
+        hint = "check the site URL"
+    return f"{exc.url} refused: {exc.reason} ({hint})"
 
 
 if __name__ == "__main__":
