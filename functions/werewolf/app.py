@@ -23,6 +23,9 @@ Never failing a turn, in detail:
   than that is left. A turn is answered within about ``TURN_BUDGET_S`` whatever DynamoDB does.
 * **Big bodies**: a late game's ``chat_history`` can pass 1 MB, so this function accepts bodies up to
   ``MAX_TURN_BYTES`` (the HTTP API's own limit; nothing larger can reach a Lambda) and plays them.
+* **Any path**: the function URL sends every path here; like the AI Olympics webhook, a POST to any path
+  is a turn and a GET/HEAD anywhere is the probe below (through the HTTP API only ``/werewolf/turn``
+  reaches this function).
 * **Other methods**: the platform only POSTs turns. A ``GET``/``HEAD`` (a reachability probe, a person
   with a browser) is not a turn: 200 with a short JSON description, nothing played. Other methods get
   the app's 405 JSON.
@@ -182,6 +185,12 @@ async def turn(request: Request) -> JSONResponse:
         round=turn_info.get("round") if isinstance(turn_info.get("round"), int) else None,
         source=outcome.source, problems=outcome.problems[:3], verified=verified)
     return JSONResponse(outcome.answer)
+
+
+# The function URL delivers every path to this one function, and the platform POSTs to whatever URL it was
+# given: like the AI Olympics webhook, any path answers the webhook (the HTTP API routes only /werewolf/turn).
+app.add_api_route("/{path:path}", probe, methods=["GET", "HEAD"], include_in_schema=False)
+app.add_api_route("/{path:path}", turn, methods=["POST"], include_in_schema=False)
 
 
 def _looks_signed(header: str | None) -> bool:

@@ -14,7 +14,8 @@ from werewolf.sanitize import platform_sanitize, platform_target
 
 
 def problems(action: str, answer: dict[str, Any], targets: list[str], *, teammates: Sequence[str] = (),
-             last_guarded: str | None = None, witch_ctx: dict[str, Any] | None = None) -> list[str]:
+             last_guarded: str | None = None, witch_ctx: dict[str, Any] | None = None,
+             last_pair: Sequence[str] = ()) -> list[str]:
     """Reasons ``answer`` would be rejected (or would be a blunder we never make). Empty: valid."""
     out: list[str] = []
     valid = set(targets)
@@ -67,6 +68,9 @@ def problems(action: str, answer: dict[str, Any], targets: list[str], *, teammat
         a, b = check_target("target"), check_target("second_target")
         if a is not None and b is not None and platform_target(a) == platform_target(b):
             out.append("pair must be two different players")
+        elif a is not None and b is not None and action == "dreamweaver_check" and len(valid) > 2 and \
+                {platform_target(a), platform_target(b)} == {platform_target(n) for n in last_pair}:
+            out.append("dreamweaver repeats last night's pair")  # the engine would skip the check
     else:
         out.append(f"unknown action type {action!r}")
     return out

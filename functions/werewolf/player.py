@@ -80,12 +80,13 @@ def _play(raw: Any, store: StoreLike | None, *, say: Say | None, policy: Policy 
         return Outcome(_bare_safest(turn, say), "fallback", ["view failed"])
 
     last_guard = mem.guard_history[-1][1] if mem.guard_history else None
+    last_pair = mem.dream_pairs[-1] if mem.dream_pairs and turn.action_type == "dreamweaver_check" else []
     ctx = turn.extra_context if turn.action_type == "witch_decide" else None
 
     def check(ans: WerewolfAnswer) -> tuple[dict[str, Any], list[str]]:
         wire = _finish(ans, say).wire()
         return wire, problems(turn.action_type, wire, view.targets, teammates=view.teammates,
-                              last_guarded=last_guard, witch_ctx=ctx)
+                              last_guarded=last_guard, witch_ctx=ctx, last_pair=last_pair)
 
     source, issues = "deterministic", []
     answer: dict[str, Any] | None = None

@@ -139,7 +139,18 @@ def pair(view: View, action: str) -> tuple[str, str] | None:
     second = view.best([n for n in view.targets if n != first], w, action)
     if first is None or second is None:
         return None
+    if action == "dreamweaver_check" and {first, second} == last_dream_pair(view):
+        # the engine refuses last night's pair (the check is skipped): swap in the next best player
+        third = view.best([n for n in view.targets if n not in (first, second)], w, action)
+        if third is not None:
+            return first, third
     return first, second
+
+
+def last_dream_pair(view: View) -> set[str]:
+    """The pair our dreamweaver named last night (empty before the first check)."""
+    pairs = view.memory.dream_pairs
+    return set(pairs[-1]) if pairs else set()
 
 
 # ---------------------------------------------------------------------------------------------- speech
@@ -297,7 +308,11 @@ def safest(view: View, say: Say) -> WerewolfAnswer:
         return WerewolfAnswer(witch_action="none")
     t = view.targets[0] if view.targets else None
     if action in PAIR_ACTIONS and len(view.targets) >= 2:
-        return WerewolfAnswer(target=view.targets[0], second_target=view.targets[1])
+        second = view.targets[1]
+        if action == "dreamweaver_check" and len(view.targets) > 2 and \
+                {view.targets[0], second} == last_dream_pair(view):
+            second = view.targets[2]
+        return WerewolfAnswer(target=view.targets[0], second_target=second)
     if t and action not in SPEECH_ACTIONS:
         return WerewolfAnswer(target=t, message=msg)
     return WerewolfAnswer(message=msg)

@@ -14,7 +14,8 @@ Our interpretation where the notes say little: the white wolf plays as a werewol
 wolf who does not join the kill while another wolf lives, and the player she enchants loses their night
 ability the next night (an enchanted guard's pick protects nobody but still counts as last night's
 target); the dreamweaver's pair cannot be killed by wolves the next night (nobody learns
-anything); the elder survives the first wolf kill; a knight flip on a wolf kills the wolf and ends the
+anything), and the same pair as the night before is refused like the real engine does (no protection, the
+turn still counts as valid); the elder survives the first wolf kill; a knight flip on a wolf kills the wolf and ends the
 day, otherwise the knight dies; the hunter shoots unless poisoned; lovers die of heartbreak.
 """
 
@@ -157,6 +158,7 @@ class Game:
         self.lovers: tuple[int, int] | None = None
         self.enchanted: int | None = None      # seat disabled tonight
         self.dream: set[int] = set()           # seats protected from wolves tonight
+        self.dream_last: frozenset[int] | None = None  # the dreamweaver's pair last night (a repeat is refused)
         self.stale: set[int] = set()           # dead seats still listed alive (knight flip quirk)
         self.knight_used = False
         self.result = Result(mode, seed, "", 0, {p.seat: p.role for p in self.players})
@@ -328,12 +330,20 @@ class Game:
                 res = "werewolf" if t.role in WOLVES else "villager"
                 self.known[seer.seat].append(f"Round {rnd}: You checked {t.name} → {res}")
         dw = self.first_alive("dreamweaver")
+        dream_repeat = False
         if dw:
             a = self.ask(dw, "dreamweaver_check", "night_dreamweaver",
                          extra={"pairKey": f"dream:{self.round}:{dw.pid}"})
             x, y = self.target(a, exclude=dw), self.target(a, "second_target", exclude=dw)
-            if x and y and x is not y and dw.seat != enchanted:
-                self.dream = {x.seat, y.seat}
+            if x and y and x is not y:
+                pair = frozenset((x.seat, y.seat))
+                # like the real engine: last night's pair again is refused (no check tonight), the turn stands
+                dream_repeat = pair == self.dream_last
+                self.dream_last = pair
+                if not dream_repeat and dw.seat != enchanted:
+                    self.dream = set(pair)
+            else:
+                self.dream_last = None
         deaths: list[Seat] = []
         self.hunter_can_shoot: Seat | None = None
         if victim:
@@ -352,7 +362,8 @@ class Game:
             "round": rnd, "enchanted": self.by_seat(enchanted).name if enchanted else None,
             "guard_pick": self.guard_pick, "protected": protected.name if protected else None,
             "victim": self.by_seat(victim).name if victim else None, "saved": saved,
-            "dream": sorted(self.by_seat(s).name for s in dream), "deaths": [d.name for d in deaths]})
+            "dream": sorted(self.by_seat(s).name for s in dream), "dream_repeat": dream_repeat,
+            "deaths": [d.name for d in deaths]})
 
     def day(self) -> None:
         deaths = self.night_deaths

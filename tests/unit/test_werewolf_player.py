@@ -57,6 +57,23 @@ def test_signature_is_over_the_raw_utf8_bytes_not_reserialized_json(aws, monkeyp
     assert post(payload, raw=raw, sig=signing.sign(KEY, raw)[7:].upper()).status == 200
 
 
+@pytest.mark.parametrize("path", ["/", "/werewolf", "/hooks/werewolf-turn"])
+def test_the_function_url_plays_a_signed_turn_on_any_path(aws, monkeypatch, path):
+    """The platform POSTs to whatever URL it was given and a function URL delivers every path: like the AI
+    Olympics webhook, each path plays the turn, still behind the signature check."""
+    from werewolf.app import handler
+
+    monkeypatch.setenv("AGENTHOST_WEREWOLF_API_KEY", KEY)
+    body = json.dumps(turn("vote"), ensure_ascii=False).encode()
+    hdrs = {"content-type": "application/json"}
+    r = call(handler, "POST", path, body=body, via_url=True, headers={**hdrs, "X-Werewolf-Signature":
+                                                                        signing.sign(KEY, body)})
+    assert r.status == 200 and r.json()["target"] in {"柯南", "路飞", "小丸子", "银时", "鸣人"}
+    bad = call(handler, "POST", path, body=body, via_url=True, headers={**hdrs, "X-Werewolf-Signature": "0" * 64})
+    assert bad.status == 401
+    assert call(handler, "GET", path, via_url=True).json()["status"] == "ok"
+
+
 def test_unsigned_accepted_only_when_no_key_is_configured(aws, monkeypatch):
     monkeypatch.delenv("AGENTHOST_WEREWOLF_API_KEY", raising=False)
     assert post(turn("vote")).status == 200
@@ -505,6 +522,23 @@ def test_llm_wolf_cannot_kill_a_teammate_or_guard_repeat(fake):
     out = play(turn("guard_protect", role="guard", rnd=2, game_id="gg"), store, policy=llm_policy(fake),
                deadline=time.monotonic() + 10)
     assert out.source == "deterministic" and out.answer["target"] != first
+
+
+def test_llm_dreamweaver_cannot_repeat_last_nights_pair(fake):
+    """The engine skips a dreamweaver check naming last night's pair: such an LLM answer is replaced."""
+    import time
+
+    from werewolf.memory import InMemoryStore
+    from werewolf.player import play
+
+    store = InMemoryStore()
+    first = play(turn("dreamweaver_check", role="dreamweaver", rnd=1, game_id="dw", phase="night_dreamweaver"),
+                 store).answer
+    fake.reply({"target": first["second_target"], "second_target": first["target"]})
+    out = play(turn("dreamweaver_check", role="dreamweaver", rnd=2, game_id="dw", phase="night_dreamweaver"),
+               store, policy=llm_policy(fake), deadline=time.monotonic() + 10)
+    pair = {out.answer["target"], out.answer["second_target"]}
+    assert out.source == "deterministic" and len(pair) == 2 and pair != {first["target"], first["second_target"]}
 
 
 def test_slow_llm_falls_back_within_the_deadline(fake):

@@ -230,3 +230,55 @@ def test_oracle_guard_protects_a_village_player_and_never_repeats():
     second, _err = Oracle(game, me.seat)(game.payload(me, "guard_protect", "night"))
     assert second["target"] != first["target"]
     assert game.by_name(second["target"]).role not in WOLVES
+
+
+def _dreamweaver_game(seed: int, actor) -> tuple[Game, int]:
+    game = Game("nightmare-12p", seed, {})
+    seat = next(p.seat for p in game.players if p.role == "dreamweaver")
+    game.actors = {seat: actor}
+    return game, seat
+
+
+def test_engine_refuses_last_nights_dream_pair_and_the_turn_stands():
+    """The real engine skips a dreamweaver check naming the same two players as the night before (no
+    protection from it), yet accepts the turn."""
+    for seed in range(1, 40):
+        chosen: list[str] = []
+        game, seat = _dreamweaver_game(seed, None)
+
+        def same_pair(p, game=game, chosen=chosen):
+            if p["action_type"] != "dreamweaver_check":
+                return game.bots[p["your_seat"]](p)
+            if not chosen:
+                chosen.extend(sorted(x["name"] for x in p["alive_players"] if x["seat"] != p["your_seat"])[:2])
+            return {"target": chosen[0], "second_target": chosen[1]}, None
+
+        game.actors = {seat: same_pair}
+        res = game.run()
+        checks = [c for c in res.calls if c.agent and c.action == "dreamweaver_check"]
+        if len(game.night_log) < 3 or len(checks) < 2 or not all(c.valid for c in checks[:2]):
+            continue  # the dreamweaver or one of the pair died before the second night
+        if game.by_seat(seat).name in {n["enchanted"] for n in game.night_log[:2]}:
+            continue  # an enchanted dreamweaver protects nobody anyway
+        assert game.night_log[0]["dream_repeat"] is False and game.night_log[1]["dream"] == chosen
+        assert game.night_log[1]["dream_repeat"] is True and game.night_log[2]["dream"] == []
+        return
+    raise AssertionError("no seed where the dreamweaver and its pair lived to the third night")
+
+
+def test_our_dreamweaver_never_sends_last_nights_pair_again():
+    """Whenever another pair exists (three or more others alive), ours differs from last night's."""
+    checks = repeats = 0
+    for seed in range(1, 31):
+        player, choices = InProcessPlayer(), {}
+
+        def actor(p, player=player, choices=choices):
+            if p["action_type"] == "dreamweaver_check":
+                choices[p["round"]] = sum(1 for x in p["alive_players"] if x["seat"] != p["your_seat"])
+            return player(p)
+
+        game, _seat = _dreamweaver_game(seed, actor)
+        game.run()
+        checks += len(choices)
+        repeats += sum(1 for n in game.night_log if n["dream_repeat"] and choices[n["round"]] > 2)
+    assert checks > 150 and repeats == 0, (checks, repeats)
