@@ -71,7 +71,8 @@ def handler(event: dict[str, Any], context: Any = None) -> dict[str, Any]:
 
 
 def _record_fallback(usage: Any, stats: TurnStats) -> None:
-    if stats.source != "llm":
+    # a user agent's fallback is metered by its guard (agenthost.plugins), with the reason
+    if stats.source not in ("llm", "agent", "agent+fallback"):
         usage.fallback((stats.llm_error or "no_llm").split(":", 1)[0])
 
 

@@ -68,10 +68,13 @@ def deterministic(inp: TurnInput) -> Decision:
 
 
 def llm_policy() -> Policy | None:
-    """The brain's LLM policy when ``AGENTHOST_LLM`` names one, else None (the deterministic policy plays)."""
+    """The policy played under the turn's deadline: the user's agent (``AGENTHOST_AGENT``, guarded, ours as
+    its fallback) or the brain's LLM policy (``AGENTHOST_LLM``); None when neither is configured (the
+    deterministic policy plays)."""
+    from agenthost import plugins
     from agenthost.config import settings
 
-    if settings().llm_provider == "none":
+    if settings().llm_provider == "none" and not plugins.spec():
         return None
     from agenthost.agent import make_policy
 

@@ -77,7 +77,13 @@ def get_say() -> Say:
 
 
 def get_policy() -> Policy | None:
-    """The LLM strategy when ``AGENTHOST_LLM`` names one and ``agenthost.llm`` is available."""
+    """The user's agent (``AGENTHOST_AGENT`` with ``decide_werewolf``, guarded), else the LLM strategy when
+    ``AGENTHOST_LLM`` names one and ``agenthost.llm`` is available."""
+    from werewolf.agent_policy import configured_policy as agent_policy
+
+    agent = agent_policy()
+    if agent is not None:
+        return agent
     try:
         from werewolf.llm_strategy import configured_policy
     except ImportError:
@@ -170,12 +176,20 @@ async def turn(request: Request) -> JSONResponse:
     memory_store = store if verified else None
     with metering.turn("werewolf", agent, decides=True, store=store) as usage:
 
-        def decided(source: str) -> None:
-            if source != "llm":
+        policy = get_policy() if verified else None
+
+        def decided(source: str, policy_error: str = "") -> None:
+            if source == "agent":
+                usage.answered()
+            if source in ("llm", "agent"):
+                return
+            if policy is not None and policy.name == "agent":  # the user's agent was not used: why
+                usage.fallback("agent_" + (policy_error.split(":", 1)[0] or "invalid"))
+            else:
                 usage.fallback("invalid" if source == "fallback" else "no_llm")
 
         # the usage counters ride along with the memory write (one round trip), see agenthost.metering
-        outcome = play(raw, memory_store, say=get_say(), policy=get_policy() if verified else None,
+        outcome = play(raw, memory_store, say=get_say(), policy=policy,
                        deadline=started + TURN_BUDGET_S - WRITE_RESERVE_S,
                        save_by=started + TURN_BUDGET_S - WRITE_RESERVE_S,
                        logger=logger, on_decided=decided, fold=usage.fold if memory_store is not None else None)

@@ -52,6 +52,8 @@ class GameMemory:
     #: public chat lines already parsed (the chat only grows) and a mark of the last one
     chat_seen: int = 0
     chat_mark: str = ""
+    #: a user agent's own memory for this game and seat (agenthost.plugins.WerewolfState.memory)
+    agent: dict[str, Any] = field(default_factory=dict)
 
     def fingerprint(self) -> str:
         return json.dumps(vars(self), sort_keys=True, ensure_ascii=False)

@@ -25,17 +25,28 @@ GENERIC = {"message": "我先听听大家的发言，再决定投票。"}
 @dataclass
 class Outcome:
     answer: dict[str, Any]
-    source: str  # "deterministic" | "llm" | "fallback"
+    source: str  # "deterministic" | "llm" | "agent" | "fallback"
     problems: list[str]
     view: View | None = None
+    #: why the policy's answer was not used ("" when it was, or when there was no policy)
+    policy_error: str = ""
+
+
+@dataclass
+class Proposal:
+    """A policy's answer with the memory it keeps for this game and seat (a user agent's own memory)."""
+
+    answer: WerewolfAnswer | None
+    agent_memory: dict[str, Any] | None = None
 
 
 class Policy:
-    """A decision source; ``decide`` may return None to defer to the deterministic strategy."""
+    """A decision source; ``decide`` may return None to defer to the deterministic strategy, or raise
+    an exception whose ``reason`` says why."""
 
     name = "deterministic"
 
-    def decide(self, view: View, say: Say, deadline: float) -> WerewolfAnswer | None:
+    def decide(self, view: View, say: Say, deadline: float) -> WerewolfAnswer | Proposal | None:
         return None
 
 
@@ -43,7 +54,7 @@ def play(raw: Any, store: StoreLike | None, *, say: Say | None = None, policy: P
          deadline: float | None = None, save_by: float | None = None, logger: Any = None,
          on_decided: Any = None, fold: Any = None) -> Outcome:
     """One turn. ``deadline``: when the policy must have decided; ``save_by``: past it the memory write
-    is skipped (the answer matters more than the memory); ``on_decided(source)`` runs once the answer is
+    is skipped (the answer matters more than the memory); ``on_decided(source, policy_error)`` runs once the answer is
     final; ``fold()`` (metering) returns a transaction entry written together with the memory item."""
     outcome = _play(raw, store, say=say, policy=policy, deadline=deadline, save_by=save_by, logger=logger,
                     on_decided=on_decided, fold=fold)
@@ -90,19 +101,34 @@ def _play(raw: Any, store: StoreLike | None, *, say: Say | None, policy: Policy 
 
     source, issues = "deterministic", []
     answer: dict[str, Any] | None = None
+    policy_error = ""
     if policy is not None and policy.name != "deterministic":
         snapshot = mem.fingerprint()
+        agent_memory: dict[str, Any] | None = None
+        proposed: WerewolfAnswer | Proposal | None
         try:
             proposed = policy.decide(view, say, deadline)
-        except Exception:  # noqa: BLE001 - an LLM failure falls back to the deterministic answer
+        except Exception as exc:  # noqa: BLE001 - a policy failure falls back to the deterministic answer
             proposed = None
+            policy_error = f"{getattr(exc, 'reason', 'error')}: {getattr(exc, 'detail', '') or type(exc).__name__}"
+        if isinstance(proposed, Proposal):
+            agent_memory, proposed = proposed.agent_memory, proposed.answer
         if proposed is not None:
             wire, issues = check(proposed)
             if not issues:
-                answer, source = wire, "llm"
+                answer, source = wire, policy.name
+            else:
+                policy_error = "invalid: " + "; ".join(issues[:3])
+        elif not policy_error:
+            policy_error = "declined: no answer"
         if mem.fingerprint() != snapshot:  # a policy must not change memory; record() does
             mem = GameMemory.from_item({"data": snapshot}, turn.game_id, seat)
             view.memory = mem
+        if agent_memory is not None:
+            mem.agent = agent_memory
+        if policy_error and logger and policy.name == "agent":
+            logger.warning("werewolf agent answer not used; our strategy answers",
+                           extra={"reason": policy_error[:300], "action_type": turn.action_type[:32]})
     if answer is None:
         try:
             wire, issues = check(decide(view, say).answer)
@@ -117,7 +143,7 @@ def _play(raw: Any, store: StoreLike | None, *, say: Say | None, policy: Policy 
             answer = _finish(safest(view, say), say).wire()
     record(view, turn.action_type, answer)
     if on_decided is not None:
-        on_decided(source)
+        on_decided(source, policy_error)
     if mem.fingerprint() != before and store is not None and save_by is not None and time.monotonic() > save_by:
         if logger:
             logger.warning("werewolf memory write skipped: the turn deadline is near")
@@ -127,7 +153,7 @@ def _play(raw: Any, store: StoreLike | None, *, say: Say | None, policy: Policy 
         except Exception:  # noqa: BLE001
             if logger:
                 logger.warning("werewolf memory write failed")
-    return Outcome(answer, source, issues, view)
+    return Outcome(answer, source, issues, view, policy_error)
 
 
 def _finish(ans: WerewolfAnswer, say: Say) -> WerewolfAnswer:

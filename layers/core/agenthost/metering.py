@@ -262,6 +262,8 @@ class Turn:
         self.day = day_of(self.started_at)
         self.model: str | None = None
         self.fallback_reason: str | None = None
+        #: set by :meth:`answered`: a user's agent (``agenthost.plugins``) answered this turn itself
+        self.agent_answered = False
         self.budget_blocked = False
         self.counters: dict[str, float] = dict.fromkeys(COUNTERS, 0)
         self.counters["turns"] = 1 if counts_as_turn else 0
@@ -315,6 +317,10 @@ class Turn:
             c["llm_errors"] += calls
         if model:
             self.model = str(model)[:_MAX_ID]
+
+    def answered(self) -> None:
+        """A user's agent answered this turn (no LLM of ours needed): not a fallback."""
+        self.agent_answered = True
 
     def fallback(self, reason: str = "policy") -> None:
         """The deterministic policy answered this turn (``reason``: ``budget``, ``llm_error``, ``timeout``,
@@ -371,7 +377,7 @@ class Turn:
         elapsed = (time.perf_counter() - self._t0) * 1000
         c["duration_ms"] = round(elapsed, 3)
         c["mb_ms"] = math.ceil(elapsed) * config().memory_mb
-        answered_by_llm = c["llm_calls"] - c["llm_errors"] > 0
+        answered_by_llm = c["llm_calls"] - c["llm_errors"] > 0 or (self.agent_answered and not c["fallbacks"])
         if self.budget_blocked and not answered_by_llm:
             c["fallbacks"] = 1
             c["budget_fallbacks"] = 1
@@ -472,6 +478,9 @@ class _NullTurn(Turn):
         return None
 
     def fallback(self, reason: str = "policy") -> None:
+        return None
+
+    def answered(self) -> None:
         return None
 
     def ws(self, **_: Any) -> None:

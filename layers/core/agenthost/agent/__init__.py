@@ -36,11 +36,21 @@ from agenthost.agent.page import Element, Page
 from agenthost.agent.policy import DeterministicPolicy, Policy, deadline_in, tool_names
 
 __all__ = ["Action", "Decision", "DeterministicPolicy", "Element", "Page", "Policy", "deadline_in", "make_policy",
-           "tool_names"]
+           "our_policy", "tool_names"]
 
 
 def make_policy() -> Policy:
-    """The policy ``AGENTHOST_LLM`` selects: the LLM policy (with deterministic fallback) or deterministic."""
+    """The policy ``AGENTHOST_AGENT`` and ``AGENTHOST_LLM`` select: a user's agent (see
+    :mod:`agenthost.plugins`) guarded, with ours as its fallback; ours is the LLM policy (with
+    deterministic fallback) or the deterministic one."""
+    from agenthost.plugins import web_policy
+
+    return web_policy(our_policy())
+
+
+def our_policy() -> Policy:
+    """Our own policy: the LLM policy (with deterministic fallback) when ``AGENTHOST_LLM`` names one,
+    else the deterministic one."""
     from agenthost.config import settings
 
     if settings().llm_provider == "none":

@@ -1,0 +1,250 @@
+"""A user's own agent (``AGENTHOST_AGENT``) through the real handlers: one that answers well, one that
+raises, one that sleeps past the deadline, one that answers an invalid target; for the AI Olympics
+webhook (a web protocol), the Proxy API and Werewolf. Whatever it does, the turn is answered (200, a
+valid answer), the reason is logged and metered, and no secret leaks."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from agenthost import metering, plugins
+from agenthost.agent import Action, Decision, DeterministicPolicy
+from agenthost.agent import page as pages
+from tests.support.apigw import call
+from tests.support.olympics import SECRET, signed, turn_body
+from tests.support.user_agents import SECRET_IN_ERROR
+from tests.support.werewolf import turn as ww_turn
+
+AGENTS = "tests.support.user_agents:"
+
+
+@pytest.fixture(autouse=True)
+def _fresh(monkeypatch):
+    monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "false")  # the EMF line says why a turn fell back
+    monkeypatch.delenv("AGENTHOST_WEREWOLF_API_KEY", raising=False)
+    plugins.reset()
+    metering.reset()
+    yield
+    plugins.reset()
+    metering.reset()
+
+
+def _emf(out: str) -> list[dict]:
+    recs = [json.loads(x) for x in out.splitlines() if x.startswith("{")]
+    return [r for r in recs if "_aws" in r and "protocol" in r]
+
+
+def ours(out: dict) -> bool:
+    """Our deterministic policy's answer to the registration turn (it selects the country the task names)."""
+    return {"tool": "select", "args": {"element": "Country", "option": "Germany"}} in out["actions"]
+
+
+def _fallback_logs(caplog) -> list:
+    return [r for r in caplog.records if getattr(r, "agent_fallback", None)]
+
+
+# ------------------------------------------------------------------------------------------ AI Olympics
+
+def olympics(monkeypatch, agent: str, *, turn: int = 1, previous=None, **env: str):
+    from olympics import app
+
+    monkeypatch.setenv("AGENTHOST_OLYMPICS_SECRET", SECRET)
+    monkeypatch.setenv("AGENTHOST_AGENT", AGENTS + agent)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.setattr(app, "_cold", False)
+    raw, headers = signed(turn_body(turn, previous=previous))
+    t0 = time.monotonic()
+    resp = call(app.handler, "POST", "/olympics/turn", body=raw, headers=headers)
+    assert resp.status == 200
+    return resp.json(), time.monotonic() - t0
+
+
+def test_olympics_good_agent_plays_and_keeps_its_memory(aws, monkeypatch, capsys):
+    out, _ = olympics(monkeypatch, "good")
+    assert out["actions"] == [{"tool": "type", "args": {"element": "First Name", "text": "hello from the user agent"}}]
+    assert out["thinking"] == "user agent turn 1"
+    out2, _ = olympics(monkeypatch, "good", turn=2, previous=[{"tool": "type", "args": out["actions"][0]["args"]}])
+    assert out2["thinking"] == "user agent turn 2"  # its memory came back
+    emf = _emf(capsys.readouterr().out)
+    assert len(emf) == 2 and all("fallback_reason" not in r and r["Fallback"] == [0.0] for r in emf)
+
+
+def test_olympics_raising_agent_falls_back_without_leaking(aws, monkeypatch, capsys, caplog):
+    out, _ = olympics(monkeypatch, "raising")
+    # our deterministic policy answered: it fills the registration form from the task
+    assert ours(out)
+    text = capsys.readouterr().out
+    assert SECRET_IN_ERROR not in text and SECRET_IN_ERROR not in json.dumps(out)
+    [rec] = _emf(text)
+    assert rec["fallback_reason"] == "agent_error" and rec["Fallback"] == [1.0]
+    [log] = _fallback_logs(caplog)
+    assert log.agent_fallback == "error" and "RuntimeError at user_agents.py" in log.getMessage()
+    assert SECRET_IN_ERROR not in caplog.text
+
+
+def test_olympics_sleeping_agent_is_abandoned_at_the_deadline(aws, monkeypatch, capsys):
+    # a 6 s turn: 3 s kept for the fallback and the memory write, 1.5 s more for the guard's fallback
+    out, elapsed = olympics(monkeypatch, "sleeping", AGENTHOST_OLYMPICS_BUDGET_S="6")
+    assert elapsed < 6
+    assert ours(out)
+    [rec] = _emf(capsys.readouterr().out)
+    assert rec["fallback_reason"] == "agent_timeout"
+
+
+def test_agent_time_limit_setting_bounds_the_agent(aws, monkeypatch, capsys):
+    out, elapsed = olympics(monkeypatch, "sleeping", AGENTHOST_AGENT_TIMEOUT_S="1")
+    assert elapsed < 4
+    assert out["actions"]
+    assert _emf(capsys.readouterr().out)[0]["fallback_reason"] == "agent_timeout"
+
+
+def test_olympics_invalid_target_falls_back(aws, monkeypatch, capsys, caplog):
+    out, _ = olympics(monkeypatch, "invalid")
+    assert all("not on this page" not in json.dumps(a) for a in out["actions"])
+    assert ours(out)
+    text = capsys.readouterr().out
+    assert _emf(text)[0]["fallback_reason"] == "agent_invalid"
+    [log] = _fallback_logs(caplog)
+    assert "A button that is not on this page" in log.getMessage()  # the reason names the missing target
+
+
+def test_unloadable_agent_meters_every_turn_and_our_policy_answers(aws, monkeypatch, capsys):
+    out, _ = olympics(monkeypatch, "no_such_factory")
+    assert ours(out)
+    assert _emf(capsys.readouterr().out)[0]["fallback_reason"] == "agent_load"
+
+
+# ------------------------------------------------------------------------------------------ the guard itself
+
+TREE = """- textbox "Email"
+- textbox "Password"
+- button "Sign in"
+- link "Docs":
+  - /url: https://docs.example.com/"""
+
+
+def _guarded(answer, *, careful=False, memory=None, **kw):
+    class Agent:
+        def decide_web(self, turn):
+            return answer(turn) if callable(answer) else answer
+
+    page = pages.from_aria(TREE, url="https://shop.example.com/login", title="Sign in")
+    policy = plugins.GuardedWebPolicy(Agent(), DeterministicPolicy())
+    return policy.decide("Sign in with a@example.com and password Hunter22!", page, [], memory or {}, None,
+                         time.monotonic() + 10, careful=careful, **kw)
+
+
+def test_guard_resolves_targets_itself_and_classifies_risk():
+    d = _guarded(Decision(actions=[Action("type", {"element": "Password", "text": "Hunter22!"}),
+                                   Action("click", {"element": "Sign in"})],
+                          thinking="typing Hunter22! then signing in", memory={"k": "Hunter22!"}), careful=True)
+    assert d.source == "agent"
+    assert [a.resolved.name for a in d.actions] == ["Password", "Sign in"]
+    assert d.actions[0].risk == "credential" and d.needs_approval  # careful mode: ours to ask
+    # what was typed into the password field is masked in what is shown and stored
+    assert "Hunter22!" not in d.thinking and "Hunter22!" not in json.dumps(d.memory)
+
+
+def test_guard_refuses_metadata_navigation_and_avoided_actions():
+    d = _guarded(Decision(actions=[Action("navigate", {"url": "http://169.254.169.254/latest/meta-data/"})]))
+    assert d.source == "agent+fallback"
+    assert all(a.args.get("url", "").find("169.254") < 0 for a in d.actions)
+    d = _guarded(Decision(actions=[Action("click", {"element": "Sign in"})]), avoid=[("click", "Sign in")])
+    assert d.source == "agent+fallback"
+
+
+def test_guard_refuses_wrong_types_and_keeps_the_agents_memory_on_fallback():
+    d = _guarded("not a decision", memory={"agent": {"notes": ["kept"]}})
+    assert d.source == "agent+fallback" and d.memory["agent"] == {"notes": ["kept"]}
+    d = _guarded(Decision(actions=[Action("click", {"element": "Sign in"})], memory={"x": object()}))
+    assert d.source == "agent+fallback"  # memory that cannot be stored
+
+
+def test_the_agent_sees_its_memory_not_ours_and_cannot_spoof_resolution():
+    seen = {}
+
+    def answer(turn):
+        seen["memory"] = turn.memory
+        fake = pages.Element(ref="x", role="button", name="Pay now")
+        return Decision(actions=[Action("click", {"element": "Sign in"}, resolved=fake, risk=None)], memory={"n": 1})
+
+    d = _guarded(answer, memory={"agent": {"n": 0}, "loops": {"k": 1}})
+    assert seen["memory"] == {"n": 0}
+    assert d.actions[0].resolved.name == "Sign in" and d.memory["agent"] == {"n": 1} and "loops" in d.memory
+
+
+def test_stuck_calls_are_bounded(monkeypatch):
+    import threading
+
+    release = threading.Event()
+    base = plugins.stuck()  # sleepers of earlier tests may still be running
+    monkeypatch.setattr(plugins, "MAX_STUCK", base + 2)
+    try:
+        for _ in range(2):
+            with pytest.raises(plugins.Refused) as e:
+                plugins.call_with_deadline(release.wait, 5, deadline=time.monotonic() + 0.2)
+            assert e.value.reason == "timeout"
+        with pytest.raises(plugins.Refused) as e:
+            plugins.call_with_deadline(lambda: 1, deadline=time.monotonic() + 1)
+        assert e.value.reason == "busy"
+    finally:
+        release.set()
+    deadline = time.monotonic() + 2
+    while plugins.stuck() > base and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert plugins.call_with_deadline(lambda: 1, deadline=time.monotonic() + 1) == 1
+
+
+# ------------------------------------------------------------------------------------------ Werewolf
+
+def werewolf(monkeypatch, agent: str, action: str = "vote", **env: str):
+    from werewolf import app
+
+    monkeypatch.setenv("AGENTHOST_AGENT", AGENTS + agent)
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    body = json.dumps(ww_turn(action), ensure_ascii=False).encode()
+    t0 = time.monotonic()
+    resp = call(app.handler, "POST", "/werewolf/turn", body=body, headers={"content-type": "application/json"})
+    assert resp.status == 200
+    return resp.json(), time.monotonic() - t0
+
+
+def test_werewolf_good_agent_answers_and_keeps_its_memory(aws, monkeypatch, capsys):
+    out, _ = werewolf(monkeypatch, "good", "vote")
+    assert out == {"target": "鸣人"}
+    out, _ = werewolf(monkeypatch, "good", "speak")
+    assert out == {"message": "user agent speaking, turn 2."}
+    out, _ = werewolf(monkeypatch, "good", "seer_check")  # not handled by the agent: our strategy answers
+    assert out["target"] in {"柯南", "路飞", "小丸子", "银时", "鸣人"}
+    recs = _emf(capsys.readouterr().out)
+    assert [r.get("fallback_reason") for r in recs] == [None, None, "agent_declined"]
+
+
+def test_werewolf_raising_agent(aws, monkeypatch, capsys, caplog):
+    out, _ = werewolf(monkeypatch, "raising")
+    assert out["target"] in {"柯南", "路飞", "小丸子", "银时", "鸣人"}
+    text = capsys.readouterr().out
+    assert SECRET_IN_ERROR not in text and SECRET_IN_ERROR not in caplog.text
+    assert _emf(text)[0]["fallback_reason"] == "agent_error"
+
+
+def test_werewolf_sleeping_agent(aws, monkeypatch, capsys):
+    from werewolf import app
+
+    monkeypatch.setattr(app, "TURN_BUDGET_S", 6.0)  # the decision is due 3 s in, the agent's 1.5 s before
+    out, elapsed = werewolf(monkeypatch, "sleeping")
+    assert elapsed < 6 and out["target"] in {"柯南", "路飞", "小丸子", "银时", "鸣人"}
+    assert _emf(capsys.readouterr().out)[0]["fallback_reason"] == "agent_timeout"
+
+
+def test_werewolf_invalid_target(aws, monkeypatch, capsys, caplog):
+    out, _ = werewolf(monkeypatch, "invalid")
+    assert out["target"] != "Nobody-at-this-table" and "message" not in out
+    text = capsys.readouterr().out
+    assert _emf(text)[0]["fallback_reason"] == "agent_invalid"
+    assert any("not an alive player" in str(getattr(r, "reason", "")) for r in caplog.records)
