@@ -78,6 +78,23 @@ def test_dashboard_test_ping_gets_a_normal_answer():
     assert body["done"] in (True, False) and len(body["actions"]) <= 10
 
 
+@pytest.mark.parametrize(("tree", "prompt", "expected"), [
+    ('button "Submit"', "Test webhook", [{"tool": "click", "args": {"element": "Submit"}}]),
+    ('[sandbox] button "Start" | input "answer" | heading "What is 12 + 30?"', "What is 12 + 30?",
+     [{"tool": "type", "args": {"element": "answer", "text": "42"}}, {"tool": "click", "args": {"element": "Start"}}]),
+    ('[sandbox] button "Start" | input "answer" | heading "Describe your favourite colour"', "Describe it",
+     [{"tool": "click", "args": {"element": "Start"}}]),
+])
+def test_test_webhook_and_sandbox_pings_get_a_first_action_on_their_one_line_form(tree, prompt, expected):
+    """The dashboard's test-webhook and sandbox pings send a one-line tree, no timestamp or agent-id header and
+    no tools: the answer acts on that form (the answer when a skill can work it out, then its button) and
+    does not claim to be done."""
+    ping = turn_body(tools=[], tree=tree, prompt=prompt, url="about:blank")
+    raw, headers = signed(ping, timestamp_header=False, agent_id=None, test=True)
+    body = assert_valid_turn(post(raw, headers))
+    assert body["actions"] == expected and body["done"] is False
+
+
 def test_several_agents_each_with_its_own_secret(monkeypatch):
     other = "whs_" + "77" * 32
     monkeypatch.setenv("AGENTHOST_OLYMPICS_AGENTS", "agent-2=OLYMPICS_SECRET_AGENT2")
