@@ -181,7 +181,10 @@ def test_stuck_calls_are_bounded(monkeypatch):
     import threading
 
     release = threading.Event()
-    base = plugins.stuck()  # sleepers of earlier tests may still be running
+    wait_until = time.monotonic() + 15  # sleepers of earlier tests may still be running: let them end
+    while plugins.stuck() and time.monotonic() < wait_until:
+        time.sleep(0.05)
+    base = plugins.stuck()
     monkeypatch.setattr(plugins, "MAX_STUCK", base + 2)
     try:
         for _ in range(2):
