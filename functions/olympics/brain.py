@@ -37,7 +37,8 @@ def _convert(d: Any, inp: TurnInput) -> Decision:
                if not _already(a)]
     result: Any = d.result
     done = bool(d.done)
-    if getattr(d, "stop", False):
+    if getattr(d, "stop", False) or (done and getattr(d, "success", None) is False):
+        # an honest give-up: done, with success false and what was not achieved (never a claimed success)
         done = True
         result = {"success": False, "reason": str(d.result or "no progress: the same actions kept repeating")}
     return Decision(thinking=str(d.thinking or ""), actions=actions, done=done, result=result,

@@ -138,6 +138,9 @@ class AgentBrain:
             thinking = f"continuing the plan: {action.tool} {_label(action.resolved)}{why}"
             return self._hand_out(action, ctx, memory, sent, thinking)
         history = brain_history(ctx.history, sent)
+        if ctx.history and ctx.history[-1].get("ok") is False:
+            # the last action failed to run: an unchanged page says nothing about whether it would work
+            memory.pop("sent", None)
         memory["hints"] = [str(h) for h in ctx.hints]
         memory["user_answers"] = [str(a) for a in ctx.answers]
         d = self._policy_decide(ctx.task, page, history, memory, deadline_in(DECIDE_BUDGET_S),
@@ -163,6 +166,9 @@ class AgentBrain:
             if rest is not None:
                 memory[PLAN_KEY] = rest
             return self._hand_out(a, ctx, memory, sent, thinking)
+        if d.done and getattr(d, "success", None) is False:
+            # the result says what was not achieved: a give-up is never reported as a success
+            return Decision("finish", {}, thinking=thinking, text=d.failure_text(), memory=memory)
         if d.done:
             return Decision("finish", {}, thinking=thinking, text=d.result or "Done.", memory=memory)
         return Decision("observe", {}, thinking=thinking or "nothing to do yet; observe again", memory=memory)

@@ -223,7 +223,7 @@ def _agent(page: Any, task: str, deadline: float, progress: Progress, max_steps:
     history: list[Any] = []
     memory: dict[str, Any] = {}
     steps: list[dict[str, Any]] = []
-    done, result = False, None
+    done, result, success = False, None, False
     for step in range(max_steps):
         left = deadline - time.monotonic()
         if left < 2:
@@ -241,5 +241,12 @@ def _agent(page: Any, task: str, deadline: float, progress: Progress, max_steps:
         progress(min(0.45, 0.3 + 0.02 * (step + 1)), f"step {step + 1}: {len(decision.actions)} action(s)")
         if decision.done or decision.stop or not decision.actions:
             done, result = bool(decision.done), decision.result
+            # success only where the brain saw the task achieved; a give-up or a stop is a failure
+            success = bool(decision.done) and not decision.stop and getattr(decision, "success", None) is not False
+            if done and not success:
+                result = decision.failure_text() if hasattr(decision, "failure_text") else result
             break
-    return {"done": done, "result": result, "steps": steps, "url": page.url, "title": page.title()}
+    if not done:
+        result = "Not completed: the step budget ran out before the task was achieved."
+    return {"done": done, "success": success, "result": result, "steps": steps, "url": page.url,
+            "title": page.title()}

@@ -175,8 +175,10 @@ def test_loop_guard_nudges_then_stops_when_typing_makes_no_progress():
         if d.done:
             break
     assert seen[0] == (["type", "click"], False, False)
-    assert seen[-1][1] and seen[-1][2]  # stopped, with stop set
-    assert any(s[0] != ["type", "click"] for s in seen[1:-1])  # nudged to something else before stopping
+    # the batch changed nothing, so it is never sent again unchanged; with nothing else to try on this page
+    # the agent gives up honestly: done, success false (it used to resend once, then stop)
+    assert all(s[0] != ["type", "click"] for s in seen[1:])
+    assert seen[-1][1] and d.success is False and d.result.startswith("Not completed")
     lg = LoopGuard({})
     a = Action("click", {"element": "Save"})
     lg.record([a, a], page)

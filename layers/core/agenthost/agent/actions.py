@@ -96,6 +96,9 @@ class Decision:
     actions: list[Action] = field(default_factory=list)
     done: bool = False
     result: str | None = None
+    #: with ``done``: True when the page shows the task achieved, False when the agent gives up (the task is
+    #: over or stuck, not achieved); None when not done
+    success: bool | None = None
     thinking: str = ""
     #: ``deterministic`` | ``llm`` | ``llm+fallback``
     source: str = "deterministic"
@@ -114,6 +117,13 @@ class Decision:
         body: dict[str, Any] = {"thinking": self.thinking[:2000],
                                 "actions": [a.to_olympics() for a in self.actions[:max_actions]],
                                 "done": self.done}
-        if self.done and self.result is not None:
+        if self.done and self.success is False:
+            body["result"] = {"success": False, "reason": self.result or "not achieved"}
+        elif self.done and self.result is not None:
             body["result"] = self.result
         return body
+
+    def failure_text(self) -> str:
+        """What a give-up reports (``Not completed: ...``), for protocols whose finish takes a text."""
+        text = (self.result or "").strip()
+        return text if text.lower().startswith("not completed") else f"Not completed: {text or 'no progress'}"

@@ -21,14 +21,16 @@ late or wrong. General rules only (no per-site or per-task code):
 
 from __future__ import annotations
 
+import importlib
 import re
 import time
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 from agenthost.agent.actions import TOOLS, Action, Decision
 from agenthost.agent.guards import LoopGuard, check_actions, classify_risk, resolve
+from agenthost.agent.outcome import Outcome, judge, line_key, success_keys
 from agenthost.agent.page import MASK, TEXT_ROLES, Element, Page
 from agenthost.agent.task import (
     TaskFacts,
@@ -41,12 +43,6 @@ from agenthost.agent.task import (
     words,
 )
 
-_SUCCESS = re.compile(r"\b(thank you|thanks|successfully|success|submitted|saved|created|started|placed|booked|"
-                      r"confirmed|received|registered|subscribed|updated|applied|sent|completed?|congratulations|"
-                      r"correct|welcome|all done|task complete|confirmation (?:number|code))\b", re.I)
-_ERROR = re.compile(r"\b(required|invalid|not valid|incorrect|wrong|error|failed|unknown|must|please (?:enter|fill|"
-                    r"choose|select|confirm|rate|pick|provide|check)|is not|isn't|cannot|can't|empty|too (?:short|"
-                    r"long)|missing|does not|doesn't|try again|not found|no results)\b", re.I)
 _SUBMIT = re.compile(r"\b(submit|send|save|continue|next|confirm|register|sign ?up|sign ?in|log ?in|apply|search|"
                      r"go|ok|finish|complete|create|add|update|place order|checkout|book|pay|post|subscribe|get|"
                      r"start|check|reserve|done|proceed)\b", re.I)
@@ -64,6 +60,12 @@ _REPEAT = re.compile(r"\b(until|again|repeat|each|every|all of|one by one)\b", r
 _HIGHEST = re.compile(r"\b(highest|largest|biggest|greatest|most|maximum|last|top)\b", re.I)
 _LOWEST = re.compile(r"\b(lowest|smallest|least|minimum|first|fewest)\b", re.I)
 _USE_PAGE_VALUE = re.compile(r"\b(enter|type|put|use|submit|fill|write|input|paste|copy|apply|check)\b", re.I)
+#: buttons that move a flow on (a cart to its checkout, a wizard or a game to its next step)
+_NEXT_STEP = re.compile(r"\b(next|continue|proceed|checkout|check out|place order|complete (?:order|purchase)|"
+                        r"finish|submit|done|start|play|begin|next (?:question|round|level|word|puzzle))\b", re.I)
+#: a field that takes the answer to a problem the page poses
+_ANSWER_FIELD = re.compile(r"\b(answer|guess|solution|response|result|reply|your (?:move|word|number|answer)|move|"
+                           r"word|number|value|essay|text|writing|code|sum|total)\b", re.I)
 _CODE = re.compile(r"^(?=[A-Z0-9._/#-]*\d|[A-Z]{3,})[A-Z0-9][A-Z0-9._/#-]{2,39}$")
 
 
@@ -140,15 +142,24 @@ class _Seen:
     def __init__(self, history: Sequence[Action], page: Page, memory: dict[str, Any]):
         self.clicks: dict[str, int] = {}
         self.typed: set[str] = set()
+        #: (field, value) typed before a later click: a step that was sent in full (the form had its value)
+        self.consumed: set[tuple[str, str]] = set()
+        pending: list[tuple[str, str]] = []
         for a in history or ():
             target = _norm(a.args.get("element") or a.args.get("id") or "")
-            if a.tool in ("click", "check") and target:
-                self.clicks[target] = self.clicks.get(target, 0) + 1
+            if a.tool in ("click", "check", "submit", "press") and (target or a.tool in ("submit", "press")):
+                if target:
+                    self.clicks[target] = self.clicks.get(target, 0) + 1
+                self.consumed.update(pending)
+                pending = []
             elif a.tool == "type" and a.args.get("text"):
                 self.typed.add(_norm(a.args.get("text")))
+                pending.append((target, _norm(a.args.get("text"))))
         self.filled = any(a.tool in ("type", "select") for a in history or ())
         self.on_page = set(memory.get("clicked", []))
         self.fingerprint = page.fingerprint
+        #: the task's site (its URL's host, else the first page's)
+        self.home = str(memory.get("home") or "")
 
     def clicked(self, e: Element) -> int:
         return max(self.clicks.get(_norm(e.name), 0), self.clicks.get(_norm(e.ref), 0))
@@ -197,61 +208,78 @@ class DeterministicPolicy:
                 go = [Action("navigate", {"url": target}, why="the task names this URL")]
                 return self._finish(memory, loops, page, go, "Opening the URL the task names.", names, careful)
 
-        outcome = page_outcome(page)
-        success = outcome == "success"
+        verdict = self._verdict(facts, page, memory, history)
+        seen.home = str(memory.get("home") or "")
+        success = verdict.success
         acted = bool(memory.get("acted"))
+        futile = _futile(memory, page, bool(history))
 
         # 2. what the task asks of this page
         items = self._item_clicks(facts, page, seen)
-        fills = self._fill(facts, page, names, seen)
+        fills = self._fill(facts, page, names, seen, rejected=verdict.kind in ("error", "failure"))
         fills = [a for a in fills if not is_avoided(a, avoid_pairs)]
         plan: list[Action] = list(items)
         plan.extend(fills)
+        if not fills and verdict.kind != "success":
+            plan.extend(self._solve(facts, page, names, seen, deadline, playing=verdict.kind == "progress"))
         submit = None
-        if fills:
-            submit = self._submit_button(facts, page, fills, avoid_pairs)
+        if fills or (plan and plan[-1].tool == "type"):
+            submit = self._submit_button(facts, page, plan, avoid_pairs)
             if submit is not None:
                 plan.append(Action("click", {"element": submit.name}, resolved=submit, why="submit the form"))
         taken = {id(a.resolved) for a in plan if a.resolved is not None}
         plan.extend(a for a in self._named_clicks(facts, page, seen, fills, avoid_pairs)
                     if id(a.resolved) not in taken)
         plan = [a for a in plan if not is_avoided(a, avoid_pairs)]
+        if futile and plan and {_key(a) for a in plan} <= futile:
+            plan = []  # the same batch changed nothing on this page: never sent again unchanged
 
         # 3. answers
         answer, kind = answer_from(facts, page) if facts.question else (None, "")
         if kind == "line" and not facts.wh_question:
             answer = None
-        result_text = answer or _status_text(page) or _first_line_matching(page.text, _SUCCESS)
+        if verdict.kind == "progress":
+            answer = None  # a game or wizard under way: its lines are not the answer
+        result_text = answer or verdict.text or _status_text(page) or "Done."
 
         if not plan and success and acted:
-            return self._done(memory, "The page shows completion.", result_text)
+            return self._done(memory, "The page shows completion.", verdict.text or result_text)
         if not plan and answer and kind != "line":
             return self._done(memory, f"Answer found on the page: {answer}", answer)
         if not plan:
             plan.extend(self._repeat_named(facts, page, seen, avoid_pairs))
+        if not plan and not success and off_site(page.url, seen.home, facts):
+            back = next((u for u in reversed(visited) if not off_site(u, seen.home, facts)), None)
+            if back and "navigate" in names:
+                plan.append(Action("navigate", {"url": back}, why="back to the task's site"))
+        if not plan and not success:
+            plan.extend(self._next_step(facts, page, seen, avoid_pairs, futile))
         if not plan and not success:
             link = self._best_link(facts, page, seen, visited, avoid_pairs, loops, explore=not seen.filled)
             if link is not None:
                 plan.append(Action("click", {"element": link.name}, resolved=link, why="best match for the goal"))
+        if futile:
+            plan = [a for a in plan if _key(a) not in futile]
+            if not plan:
+                plan = self._escalate(facts, page, seen, visited, avoid_pairs, loops, futile, names, memory)
         if not plan:
             if success:
-                return self._done(memory, "The page shows completion.", result_text)
+                return self._done(memory, "The page shows completion.", verdict.text or result_text)
             if answer:
                 return self._done(memory, f"Answer found on the page: {answer}", answer)
             scroll = Action("scroll", {"direction": "down", "amount": 600}, why="look for more of the page")
             if "scroll" in names and not loops.count(scroll, page) and not is_avoided(scroll, avoid_pairs) \
-                    and len(page.elements) > 12:
+                    and len(page.elements) > 12 and _key(scroll) not in futile:
                 plan = [scroll]
             else:
-                return self._done(memory, "Nothing the task names is left to do on this page.",
-                                  result_text if outcome != "error" else f"Not completed: {result_text}")
+                return self._give_up(memory, "Nothing the task names is left to do on this page.", verdict)
 
         kept, nudges, stop = loops.filter(plan, page)
         notes: list[str] = []
         if stop:
-            d = self._done(memory, "Stopping: the same actions keep repeating on an unchanged page. "
-                           + "; ".join(nudges), answer or "Stopped: no progress.")
-            d.stop, d.done = True, True
+            d = self._give_up(memory, "Stopping: the same actions keep repeating on an unchanged page. "
+                              + "; ".join(nudges), verdict, answer=answer)
+            d.stop = True
             return d
         if nudges:
             notes.extend(nudges)
@@ -259,21 +287,24 @@ class DeterministicPolicy:
         if not kept:
             if success or answer:
                 return self._done(memory, "No further progress possible; the page shows the outcome.",
-                                  answer or result_text)
+                                  answer or verdict.text or result_text)
             kept = [Action("scroll", {"direction": "down", "amount": 600}, why="look for more of the page")]
-            if loops.is_looping(kept[0], page) or is_avoided(kept[0], avoid_pairs):
-                d = self._done(memory, "Stopping: nothing new to try on this page.", "Stopped: no progress.")
+            if loops.is_looping(kept[0], page) or is_avoided(kept[0], avoid_pairs) or _key(kept[0]) in futile:
+                d = self._give_up(memory, "Stopping: nothing new to try on this page.", verdict)
                 d.stop = True
                 return d
         thinking = "; ".join(f"{a.tool} {a.target or a.args.get('url', '')}".strip() + (f" ({a.why})" if a.why else "")
                              for a in kept)
         if notes:
             thinking = "Avoiding repeats (" + "; ".join(notes) + "). " + thinking
+        if futile:
+            thinking = "The last actions changed nothing; trying something else. " + thinking
         return self._finish(memory, loops, page, kept, thinking, names, careful)
 
     # ------------------------------------------------------------------ pieces
 
-    def _fill(self, facts: TaskFacts, page: Page, names: Sequence[str], seen: _Seen) -> list[Action]:
+    def _fill(self, facts: TaskFacts, page: Page, names: Sequence[str], seen: _Seen, *,
+              rejected: bool = False) -> list[Action]:
         acts: list[Action] = []
         present = _shown_text(page).lower()
         rules: dict[str, int] | None = None
@@ -295,6 +326,10 @@ class DeterministicPolicy:
                 if val is not None and e.is_secret() and (e.value or "").strip() and \
                         (e.value == MASK or val.strip() == e.value.strip()):
                     continue  # a masked password/card field that holds something: it was typed before
+                if val is not None and not (e.value or "").strip() and not rejected and \
+                        ((_norm(e.name or e.placeholder), _norm(val)) in seen.consumed or
+                         (_norm(e.ref), _norm(val)) in seen.consumed):
+                    continue  # typed and submitted before, and the form took it: that step took effect
                 if val is not None and val.strip() != (e.value or "").strip():
                     acts.append(Action("type", {"element": e.name or e.placeholder, "text": val, "clear": True},
                                        resolved=e, why=f"the task gives {label!r}"))
@@ -437,6 +472,8 @@ class DeterministicPolicy:
                 continue
             if resolve(page, "click", e.name) is not e:
                 continue  # the runner would click another element with this name first
+            if e.role == "link" and e.href and off_site(urljoin(page.url, e.href), seen.home, facts):
+                continue
             if e.role == "button" and _blocked(facts, page, e, filling):
                 continue
             act = Action("click", {"element": e.name}, resolved=e, why=f"the task names {e.name!r}")
@@ -487,11 +524,13 @@ class DeterministicPolicy:
             act = Action("click", {"element": e.name}, resolved=e)
             if is_avoided(act, avoid) or loops.is_looping(act, page):
                 continue
+            target = urljoin(page.url, e.href).split("#", 1)[0] if e.href else ""
+            if target and off_site(target, seen.home, facts):
+                continue  # leaving the site needs a reason in the task
             lw = words(e.name) | words(re.sub(r"[/_.-]", " ", e.href))
             if not lw:
                 continue
             score = len(lw & goal) / (len(lw) ** 0.5)
-            target = urljoin(page.url, e.href).split("#", 1)[0] if e.href else ""
             if target and target in visited and target != page.url.split("#", 1)[0]:  # in-page links are not
                 score = score * 0.1 - 1.0
             elif clues and score <= 0 and explore:
@@ -512,7 +551,7 @@ class DeterministicPolicy:
         if best[0] + boost.get(id(best[2]), 0.0) > 0:
             return best[2]
         # a dead end: go back the way we came (a visited page may still have unexplored links)
-        back = [s for s in scored if s[0] < 0 and page_outcome(page) != "success"]
+        back = [s for s in scored if s[0] < 0 and not judge(page).success]
         return max(back, key=lambda s: (s[0], s[1]))[2] if back and clues and explore else None
 
     def _alternatives(self, facts: TaskFacts, page: Page, seen: _Seen, visited: Sequence[str],
@@ -524,10 +563,119 @@ class DeterministicPolicy:
                 return [alt]
         return []
 
+    def _verdict(self, facts: TaskFacts, page: Page, memory: dict[str, Any],
+                 history: Sequence[Action]) -> Outcome:
+        """The page's verdict (:func:`~agenthost.agent.outcome.judge`): lines shown before the agent acted
+        are no evidence, and neither is a page on another site than the task's unless the task names it."""
+        if ("before" not in memory and not history and not memory.get("acted")) or memory.get("nav_only"):
+            # the first page, and a page the agent only navigated to: what they show was there before acting
+            memory["before"] = (list(memory.get("before") or []) + success_keys(page))[-40:]
+        if not memory.get("home"):
+            home = _host(facts.urls[0]) if facts.urls else _host(page.url)
+            if home:
+                memory["home"] = home
+        verdict = judge(page, memory.get("before") or ())
+        if verdict.kind in ("success", "failure") and off_site(page.url, memory.get("home", ""), facts):
+            return Outcome(None, "")
+        return verdict
+
+    def _solve(self, facts: TaskFacts, page: Page, names: Sequence[str], seen: _Seen,
+               deadline: Any, *, playing: bool = False) -> list[Action]:
+        """A problem the page poses (a sum, a sequence, an anagram, a chess move, a table question...),
+        solved exactly by :mod:`agenthost.skills`: the answer typed into the page's answer field and
+        submitted, or the choice naming it clicked. In a game under way with no skill for the question, one
+        of its answer choices is tried (the page tells whether it was right; giving up scores nothing)."""
+        field = answer_field(page, facts)
+        choices = [e for e in page.elements if e.role in ("button", "radio") and e.name and not e.disabled
+                   and not _NEXT_STEP.search(e.name) and not _NOT_SUBMIT.search(e.name)
+                   and facts.mentions(e.name, min_cover=1.0) < 1.0]
+        if field is None and len(choices) < 2:
+            return []
+        solution = solve_problem(page, facts, deadline)
+        if solution is None:
+            if playing and field is None and len(choices) >= 2 and not any(seen.clicked_here(e) for e in choices):
+                pick = choices[0]
+                return [Action("click", {"element": pick.name}, resolved=pick, why="no skill answers this: a guess")]
+            return []
+        answer = str(solution.answer).strip()
+        if not answer:
+            return []
+        why = f"{solution.skill} skill: {answer}"
+        for e in choices:
+            if _norm(e.name) == _norm(answer) and not seen.clicked_here(e):
+                return [Action("click", {"element": e.name}, resolved=e, why=why)]
+        if field is None or "type" not in names or _norm(field.value) == _norm(answer):
+            return []
+        return [Action("type", {"element": field.name or field.placeholder, "text": answer, "clear": True},
+                       resolved=field, why=why)]
+
+    def _next_step(self, facts: TaskFacts, page: Page, seen: _Seen, avoid: set[tuple[str, str]],
+                   futile: set[str]) -> list[Action]:
+        """An enabled next-step button (checkout, next, continue, start...) not clicked on this page state:
+        a flow goes on rather than repeating a step that already took effect."""
+        for e in page.elements:
+            if e.role != "button" or not e.name or e.disabled or not _NEXT_STEP.search(e.name):
+                continue
+            if _NOT_SUBMIT.search(e.name) or seen.clicked_here(e) or facts.negated(e.name):
+                continue
+            if resolve(page, "click", e.name) is not e:
+                continue
+            act = Action("click", {"element": e.name}, resolved=e, why="the next step")
+            if not is_avoided(act, avoid) and _key(act) not in futile:
+                return [act]
+        return []
+
+    def _escalate(self, facts: TaskFacts, page: Page, seen: _Seen, visited: Sequence[str],
+                  avoid: set[tuple[str, str]], loops: LoopGuard, futile: set[str], names: Sequence[str],
+                  memory: dict[str, Any]) -> list[Action]:
+        """After a batch that changed nothing: another matching button, Enter in the last field, scrolling
+        the target into view, another route (a link toward the goal, or back)."""
+        tried = [k for k in futile]
+        for e in page.elements:
+            if e.role != "button" or not e.name or e.disabled or _NOT_SUBMIT.search(e.name):
+                continue
+            if not (_SUBMIT.search(e.name) or e.input_type == "submit" or _NEXT_STEP.search(e.name)):
+                continue
+            act = Action("click", {"element": e.name}, resolved=e, why="another way to submit")
+            if _key(act) not in futile and not seen.clicked_here(e) and not is_avoided(act, avoid) \
+                    and not loops.is_looping(act, page):
+                return [act]
+        enter = Action("press", {"key": "Enter"}, why="submit with Enter") if "press" in names else \
+            Action("submit", {}, why="submit the form")
+        if enter.tool in names and _key(enter) not in futile and \
+                any(e.role in TEXT_ROLES and (e.value or "").strip() for e in page.elements):
+            return [enter]
+        scroll = Action("scroll", {"direction": "down", "amount": 600}, why="bring the target into view")
+        if "scroll" in names and _key(scroll) not in futile and not is_avoided(scroll, avoid) and tried and \
+                (len(page.elements) > 12 or any(not e.in_viewport for e in page.elements)):
+            return [scroll]
+        link = self._best_link(facts, page, seen, visited, avoid, loops, explore=True)
+        if link is not None:
+            act = Action("click", {"element": link.name}, resolved=link, why="another route")
+            if _key(act) not in futile:
+                return [act]
+        return []
+
     # ------------------------------------------------------------------ endings
 
     def _done(self, memory: dict[str, Any], thinking: str, result: str | None) -> Decision:
-        return Decision(actions=[], done=True, result=result, thinking=thinking, source=self.name, memory=memory)
+        """Done, with the task achieved: the page shows it (or the asked value was found)."""
+        return Decision(actions=[], done=True, success=True, result=result, thinking=thinking, source=self.name,
+                        memory=memory)
+
+    def _give_up(self, memory: dict[str, Any], thinking: str, verdict: Outcome, *,
+                 answer: str | None = None) -> Decision:
+        """Done, *not* achieved: nothing left to try. The result says what the page shows instead."""
+        if answer:
+            return self._done(memory, thinking, answer)
+        if verdict.success:
+            return self._done(memory, thinking, verdict.text)
+        why = {"progress": "the page shows the task still under way", "failure": "the page reports",
+               "error": "the page reports a problem"}.get(verdict.kind or "", "")
+        shown = f" ({why}: {verdict.text})" if why and verdict.text else ""
+        result = f"Not completed: {thinking.rstrip('.')}{shown}."
+        return Decision(actions=[], done=True, success=False, result=result[:600], thinking=thinking,
+                        source=self.name, memory=memory)
 
     def _finish(self, memory: dict[str, Any], loops: LoopGuard, page: Page, plan: list[Action], thinking: str,
                 names: Sequence[str], careful: bool) -> Decision:
@@ -536,6 +684,8 @@ class DeterministicPolicy:
         for a in acts:
             a.risk = classify_risk(a, page)
         loops.record(acts, page)
+        memory["sent"] = {"fp": page.fingerprint, "keys": [_key(a) for a in acts]}
+        memory["nav_only"] = bool(acts) and all(a.tool in ("navigate", "wait") for a in acts)
         clicked = memory.setdefault("clicked", [])
         for a in acts:
             if a.tool == "click" and a.resolved is not None:
@@ -615,24 +765,9 @@ def _status_text(page: Page) -> str:
 
 
 def page_outcome(page: Page) -> str | None:
-    """``success`` when the page shows a completion message, ``error`` when it shows a problem, else None.
-
-    Status and alert regions speak first; otherwise non-interactive text (headings, paragraphs)."""
-    statuses = [(e.value or e.name) for e in page.elements if e.role in ("status", "alert") and (e.value or e.name)]
-    for s in statuses:
-        if _ERROR.search(s):
-            return "error"
-    for s in statuses:
-        if _SUCCESS.search(s):
-            return "success"
-    labels = {e.name for e in page.elements if e.interactive and e.name}
-    for line in page.text.splitlines():
-        line = line.strip()
-        if line and line not in labels and _SUCCESS.search(line) and not _ERROR.search(line):
-            return "success"
-    if _SUCCESS.search(page.title or "") and not _ERROR.search(page.title or ""):
-        return "success"
-    return None
+    """``success`` | ``failure`` | ``error`` | ``progress`` | None: the page's verdict
+    (:func:`agenthost.agent.outcome.judge`, without memory of what was shown before acting)."""
+    return judge(page).kind
 
 
 def clue_text(facts: TaskFacts, page: Page) -> str:
@@ -659,6 +794,105 @@ def code_from_text(label: str, text: str) -> str | None:
             token = m.group(1).rstrip(".")
             if _CODE.match(token):
                 return token
+    return None
+
+
+# --------------------------------------------------------------------------- progress and problems
+
+def _key(action: Action) -> str:
+    """A short key for an action (tool, target, value), hashed: kept in memory without the typed text."""
+    el = action.resolved
+    target = _norm(el.name or el.ref) if el is not None else _norm(action.target or action.args.get("url", "")
+                                                                     or action.args.get("key", "")
+                                                                     or action.args.get("direction", ""))
+    extra = action.args.get("text") or action.args.get("option") or ""
+    if extra and action.tool == "type" and el is not None and el.is_secret():
+        extra = MASK  # a password's hash is no better kept than the password
+    return line_key(f"{action.tool}|{target}|{extra}")
+
+
+def _futile(memory: dict[str, Any], page: Page, acted: bool) -> set[str]:
+    """Keys of the actions already sent on exactly this page state without changing it."""
+    table = memory.get("futile")
+    if not isinstance(table, dict):
+        table = memory["futile"] = {}
+    sent = memory.get("sent")
+    if (acted or memory.get("acted")) and isinstance(sent, dict) and sent.get("fp") == page.fingerprint:
+        keys = table.setdefault(page.fingerprint, [])
+        for k in sent.get("keys") or []:
+            if k not in keys:
+                keys.append(k)
+        memory["sent"] = {}
+        for old in list(table)[:-20]:
+            del table[old]
+    return set(table.get(page.fingerprint) or [])
+
+
+def _host(url: str) -> str:
+    try:
+        return (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return ""
+
+
+def _site(host: str) -> str:
+    """The registrable part of a host, roughly (``shop.example.com`` -> ``example.com``; IPs as they are)."""
+    if re.fullmatch(r"[\d.]+|\[?[0-9a-f:]+\]?", host):
+        return host
+    parts = host.split(".")
+    return ".".join(parts[-2:]) if len(parts) >= 2 else host
+
+
+def off_site(url: str, home: str, facts: TaskFacts) -> bool:
+    """Whether ``url`` is on another site than the task's (``home``) and the task gives no reason to go
+    there (it names neither the host nor the site's name)."""
+    host = _host(url)
+    if not host or not home or _site(host) == _site(home):
+        return False
+    name = _site(host).split(".")[0]
+    return not (host in facts.low or _site(host) in facts.low or (len(name) > 3 and has_phrase(facts.low, name))
+                or any(_host(u) == host for u in facts.urls))
+
+
+def answer_field(page: Page, facts: TaskFacts) -> Element | None:
+    """The empty field a problem's answer goes into: one labelled like an answer, else the only empty text
+    field of the page (never a password or card field, never one the task gives a value for)."""
+    empty = [e for e in page.elements if e.role in TEXT_ROLES and not e.disabled and not e.is_secret()
+             and not (e.value or "").strip()]
+    named = [e for e in empty if _ANSWER_FIELD.search(f"{e.name} {e.placeholder}")]
+    pool = named or (empty if len(empty) == 1 else [])
+    for e in pool:
+        label = e.name or e.placeholder or e.field_name
+        if facts.value_for(label, e.input_type, role=e.role) is None:
+            return e
+    return None
+
+
+def solve_problem(page: Page, facts: TaskFacts, deadline: Any = None) -> Any:
+    """:func:`agenthost.skills.solve` on the problem the page poses (its question lines first, then its
+    whole text, then the task), or None when there is no skill for it. The one call site of the skills."""
+    try:
+        skills = importlib.import_module("agenthost.skills")
+    except ImportError:
+        return None
+    limit = deadline if isinstance(deadline, (int, float)) else None
+    if limit is None and deadline is not None and hasattr(deadline, "remaining"):
+        limit = time.monotonic() + float(deadline.remaining())
+    labels = {e.name for e in page.elements if e.interactive and e.name}
+    lines = [ln.strip() for ln in page.text.splitlines() if ln.strip() and ln.strip() not in labels]
+    asks = [ln for ln in lines if "?" in ln or ":" in ln]
+    tries = asks[:3] + ["\n".join(lines)[:3000], facts.text]
+    for q in tries:
+        if not q.strip():
+            continue
+        try:
+            found = skills.solve(q, context=page, deadline=limit)
+        except Exception:  # noqa: BLE001 - a skill failing is no reason to lose the turn
+            found = None
+        if found is not None and str(getattr(found, "answer", "") or "").strip():
+            return found
+        if limit is not None and time.monotonic() > limit:
+            break
     return None
 
 
@@ -726,10 +960,3 @@ def answer_from(facts: TaskFacts, page: Page) -> tuple[str | None, str]:
     if best_line is not None and best_score >= 0.6:
         return best_line[:300], "line"
     return None, ""
-
-
-def _first_line_matching(text: str, rx: re.Pattern[str]) -> str:
-    for ln in text.splitlines():
-        if rx.search(ln):
-            return ln.strip()[:300]
-    return "Done."

@@ -1,0 +1,245 @@
+"""Honest completion and progress: the deterministic policy says done only with evidence tied to the task,
+plays multi-round pages on, never resends a batch that changed nothing, goes on to the next step of a flow,
+keeps to the task's site, and gives up as done with success false. Each rule is checked on pages of several
+kinds (a quiz, a form, a cart, a wizard, a maze), as ARIA snapshots like the AI Olympics runner sends."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import pytest
+
+from agenthost.agent import Action, DeterministicPolicy, deadline_in
+from agenthost.agent import page as pages
+from agenthost.agent.actions import OLYMPICS_TOOLS, PROXY_TOOLS
+from agenthost.agent.outcome import judge
+
+POLICY = DeterministicPolicy()
+
+
+def decide(task, tree, *, url="https://site.test/", history=(), memory=None, tools=OLYMPICS_TOOLS, **kw):
+    page = tree if isinstance(tree, pages.Page) else pages.from_aria(tree, url=url)
+    return POLICY.decide(task, page, list(history), memory or {}, tools, deadline_in(5), **kw)
+
+
+def wire(d):
+    return [(a["tool"], a["args"].get("element"), a["args"].get("text") or a["args"].get("option"))
+            for a in d.olympics()["actions"]]
+
+
+def verdict(tree, before=()):
+    return judge(pages.from_aria(tree), before)
+
+
+# --------------------------------------------------------------------------- the page's verdict
+
+@pytest.mark.parametrize("tree", [
+    '- paragraph: 0 Score 0 Correct 1/10\n- heading "Unscramble the word" [level=2]',
+    '- heading "Quiz" [level=1]\n- paragraph: Question 3 of 10\n- paragraph: "Correct: 2"',
+    '- paragraph: Step 1 of 3 - your details\n- status: Saved',
+    '- paragraph: "Round 2"\n- paragraph: That is correct, well done',
+])
+def test_a_score_or_progress_line_is_never_success(tree):
+    assert verdict(tree).kind == "progress"
+
+
+@pytest.mark.parametrize("tree", [
+    '- status: Submitted!\n- paragraph: You got 0 correct answers.',
+    '- heading "Submitted" [level=1]\n- paragraph: "Score: 0"',
+    '- status: Thanks for playing\n- paragraph: 0/5 words found',
+])
+def test_a_completion_message_next_to_zero_correct_is_not_success(tree):
+    assert verdict(tree).kind in ("failure", "progress")
+    assert not verdict(tree).success
+
+
+def test_a_game_is_over_with_success_only_on_a_full_score():
+    assert verdict('- heading "Game over" [level=1]\n- paragraph: Final score 10/10').success
+    assert verdict('- heading "Quiz complete!" [level=1]\n- paragraph: You got 7 of 10 correct.').kind == "failure"
+    assert verdict('- heading "Game over" [level=1]\n- paragraph: "Score: 0"').kind == "failure"
+    assert verdict('- heading "All rounds complete" [level=1]\n- paragraph: Congratulations, you won').success
+
+
+def test_completion_messages_and_form_errors_are_still_read():
+    assert verdict('- status: Thanks, your account was created.').success
+    assert verdict('- heading "Order placed" [level=1]\n- paragraph: Confirmation number 55-1').success
+    assert verdict('- status: This email is already registered. Try again.').kind == "error"
+    assert verdict('- paragraph: "Correct!"').success  # one question, no game going on
+
+
+def test_a_completion_line_shown_before_acting_is_no_evidence():
+    tree = '- heading "Welcome! Registration successful for our demo" [level=1]\n- textbox "Email"\n- button "Send"'
+    d = decide("Send the form with email ann@example.com", tree)
+    assert wire(d) == [("type", "Email", "ann@example.com"), ("click", "Send", None)]
+    after = tree.replace('- textbox "Email"', '- textbox "Email": ann@example.com')
+    d2 = decide("Send the form with email ann@example.com", after, memory=d.memory,
+                history=[Action("type", {"element": "Email", "text": "ann@example.com"}),
+                         Action("click", {"element": "Send"})])
+    assert not (d2.done and d2.success)  # the same old heading, nothing new says it worked
+
+
+# --------------------------------------------------------------------------- no false done
+
+def test_a_quiz_start_page_is_not_done_on_turn_one():
+    tree = """- paragraph: 0 Score 0 Correct 1/10
+- heading "Which planet is known as the red planet?" [level=2]
+- button "Venus"
+- button "Mars"
+- button "Jupiter\""""
+    d = decide("Play the trivia game and answer all ten questions.", tree)
+    assert not d.done  # no skill knows this one: a choice is tried, the page tells whether it was right
+    assert len(wire(d)) == 1 and wire(d)[0][1] in ("Venus", "Mars", "Jupiter")
+
+
+def test_when_nothing_is_left_to_try_the_agent_gives_up_with_success_false_on_every_protocol():
+    tree = '- paragraph: 0 Score 0 Correct 1/10\n- paragraph: Waiting for the next puzzle'
+    d = decide("Solve all ten puzzles.", tree)
+    assert d.done and d.success is False and d.result.startswith("Not completed")
+    assert "1/10" in d.result  # says what the page shows instead
+    body = d.olympics()
+    assert body["done"] is True and body["result"]["success"] is False
+    assert d.failure_text().startswith("Not completed")
+
+
+def test_submitted_with_zero_correct_is_reported_as_not_achieved():
+    task = "Answer the question and submit."
+    tree = '- status: Submitted!\n- paragraph: 0 correct answers. The right answer was 42.'
+    d = decide(task, tree, memory={"acted": True, "before": []},
+               history=[Action("click", {"element": "Submit"})])
+    assert d.done and d.success is False
+
+
+def test_a_full_score_at_the_end_of_the_game_is_success():
+    tree = '- heading "Game over" [level=1]\n- paragraph: You scored 10/10\n- button "Play again"'
+    d = decide("Play the word game until it ends.", tree, memory={"acted": True, "before": []},
+               history=[Action("click", {"element": "Next"})])
+    assert d.done and d.success is True
+
+
+# --------------------------------------------------------------------------- progress
+
+def test_a_batch_that_changed_nothing_is_not_resent_on_a_form_another_submit_way_is_tried():
+    tree = '- textbox "Email"\n- button "Save"\n- button "Save and continue"'
+    d1 = decide("Set Email: ann@example.com", tree)
+    assert wire(d1) == [("type", "Email", "ann@example.com"), ("click", "Save", None)]
+    # the page came back exactly as it was (the field shows nothing, nothing else changed)
+    d2 = decide("Set Email: ann@example.com", tree, memory=d1.memory, history=[])
+    assert wire(d2) != wire(d1) and not d2.done
+    assert wire(d2) == [("click", "Save and continue", None)]
+
+
+def test_a_click_that_changed_nothing_in_a_wizard_is_not_repeated():
+    tree = '- paragraph: Step 2 of 3\n- button "Next"\n- link "Help":\n  - /url: /help'
+    d1 = decide('Click "Next" to finish the wizard', tree)
+    assert wire(d1) == [("click", "Next", None)]
+    d2 = decide('Click "Next" to finish the wizard', tree, memory=d1.memory)
+    assert ("click", "Next", None) not in wire(d2)
+
+
+def test_a_step_that_took_effect_gives_way_to_the_next_step_button_in_a_cart():
+    task = "Buy the Blue Mug with the discount code MUG5."
+    cart = """- heading "Your cart" [level=1]
+- paragraph: Blue Mug $8
+- textbox "Discount code"
+- button "Apply Discount"
+- status: Discount applied - you save $0.40
+- button "Proceed to Checkout\""""
+    sent = [Action("click", {"element": "Add Blue Mug to cart"}),
+            Action("type", {"element": "Discount code", "text": "MUG5"}),
+            Action("click", {"element": "Apply Discount"})]
+    d = decide(task, cart, history=sent, memory={"acted": True, "before": []})
+    assert wire(d) == [("click", "Proceed to Checkout", None)]
+
+
+def test_the_next_step_button_also_moves_a_survey_on():
+    task = "Answer the survey: favourite colour is blue."
+    tree = """- textbox "Favourite colour": blue
+- paragraph: Page 1 of 2
+- button "Back"
+- button "Continue\""""
+    d = decide(task, tree, history=[Action("type", {"element": "Favourite colour", "text": "blue"})],
+               memory={"acted": True, "before": []})
+    assert wire(d) == [("click", "Continue", None)]
+
+
+# --------------------------------------------------------------------------- same-site links
+
+MAZE = """- paragraph: "Find the archive room."
+- link "Click here":
+  - /url: https://elsewhere.test/prize
+- link "Archive room":
+  - /url: /archive
+- link "Lobby":
+  - /url: /lobby"""
+
+
+def test_an_off_site_link_is_not_followed_without_a_reason_in_the_task():
+    only_off = """- paragraph: "Nothing about the goal here."
+- link "Click here":
+  - /url: https://elsewhere.test/prize
+- link "Contact":
+  - /url: /contact"""
+    d = decide("Find the archive room of the museum. Follow the clues.", only_off, url="https://museum.test/")
+    assert ("click", "Click here", None) not in wire(d)
+    d = decide("Click here to find the archive room.", MAZE, url="https://museum.test/")
+    assert wire(d) != [("click", "Click here", None)]
+    # the task names the other site: a reason to go
+    d = decide("Open the prize page on elsewhere.test via the Click here link.", MAZE, url="https://museum.test/")
+    assert wire(d) == [("click", "Click here", None)]
+
+
+def test_after_an_off_site_click_a_thanks_page_there_is_no_success_and_the_agent_goes_back():
+    memory = {"home": "museum.test", "acted": True, "before": [], "visited": ["https://museum.test/hall"]}
+    off = '- heading "Thanks! You have been registered." [level=1]\n- paragraph: Claim your prize'
+    d = decide("Find the archive room of the museum.", off, url="https://elsewhere.test/prize", memory=memory,
+               history=[Action("click", {"element": "Click here"})])
+    assert not (d.done and d.success)
+    assert [(a.tool, a.args.get("url")) for a in d.actions] == [("navigate", "https://museum.test/hall")]
+
+
+# --------------------------------------------------------------------------- skills: one call site
+
+@pytest.fixture
+def fake_skills(monkeypatch):
+    """A stand-in for agenthost.skills (its own tests cover it): answers one arithmetic question."""
+    calls: list[str] = []
+
+    class Solution:
+        def __init__(self, answer):
+            self.skill, self.answer, self.detail = "arithmetic", answer, ""
+
+    def solve(question, *, context=None, deadline=None):
+        calls.append(question)
+        return Solution("56") if "7 x 8" in question else None
+
+    mod = types.ModuleType("agenthost.skills")
+    mod.solve = solve  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "agenthost.skills", mod)
+    import agenthost
+
+    monkeypatch.setattr(agenthost, "skills", mod, raising=False)
+    return calls
+
+
+def test_a_round_of_a_game_is_answered_with_the_skill_and_submitted(fake_skills):
+    tree = """- paragraph: Question 4 of 10
+- paragraph: "What is 7 x 8?"
+- textbox "Your answer"
+- button "Submit answer\""""
+    d = decide("Play the arithmetic game: answer every question.", tree)
+    assert wire(d) == [("type", "Your answer", "56"), ("click", "Submit answer", None)]
+    assert not d.done
+    # the Proxy API gets the same plan
+    d = decide("Play the arithmetic game: answer every question.", tree, tools=PROXY_TOOLS)
+    assert [a.tool for a in d.actions] == ["type", "click"]
+
+
+def test_a_choice_naming_the_answer_is_clicked(fake_skills):
+    tree = """- paragraph: 2/10
+- paragraph: "7 x 8 = ?"
+- button "54"
+- button "56"
+- button "58\""""
+    d = decide("Answer the multiplication quiz.", tree)
+    assert wire(d) == [("click", "56", None)]
