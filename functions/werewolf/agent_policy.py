@@ -71,7 +71,8 @@ def build_state(view: View, say: Say, deadline: float) -> WerewolfState:
         targets=list(view.targets), alive=list(view.alive), dead=list(mem.dead), teammates=list(view.teammates),
         chat=[(c.speaker, c.content) for c in turn.chat_history], known_info=list(turn.known_info),
         extra_context=copy.deepcopy(turn.extra_context), suggestion=suggestion, facts=facts,
-        memory=copy.deepcopy(mem.agent), deadline=deadline, language=say.lang, personality=say.style,
+        memory=copy.deepcopy(mem.agent), deadline=deadline, game_id=turn.game_id, language=say.lang,
+        personality=say.style,
         last_guarded=mem.guard_history[-1][1] if mem.guard_history else None)
 
 

@@ -128,7 +128,8 @@ def _play(raw: Any, store: StoreLike | None, *, say: Say | None, policy: Policy 
             mem.agent = agent_memory
         if policy_error and logger and policy.name == "agent":
             logger.warning("werewolf agent answer not used; our strategy answers",
-                           extra={"reason": policy_error[:300], "action_type": turn.action_type[:32]})
+                           extra={"agent_fallback": policy_error.split(":", 1)[0], "reason": policy_error[:300],
+                                  "action_type": turn.action_type[:32]})
     if answer is None:
         try:
             wire, issues = check(decide(view, say).answer)

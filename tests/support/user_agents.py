@@ -75,3 +75,24 @@ def sleeping() -> Sleeping:
 
 def invalid() -> InvalidTarget:
     return InvalidTarget()
+
+
+class Switch:
+    """For one local stack serving every case: the web behaviour is named in the task (``[agent:raising]``),
+    the Werewolf one by the game id's prefix (``raising-...``); ``good`` otherwise."""
+
+    cases = {"good": Good(), "raising": Raising(), "sleeping": Sleeping(), "invalid": InvalidTarget()}
+
+    def _pick(self, text: str) -> Any:
+        return next((agent for name, agent in self.cases.items() if text.startswith(name) or f"[agent:{name}]" in text),
+                    self.cases["good"])
+
+    def decide_web(self, turn: WebTurn) -> Decision:
+        return self._pick(turn.task).decide_web(turn)
+
+    def decide_werewolf(self, state: WerewolfState) -> dict[str, Any] | None:
+        return self._pick(state.game_id).decide_werewolf(state)
+
+
+def switch() -> Switch:
+    return Switch()

@@ -139,6 +139,7 @@ class WerewolfState:
     #: the agent's own memory for this game and seat: change it in place
     memory: dict[str, Any]
     deadline: float
+    game_id: str = ""
     language: str = "zh"
     personality: str = "calm"
     #: the last player we protected as the guard (the engine refuses the same one twice in a row)
