@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Creates .venv with Python 3.12 (the Lambda runtime) and installs the pinned dev requirements.
-# Also installs Debian's Chromium when missing and we are root (browser tests need it).
+# Also installs Debian's Chromium and Stockfish when missing and we are root (browser and chess tests need them).
 # Idempotent; `make dev` and `make test` call it through the .venv/.installed stamp.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,5 +41,12 @@ if { [ ! -x /usr/bin/chromium ] || [ ! -x /usr/lib/chromium/chromium-headless-sh
   echo "bootstrap: installing Debian chromium and chromium-headless-shell for browser tests"
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-headless-shell \
     fonts-liberation) >/dev/null 2>&1 || echo "bootstrap: could not install chromium; browser tests will fail" >&2
+fi
+# stockfish: the chess skill's engine (its tests need it; the Lambda functions get it from layers/stockfish)
+if ! command -v stockfish >/dev/null 2>&1 && [ ! -x /usr/games/stockfish ] && [ "$(id -u)" = 0 ] \
+    && command -v apt-get >/dev/null 2>&1; then
+  echo "bootstrap: installing Debian stockfish for the chess skill"
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq stockfish) >/dev/null 2>&1 \
+    || echo "bootstrap: could not install stockfish; the chess engine tests will fail" >&2
 fi
 touch .venv/.installed

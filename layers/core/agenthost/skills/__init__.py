@@ -38,19 +38,28 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Context", "Solution", "Tool", "solve", "tools"]
+__all__ = ["Context", "Solution", "Tool", "Unsolvable", "solve", "tools"]
+
+
+class Unsolvable(Exception):
+    """A skill recognised the problem as its own but cannot answer it (no engine, no time, illegal input):
+    :func:`solve` then answers ``None`` without letting another skill misread the question."""
 
 
 @dataclass
 class Solution:
-    """What a skill found: ``answer`` is the value to enter, ``detail`` how it was found (for the logs)."""
+    """What a skill found: ``answer`` is the value to enter, ``detail`` how it was found (for the logs),
+    ``alternatives`` other values that fit equally (to try when the page says the first was wrong)."""
 
     skill: str
     answer: str
     detail: str = ""
+    #: other answers that fit as well (e.g. the other words these letters make), best first
+    alternatives: list[str] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, str]:
-        return {"skill": self.skill, "answer": self.answer, "detail": self.detail}
+    def to_dict(self) -> dict[str, Any]:
+        return {"skill": self.skill, "answer": self.answer, "detail": self.detail,
+                "alternatives": list(self.alternatives)}
 
 
 @dataclass
@@ -102,10 +111,11 @@ Recogniser = Callable[[str, Context, float | None], Solution | None]
 
 
 def _recognisers() -> list[Recogniser]:
-    from agenthost.skills import arithmetic, sequences
+    from agenthost.skills import arithmetic, chess, json_api, sequences, tables, words, writing
 
     # most specific first: a chess position or a table question may also contain numbers
-    return [sequences.from_question, arithmetic.from_question]
+    return [chess.from_question, json_api.from_question, tables.from_question, writing.from_question,
+            sequences.from_question, words.from_question, arithmetic.from_question]
 
 
 def solve(question: str, *, context: Any = None, deadline: float | None = None) -> Solution | None:
@@ -121,6 +131,8 @@ def solve(question: str, *, context: Any = None, deadline: float | None = None) 
             return None
         try:
             found = recognise(question, ctx, deadline)
+        except Unsolvable:
+            return None
         except (ValueError, ArithmeticError, TypeError, KeyError, IndexError, OverflowError, RecursionError):
             found = None
         if found is not None:
@@ -130,6 +142,7 @@ def solve(question: str, *, context: Any = None, deadline: float | None = None) 
 
 def tools() -> list[Tool]:
     """The skills as LLM tools (name, description, JSON-schema parameters, ``call``)."""
-    from agenthost.skills import arithmetic, sequences
+    from agenthost.skills import arithmetic, chess, json_api, sequences, tables, words, writing
 
-    return [*arithmetic.tools(), *sequences.tools()]
+    return [*arithmetic.tools(), *sequences.tools(), *words.tools(), *chess.tools(), *tables.tools(),
+            *json_api.tools(), *writing.tools()]

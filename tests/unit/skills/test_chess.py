@@ -1,0 +1,81 @@
+"""Chess skill: exact mate in one, the real engine for other positions, boards read from page tables, and a
+clear refusal (no invented move) without an engine. The engine tests need Stockfish (bootstrap and CI
+install Debian's package); they fail, not skip, when it is missing."""
+
+from __future__ import annotations
+
+import time
+
+import chess as pychess
+import pytest
+
+from agenthost.skills import chess, solve
+
+SCHOLAR = "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4"
+BACK_RANK_BLACK = "3r2k1/5ppp/8/8/8/8/5PPP/6K1 b - - 0 1"
+# White wins the queen with a knight fork (Ne6+), not a mate in one
+FORK = "3q4/6k1/8/8/5N2/8/8/1K6 w - - 0 1"
+
+
+@pytest.fixture(autouse=True)
+def _engine_closed():
+    yield
+    chess.close()
+
+
+def test_mate_in_one_is_found_exactly_without_the_engine(monkeypatch):
+    monkeypatch.setenv("AGENTHOST_STOCKFISH", "/nonexistent/stockfish")
+    found = solve(f"White to move, FEN {SCHOLAR}. Find the best move.")
+    assert found is not None and found.skill == "chess"
+    assert found.answer == "Qxf7#" and found.alternatives == ["h5f7"]
+    found = solve(f"Black to move: {BACK_RANK_BLACK.split()[0]}. Mate in one? Answer in UCI.")
+    assert found.answer == "d8d1" and found.alternatives == ["Rd1#"]
+
+
+def test_without_an_engine_no_move_is_invented(monkeypatch):
+    monkeypatch.setenv("AGENTHOST_STOCKFISH", "/nonexistent/stockfish")
+    assert solve(f"Best move? FEN {FORK}") is None
+    with pytest.raises(chess.EngineMissing, match="no chess engine found"):
+        chess.best_move(FORK)
+    assert "no chess engine found" in chess.tools()[0].call({"fen": FORK})
+
+
+def test_engine_is_installed():
+    assert chess.engine_path(), "Stockfish is missing: `apt-get install stockfish` (bootstrap and .ci/run do it)"
+
+
+def test_engine_finds_the_fork_within_the_deadline():
+    assert chess.warm()
+    started = time.monotonic()
+    found = solve(f"White to move. What is the best move? {FORK}", deadline=time.monotonic() + 1.5)
+    assert time.monotonic() - started < 1.5
+    assert found is not None and found.skill == "chess"
+    assert found.answer == "Ne6+" and found.alternatives == ["f4e6"]
+    board = pychess.Board(FORK)
+    assert board.parse_san(found.answer) in board.legal_moves
+
+
+def test_engine_answer_is_legal_for_an_opening_position():
+    fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"
+    move = chess.best_move(fen, time_limit=0.2)
+    assert pychess.Move.from_uci(move.uci) in pychess.Board(fen).legal_moves
+    assert move.depth and move.depth > 1
+
+
+def test_board_read_from_a_page_table():
+    files = ["", "a", "b", "c", "d", "e", "f", "g", "h"]
+    grid = [files, ["8", "♜", "", "", "", "", "", "♚", ""], ["7", "", "", "", "", "", "♟", "♟", "♟"],
+            *[[str(r)] + [""] * 8 for r in (6, 5, 4, 3)], ["2", "", "", "", "", "", "♙", "♙", "♙"],
+            ["1", "", "", "", "", "", "", "♔", "♖"]]
+    assert chess.board_from_grid(grid) == "r5k1/5ppp/8/8/8/8/5PPP/6KR w - - 0 1"
+    found = solve("Black to move. What is the best move?", context={"tables": [grid]})
+    assert found.answer == "Ra1#"
+    letters = [["r", "", "", "", "", "", "k", ""], ["", "", "", "", "", "p", "p", "p"], *[[""] * 8] * 4,
+               ["", "", "", "", "", "P", "P", "P"], ["", "", "", "", "", "", "K", "R"]]
+    assert chess.board_from_grid(letters, black_to_move=True).startswith("r5k1/5ppp/8/8/8/8/5PPP/6KR b")
+
+
+def test_not_a_position():
+    assert solve("Chess: find the winning move") is None  # no position given
+    assert solve("Please log in") is None
+    assert solve("White to move: 8/8/8/8/8/8/8/8 w - - 0 1") is None  # no kings: illegal
