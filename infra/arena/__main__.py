@@ -1,7 +1,9 @@
 """``python -m infra.arena`` (``make arena``): play the task suite against an AI Olympics webhook.
 
 Without ``--url`` a local stack is started on free ports and its ``/olympics/turn`` is played with the
-local secret. Against a deployed stack: ``--url https://.../olympics/turn --secret whs_...`` (or the
+local secret. Each task is judged by what its page recorded, never by the agent's ``done``; a ``done`` claiming
+success on a page that recorded none is a *false done*. The exit status is non-zero on any contract violation
+or false done. Against a deployed stack: ``--url https://.../olympics/turn --secret whs_...`` (or the
 ``AGENTHOST_OLYMPICS_SECRET`` environment variable) and ``--agent-id`` if several agents are configured.
 """
 
@@ -16,6 +18,7 @@ from dataclasses import asdict
 
 from infra.arena import runner as platform
 from infra.arena import suite
+from infra.arena.report import Row, print_tables
 from infra.arena.site import Site
 
 
@@ -25,6 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--secret", default=os.environ.get("AGENTHOST_OLYMPICS_SECRET", ""), help="webhook secret")
     p.add_argument("--agent-id", default="arena-agent")
     p.add_argument("--tasks", default="", help="comma-separated task ids (default: all)")
+    p.add_argument("--family", default="", help="comma-separated task families (default: all)")
     p.add_argument("--suite", default=str(suite.DEFAULT_SUITE))
     p.add_argument("--max-turns", type=int, default=20)
     p.add_argument("--pace", type=float, default=1 / 3, help="seconds per action (platform: ~3 actions/s)")
@@ -35,7 +39,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", help="write the results to this file")
     a = p.parse_args(argv)
 
-    folder, tasks = suite.load(suite.Path(a.suite), [t for t in a.tasks.split(",") if t] or None)
+    folder, tasks = suite.load(suite.Path(a.suite), [t for t in a.tasks.split(",") if t] or None,
+                               [f for f in a.family.split(",") if f] or None)
     stack = None
     url, secret = a.url, a.secret
     if not url:
@@ -54,19 +59,19 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with Site(folder, host=a.site_host) as site, platform.Runner(
                 platform.http_transport(url), secret, agent_id=a.agent_id, max_turns=a.max_turns,
-                pace_s=a.pace, action_timeout_s=a.action_timeout, headed=a.headed) as runner:
+                pace_s=a.pace, action_timeout_s=a.action_timeout, headed=a.headed, site=site) as runner:
             for t in tasks:
-                results.append(runner.play(t.id, site.url + t.start, t.prompt, t.marker))
+                results.append(runner.play(t.id, site.url + t.start, t.prompt, t.marker, family=t.family))
     finally:
         if stack is not None:
             stack.stop()
     print()
-    print(f"{'task':<14} {'result':<8} {'turns':>5} {'seconds':>8}  end")
-    for r in results:
-        print(f"{r.id:<14} {'SOLVED' if r.success else 'failed':<8} {r.turns:>5} {r.seconds:>8.1f}  {r.end}")
+    print_tables([Row(r.id, r.family, r.success, r.false_done, r.turns, r.seconds, r.end) for r in results])
     solved = sum(r.success for r in results)
     violations = sum(len(r.violations) for r in results)
-    print(f"\nsolved {solved}/{len(results)} in {time.monotonic() - t0:.1f} s; contract violations: {violations}")
+    false_dones = sum(r.false_done for r in results)
+    print(f"\nsolved {solved}/{len(results)} in {time.monotonic() - t0:.1f} s; contract violations: {violations} "
+          f"(false dones: {false_dones})")
     if a.json:
         with open(a.json, "w", encoding="utf-8") as fh:
             json.dump([asdict(r) for r in results], fh, indent=2, default=str)

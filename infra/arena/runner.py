@@ -13,7 +13,9 @@
 * ``submit`` without ``form`` calls ``form.submit()`` (page handlers skipped); scroll left/right does nothing;
   the audit also flags a ``submit`` naming no form on the page and a ``done`` whose ``result`` is not a JSON
   object when the task asks for one;
-* success is read from the page's own ``*_COMPLETE`` console marker, ``done`` only ends the task.
+* success is read from the page's own record (``tests/tasks/task.js``: a console record and its
+  ``*_COMPLETE`` marker, or a POST to the site server), ``done`` only ends the task; a ``done`` claiming
+  success on a page that recorded none is a **false done**, reported as a violation (:mod:`.judge`).
 
 Every turn is also audited against the webhook contract (``violations``) from the live page, independently
 of the webhook's own guard.
@@ -33,6 +35,7 @@ from typing import Any
 import httpx
 
 from agenthost.agent.page import MASK, is_sensitive
+from infra.arena import judge
 
 SYSTEM_PROMPT = ("You are an AI agent competing in AI Olympics. You control a web browser through tools. "
                  "Complete the task as quickly and accurately as possible, then report done.")
@@ -102,8 +105,15 @@ class TurnLog:
 @dataclass
 class TaskResult:
     id: str
+    family: str = ""
     success: bool = False
     done: bool = False
+    #: the agent claimed success (``done`` without ``success: false``)
+    claimed: bool = False
+    #: claimed success while the page recorded none
+    false_done: bool = False
+    #: the page's own records for this task during the run
+    records: list[dict[str, Any]] = field(default_factory=list)
     result: Any = None
     turns: int = 0
     seconds: float = 0.0
@@ -135,8 +145,9 @@ class Runner:
     def __init__(self, transport: Transport, secret: str, *, agent_id: str = "arena-agent",
                  agent_name: str = "Arena Agent", max_turns: int = 20, pace_s: float = 1 / 3,
                  action_timeout_s: float = 30.0, reply_timeout_s: float = 30.0, headed: bool = False,
-                 printer: Callable[[str], None] | None = print):
+                 printer: Callable[[str], None] | None = print, site: Any = None):
         self.transport = transport
+        self.site = site  # infra.arena.site.Site: pages' posted records count too
         self.secret = secret
         self.agent_id = agent_id
         self.agent_name = agent_name
@@ -283,18 +294,23 @@ class Runner:
             x.getAttribute('aria-label') === f)""", name))
 
     # -- one task ---------------------------------------------------------------------------------
-    def play(self, task_id: str, start_url: str, prompt: str, marker: str) -> TaskResult:
-        res = TaskResult(id=task_id)
+    def _solved(self, task_id: str, seen: list[str], marker: str, since: int) -> bool:
+        posted = self.site.records(task_id, since) if self.site is not None else None
+        return judge.solved(task_id, seen, posted, marker)
+
+    def play(self, task_id: str, start_url: str, prompt: str, marker: str, *, family: str = "") -> TaskResult:
+        res = TaskResult(id=task_id, family=family)
         ctx = self._browser.new_context()
         page = ctx.new_page()
         seen: list[str] = []
         page.on("console", lambda m: seen.append(m.text))
         started = time.monotonic()
+        since = self.site.mark() if self.site is not None else 0
         previous: list[dict[str, Any]] = []
         try:
             page.goto(start_url)
             for n in range(1, self.max_turns + 1):
-                if marker in seen:
+                if self._solved(task_id, seen, marker, since):
                     break
                 page.wait_for_load_state("load")
                 tree = page.locator("body").aria_snapshot()
@@ -324,7 +340,7 @@ class Runner:
                 if not 200 <= status < 300:
                     res.end = f"turn {n}: HTTP {status} (task ended)"
                     log.violations.append(f"HTTP {status}")
-                    self._print_turn(task_id, log, seen, marker, started)
+                    self._print_turn(task_id, log, self._solved(task_id, seen, marker, since), started)
                     break
                 try:
                     reply = json.loads(out)
@@ -352,25 +368,42 @@ class Runner:
                     page.wait_for_load_state("load", timeout=5000)
                 except Exception:  # noqa: BLE001, S110 - a page still loading is snapshotted as it is
                     pass
-                log.done = bool(reply.get("done"))
-                self._print_turn(task_id, log, seen, marker, started)
+                log.done = bool(reply.get("done")) or any(
+                    isinstance(a, dict) and a.get("tool") == "done" for a in actions)
                 if log.done:
                     res.done, res.result = True, reply.get("result")
-                    res.end = res.end or f"turn {n}: done"
+                    res.claimed = judge.olympics_claim(reply)
+                    if res.claimed and not self._settle(page, task_id, seen, marker, since):
+                        res.false_done = True
+                        log.violations.append("false done: the agent claimed success but the page recorded none")
+                self._print_turn(task_id, log, self._solved(task_id, seen, marker, since), started)
+                if log.done:
+                    res.end = res.end or f"turn {n}: done" + ("" if res.claimed else " (gave up)")
                     break
             else:
                 res.end = res.end or f"turn limit ({self.max_turns})"
         finally:
-            res.success = marker in seen
+            res.success = self._solved(task_id, seen, marker, since)
+            posted = self.site.records(task_id, since) if self.site is not None else None
+            res.records = judge.records_for(task_id, seen, posted)
             if res.success and not res.end:
                 res.end = "completed"
             res.seconds = time.monotonic() - started
             ctx.close()
         return res
 
-    def _print_turn(self, task_id: str, log: TurnLog, seen: list[str], marker: str, started: float) -> None:
+    def _settle(self, page: Any, task_id: str, seen: list[str], marker: str, since: int, wait_s: float = 1.5) -> bool:
+        """Whether the page recorded success, giving a record logged by the last action time to arrive."""
+        deadline = time.monotonic() + wait_s
+        while not self._solved(task_id, seen, marker, since):
+            if time.monotonic() >= deadline:
+                return False
+            page.wait_for_timeout(100)
+        return True
+
+    def _print_turn(self, task_id: str, log: TurnLog, solved: bool, started: float) -> None:
         acts = ", ".join(_describe(a, o) for a, o in zip(log.actions, log.outcomes, strict=False)) or "no actions"
-        state = "SOLVED" if marker in seen else "open"
+        state = "SOLVED" if solved else "open"
         elapsed = time.monotonic() - started
         line = (f"[{task_id}] turn {log.n:>2} t+{elapsed:5.1f}s webhook {log.latency_s * 1000:6.0f}ms"
                 f" | {acts}{' | done' if log.done else ''} | {state}")

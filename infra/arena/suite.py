@@ -1,4 +1,4 @@
-"""The task suite: ``tests/tasks/suite.json`` (pages next to it)."""
+"""The task suite: ``tests/tasks/suite.json`` (pages next to it; see ``tests/tasks/README.md``)."""
 
 from __future__ import annotations
 
@@ -17,16 +17,27 @@ class ArenaTask:
     start: str  # path relative to the suite folder
     prompt: str
     marker: str
+    family: str = "basic"
     oracle: list[list[dict[str, Any]]] = field(default_factory=list)
+    #: a scripted run that submits a wrong answer (the page must record a failure)
+    wrong: list[list[dict[str, Any]]] = field(default_factory=list)
 
 
-def load(path: Path = DEFAULT_SUITE, only: list[str] | None = None) -> tuple[Path, list[ArenaTask]]:
+def load(path: Path = DEFAULT_SUITE, only: list[str] | None = None,
+         families: list[str] | None = None) -> tuple[Path, list[ArenaTask]]:
+    """The suite's folder and tasks; ``only`` picks task ids, ``families`` task families."""
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     tasks = [ArenaTask(id=t["id"], start=t["start"], prompt=t["prompt"], marker=t["marker"],
-                       oracle=t.get("oracle") or []) for t in data["tasks"]]
+                       family=t.get("family") or "basic", oracle=t.get("oracle") or [], wrong=t.get("wrong") or [])
+             for t in data["tasks"]]
     if only:
         unknown = set(only) - {t.id for t in tasks}
         if unknown:
             raise SystemExit(f"unknown task(s): {', '.join(sorted(unknown))}")
         tasks = [t for t in tasks if t.id in only]
+    if families:
+        unknown = set(families) - {t.family for t in tasks}
+        if unknown:
+            raise SystemExit(f"unknown famil(y/ies): {', '.join(sorted(unknown))}")
+        tasks = [t for t in tasks if t.family in families]
     return Path(path).parent, tasks

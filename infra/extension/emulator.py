@@ -4,7 +4,9 @@ Each step: build a ``PageSnapshot`` in the page (``data-agent-id`` on every inte
 100 elements, at most 6000 characters of visible text), ``POST /agent/run/{id}/step`` with it and the
 previous ``lastActionResult``, execute the returned tool (observe, navigate, click, type, scroll, press),
 answer ``ask_user`` from the ``approve`` flag through ``/answer``, and stop on ``finish`` or ``error``.
-Success is read from the page itself (a ``*_COMPLETE`` console marker), never from ``finish``.
+Success is read from the page's own record (``tests/tasks/task.js``: a console record or its ``*_COMPLETE``
+marker, or a POST to the site server), never from ``finish``; a ``finish`` that does not report the task as
+not achieved, on a page that recorded no success, is a **false done** (:mod:`infra.arena.judge`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 import httpx
 
 from agenthost.agent.dom import SNAPSHOT_JS
+from infra.arena import judge
 
 MAX_ELEMENTS = 100
 MAX_TEXT = 6000
@@ -27,8 +30,13 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--
 @dataclass
 class RunOutcome:
     task_id: str
+    family: str = ""
     run_id: str = ""
     success: bool = False
+    #: the run ended with ``finish`` claiming success (its result does not say the task was not achieved)
+    claimed: bool = False
+    #: claimed success while the page recorded none
+    false_done: bool = False
     end: str = ""
     steps: int = 0
     questions: list[str] = field(default_factory=list)
@@ -89,13 +97,14 @@ class Emulator:
     """One Chromium; a fresh context per run."""
 
     def __init__(self, api_url: str, *, api_key: str = "", approve: bool = True, headed: bool = False,
-                 max_steps: int = 40, printer: Callable[[str], None] | None = print):
+                 max_steps: int = 40, printer: Callable[[str], None] | None = print, site: Any = None):
         self.api_url = api_url.rstrip("/")
         self.headers = {"x-api-key": api_key} if api_key else {}
         self.approve = approve
         self.headed = headed
         self.max_steps = max_steps
         self.print = printer or (lambda _s: None)
+        self.site = site  # infra.arena.site.Site: pages' posted records count too
         self.http = httpx.Client(timeout=35.0, headers=self.headers)
         self._pw: Any = None
         self._browser: Any = None
@@ -122,13 +131,19 @@ class Emulator:
         return r.json()
 
     def run(self, task_id: str, task: str, start_url: str, *, mode: str = "autonomous",
-            marker: str | None = None) -> RunOutcome:
-        out = RunOutcome(task_id)
+            marker: str | None = None, family: str = "") -> RunOutcome:
+        out = RunOutcome(task_id, family=family)
         started = time.monotonic()
         ctx = self._browser.new_context()
         page = ctx.new_page()
         seen: list[str] = []
         page.on("console", lambda m: seen.append(m.text))
+        since = self.site.mark() if self.site is not None else 0
+
+        def solved() -> bool:
+            posted = self.site.records(task_id, since) if self.site is not None else None
+            return judge.solved(task_id, seen, posted, marker or "")
+
         try:
             page.goto(start_url)
             out.run_id = self._post("/agent/run/start", {"task": task, "mode": mode,
@@ -136,7 +151,7 @@ class Emulator:
             result: dict[str, Any] | None = None
             first = True
             while True:
-                if marker and marker in seen:
+                if solved():
                     out.end = out.end or "page shows completion"
                     break
                 try:
@@ -168,18 +183,20 @@ class Emulator:
                     result = None
                 elif action == "finish":
                     out.end = f"finish: {reply.get('result', '')}"[:200]
+                    out.claimed = judge.finish_claim(reply.get("result", ""))
                     break
                 else:
                     out.end = f"error: {reply.get('error', '')}"[:200]
                     break
             # let a marker logged by the last action arrive
-            deadline = time.monotonic() + 1.0
-            while marker and marker not in seen and time.monotonic() < deadline:
+            deadline = time.monotonic() + (1.5 if out.claimed else 1.0)
+            while not solved() and time.monotonic() < deadline:
                 page.wait_for_timeout(100)
         except Exception as exc:  # noqa: BLE001 - one broken task must not stop the suite
             out.end = f"emulator error: {exc}"[:300]
         finally:
-            out.success = bool(marker and marker in seen)
+            out.success = solved()
+            out.false_done = out.claimed and not out.success
             out.seconds = time.monotonic() - started
             ctx.close()
         return out

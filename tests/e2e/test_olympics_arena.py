@@ -17,6 +17,7 @@ from infra.local.defaults import LOCAL_SECRETS
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
 FOLDER, TASKS = suite.load()
+BASIC = [t for t in TASKS if t.family == "basic"]  # the 13 form and navigation tasks our agent solves today
 
 
 def test_suite_has_at_least_twelve_tasks_each_with_a_page_side_marker():
@@ -38,9 +39,9 @@ def _scripted(turns):
 
 
 def test_every_task_is_solvable_with_platform_tools_and_its_check_is_real():
-    """A known solution fires the page's marker; the same solution minus its last action does not."""
+    """A known solution makes the page record success; the same solution minus its last action does not."""
     with Site(FOLDER) as site:
-        with platform.Runner(_scripted([]), "unused", pace_s=0, action_timeout_s=2, printer=None) as r:
+        with platform.Runner(_scripted([]), "unused", pace_s=0, action_timeout_s=2, printer=None, site=site) as r:
             for t in TASKS:
                 r.transport = _scripted(t.oracle)
                 solved = r.play(t.id, site.url + t.start, t.prompt, t.marker)
@@ -50,6 +51,7 @@ def test_every_task_is_solvable_with_platform_tools_and_its_check_is_real():
                 r.transport = _scripted(partial)
                 unsolved = r.play(t.id, site.url + t.start, t.prompt, t.marker)
                 assert not unsolved.success, f"{t.id}: marker fired without the final action"
+                assert unsolved.false_done, f"{t.id}: the scripted done on an unsolved page is a false done"
 
 
 def test_arena_plays_the_suite_against_the_local_stack(stack):
@@ -58,15 +60,17 @@ def test_arena_plays_the_suite_against_the_local_stack(stack):
     lines: list[str] = []
     with Site(FOLDER) as site, platform.Runner(platform.http_transport(url), secret, agent_id="e2e-arena",
                                                max_turns=10, pace_s=0, action_timeout_s=2,
-                                               printer=lines.append) as r:
-        results = [r.play(t.id, site.url + t.start, t.prompt, t.marker) for t in TASKS]
-        first_url = site.url + TASKS[0].start
+                                               printer=lines.append, site=site) as r:
+        results = [r.play(t.id, site.url + t.start, t.prompt, t.marker, family=t.family) for t in BASIC]
+        first_url = site.url + BASIC[0].start
     print("\n".join(lines))
     for res in results:
         assert res.turns >= 1, res.id
         assert all(turn.status == 200 for turn in res.log), (res.id, res.end)
         # response invariants on every turn, checked on the live page independently of the webhook's guard
+        # (a done claiming success on a page that recorded none is one of them: a false done)
         assert res.violations == [], (res.id, res.violations)
+        assert not res.false_done, (res.id, res.end)
         assert "no reply" not in res.end and "HTTP" not in res.end and "invalid JSON" not in res.end
         assert all(turn.latency_s < 20 for turn in res.log)
     # the deterministic policy (AGENTHOST_LLM=none on the local stack) solves the suite: issue 4 asks for at
@@ -77,7 +81,7 @@ def test_arena_plays_the_suite_against_the_local_stack(stack):
     ddb = boto3.client("dynamodb", endpoint_url=stack.dynamodb_url, region_name="us-east-1",
                        aws_access_key_id="local", aws_secret_access_key="local")
     item = ddb.get_item(TableName="agenthost", Key={
-        "pk": {"S": f"TASK#e2e-arena#{task_hash(TASKS[0].prompt, first_url)}"}, "sk": {"S": "META"}}).get("Item")
+        "pk": {"S": f"TASK#e2e-arena#{task_hash(BASIC[0].prompt, first_url)}"}, "sk": {"S": "META"}}).get("Item")
     assert item and int(item["last_turn"]["N"]) == results[0].turns
 
 
@@ -106,7 +110,8 @@ def test_the_arena_audit_catches_contract_violations_and_the_runner_cap():
         res = r.play(task.id, site.url + task.start, task.prompt, task.marker)
     v = " | ".join(res.violations)
     for expected in ("14 actions (max 10)", "'No such button' not on the page", "submit without form",
-                     "scroll left/right", "script-like type", "'teleport' not offered", "done without result"):
+                     "scroll left/right", "script-like type", "'teleport' not offered", "done without result",
+                     "false done"):
         assert expected in v, expected
     turn = res.log[0]
     assert len(turn.actions) == 10, "the runner executes only the first 10 actions"
@@ -114,6 +119,8 @@ def test_the_arena_audit_catches_contract_violations_and_the_runner_cap():
 
 
 def test_the_audit_checks_submit_names_a_real_form_and_object_results_when_asked():
+    """(These replies claim done on the unsolved page: that is a false done, reported on its own; the other
+    rules are checked on the remaining violations.)"""
     def reply(actions, result):
         def send(headers, body, timeout):
             return 200, json.dumps({"actions": actions, "done": True, "result": result}).encode()
@@ -126,7 +133,12 @@ def test_the_audit_checks_submit_names_a_real_form_and_object_results_when_asked
         r.transport = reply([{"tool": "submit", "args": {"form": "no-such-form"}}], "298,479")
         bad = " | ".join(r.play(task.id, site.url + task.start, prompt, task.marker).violations)
         assert "submit names no form on the page" in bad and "JSON-object result" in bad
+
+        def others(res):
+            assert res.false_done and any("false done" in v for v in res.violations)
+            return [v for v in res.violations if "false done" not in v]
+
         r.transport = reply([{"tool": "submit", "args": {"form": "f"}}], {"population": "298,479"})
-        assert r.play(task.id, site.url + task.start, prompt, task.marker).violations == []
+        assert others(r.play(task.id, site.url + task.start, prompt, task.marker)) == []
         r.transport = reply([], "298,479")  # a plain answer is fine when the task does not ask for an object
-        assert r.play(task.id, site.url + task.start, task.prompt, task.marker).violations == []
+        assert others(r.play(task.id, site.url + task.start, task.prompt, task.marker)) == []

@@ -162,7 +162,7 @@ def run_suite(a) -> None:
     from infra.arena.site import Site
     from infra.local.events import LambdaContext, http_event, http_response
 
-    folder, tasks = suite.load()
+    folder, tasks = suite.load(families=["basic"])  # the whole suite, by family: bench_tasks.py
     with mock_aws():
         from agenthost import aws
         from infra.local.template import create_table, parse
