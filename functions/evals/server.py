@@ -438,9 +438,10 @@ class Server:
                 self._heal_idle(client_id)
             return 0
         conn = str(meta["connectionId"])
+        llm = meta.get("llm") if isinstance(meta.get("llm"), dict) else None  # the client's configure_llm
         for ev in running:  # reconnection: re-send in-flight evaluations to the new connection
             if ev.get("sentConn") != conn:
-                self._send_eval(client_id, conn, ev, ev["rpcId"], resend=True)
+                self._send_eval(client_id, conn, ev, ev["rpcId"], resend=True, llm=llm)
         now = self.clock()
         pending = [e for e in evals if e.get("status") == "pending" and float(e.get("notBefore", 0)) <= now]
         pending.sort(key=lambda e: (_rank(e), int(e.get("createdAt", 0)), e["evalId"]))
@@ -455,7 +456,7 @@ class Server:
                 break
             inflight += 1
             rpc = str(uuid.uuid4())
-            outcome = self._send_eval(client_id, conn, ev, rpc)
+            outcome = self._send_eval(client_id, conn, ev, rpc, llm=llm)
             if outcome in ("gone", "failed"):
                 break
             if outcome == "sent":
@@ -485,7 +486,8 @@ class Server:
             except ConditionFailed:
                 pass  # it moved: a later invocation sees the new value
 
-    def _send_eval(self, client_id: str, conn: str, ev: dict[str, Any], rpc: str, resend: bool = False) -> str:
+    def _send_eval(self, client_id: str, conn: str, ev: dict[str, Any], rpc: str, resend: bool = False,
+                   llm: dict[str, Any] | None = None) -> str:
         """``sent``, ``released`` (slot given back), ``gone`` (the connection is closed) or ``failed`` (the post
         failed: the evaluation is pending again and a dispatch is scheduled)."""
         d = ev.get("def") or {}
@@ -516,9 +518,8 @@ class Server:
             params: dict[str, Any] = {"evaluationId": evaluation.id, "name": evaluation.name,
                                       "url": evaluation.url(self.options.pages_url), "tool": evaluation.tool,
                                       "input": evaluation.input, "timeout": timeout_ms,
-                                      "metadata": evaluation.metadata.model_dump(mode="json")}
-            if evaluation.model is not None:
-                params["model"] = evaluation.model
+                                      "model": eval_model(evaluation.model, llm),
+                                      "metadata": evaluation.metadata.model_dump(mode="json", exclude_none=True)}
             ok = self._send(conn, {"jsonrpc": "2.0", "method": "evaluate", "params": params, "id": rpc})
         except connections.TooLarge as exc:
             err = {"code": -32005, "message": "evaluate request not sent: it exceeds API Gateway's 128 KB "
@@ -566,7 +567,9 @@ class Server:
     def on_rpc(self, connection_id: str, message: dict[str, Any]) -> None:
         rpc_id = message.get("id")
         if "method" in message:
-            if rpc_id is not None:
+            if message["method"] == "configure_llm":
+                self.on_configure_llm(connection_id, message.get("params"), rpc_id)
+            elif rpc_id is not None:
                 self._rpc_error(connection_id, -32601, f"Method not found: {_echo(message['method'])}", rpc_id)
             return
         if message.get("jsonrpc") != "2.0" or not isinstance(rpc_id, str) or \
@@ -618,6 +621,34 @@ class Server:
             self.store.update(**keys.evaluation(client_id, ev["evalId"]), set_={"late": late})
         self.dispatch(client_id)
 
+    def on_configure_llm(self, connection_id: str, params: Any, rpc_id: Any) -> None:
+        """JSON-RPC ``configure_llm`` (``{provider, apiKey?, endpoint?, models: {main, mini?, nano?},
+        partial?}``): stored for this client and sent back as ``model`` with each of its evaluations (a
+        definition's own ``model`` wins). ``apiKey`` is accepted and never stored or echoed: the client keeps
+        its own key. A notification (no ``id``) is applied without a reply."""
+        client_id = self._conn_client(connection_id)
+        if client_id is None:
+            if rpc_id is not None:
+                self._rpc_error(connection_id, -32002, "Authentication error: register (and complete "
+                                "authentication) before configure_llm", rpc_id)
+            return
+        try:
+            meta = self.store.get(**keys.client(client_id)) or {}
+            config = llm_config(params, meta.get("llm") if isinstance(meta.get("llm"), dict) else None)
+        except ValueError as exc:
+            if rpc_id is not None:
+                self._rpc_error(connection_id, -32602, f"Invalid params: {exc}", rpc_id)
+            return
+        self.store.update(**keys.client(client_id), set_={"llm": config})
+        if rpc_id is not None:
+            main = config.get("main_model", "")
+            applied = {"provider": config.get("provider", ""),
+                       "models": {"main": main, "mini": config.get("mini_model") or main,
+                                  "nano": config.get("nano_model") or config.get("mini_model") or main}}
+            self._reply(connection_id, {"jsonrpc": "2.0", "id": _echo_id(rpc_id), "result": {
+                "status": "success", "message": "LLM configuration stored for this client; it is sent as "
+                "'model' with each of its evaluations", "appliedConfig": applied}})
+
     def on_status(self, connection_id: str, message: dict[str, Any]) -> None:
         client_id = self._conn_client(connection_id)
         eval_id = message.get("evaluationId")
@@ -636,7 +667,11 @@ class Server:
                                          "statusAt": self.clock()},
                                    condition="#st = :running", names=ST, values={":running": "running"})
         except ConditionFailed:
-            return  # progress for an evaluation that is not running (late, or unknown): nothing to record
+            # progress for an evaluation that is not running (late: nothing to record), or for none at all
+            if self.store.get(**keys.evaluation(client_id, eval_id[:MAX_ECHO])) is None:
+                self._notice(connection_id, "unknown_request",
+                             f"status ignored: no evaluation {_echo(eval_id)} is assigned to this client")
+            return
         if float(ev.get("deadline", 0)) <= self.clock() * 1000:
             # the lazy check, from the item the update returned: past its deadline, progress or not
             if self._expire(client_id, ev) is not None:
@@ -681,6 +716,64 @@ class Server:
             count += 1
         self.dispatch(client_id)
         return count
+
+
+LLM_PROVIDERS_MAX = 40
+LLM_FIELD_MAX = 200
+
+
+def llm_config(params: Any, current: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The stored form of ``configure_llm`` params (``{provider, main_model, mini_model?, nano_model?,
+    endpoint?}``); with ``partial: true`` it is merged into ``current``. Raises ValueError naming the field."""
+    if not isinstance(params, dict):
+        raise ValueError("params must be an object with provider and models")
+    partial = params.get("partial") is True
+    out: dict[str, Any] = dict(current or {}) if partial else {}
+    provider = params.get("provider")
+    if provider is not None or not partial:
+        if not isinstance(provider, str) or not provider.strip() or len(provider) > LLM_PROVIDERS_MAX:
+            raise ValueError(f"provider must be a non-empty string of at most {LLM_PROVIDERS_MAX} characters")
+        out["provider"] = provider.strip()
+    models = params.get("models")
+    if models is None and not partial:
+        raise ValueError("models.main is required")
+    if models is not None and not isinstance(models, dict):
+        raise ValueError("models must be an object {main, mini?, nano?}")
+    for name in ("main", "mini", "nano"):
+        value = (models or {}).get(name)
+        if value is None:
+            if name == "main" and not partial:
+                raise ValueError("models.main is required")
+            continue
+        if not isinstance(value, str) or not value.strip() or len(value) > LLM_FIELD_MAX:
+            raise ValueError(f"models.{name} must be a non-empty string of at most {LLM_FIELD_MAX} characters")
+        out[f"{name}_model"] = value.strip()
+    endpoint = params.get("endpoint")
+    if endpoint is not None:
+        if not isinstance(endpoint, str) or not endpoint.startswith(("http://", "https://")) or \
+                len(endpoint) > LLM_FIELD_MAX:
+            raise ValueError("endpoint must be an http(s) URL")
+        out["endpoint"] = endpoint
+    return out
+
+
+def eval_model(definition_model: Any, llm: dict[str, Any] | None) -> dict[str, Any]:
+    """``params.model`` of an ``evaluate`` request, always present as the reference server sends it: the
+    definition's own ``model`` (a name means the main model), else the client's ``configure_llm`` settings,
+    else ``{}`` (the client keeps its own configuration)."""
+    if isinstance(definition_model, dict):
+        return dict(definition_model)
+    if isinstance(definition_model, str) and definition_model.strip():
+        return {"main_model": definition_model.strip()}
+    return dict(llm or {})
+
+
+def _echo_id(rpc_id: Any) -> Any:
+    """A request's id for its reply: a short string or a number, else null (see ``Server._rpc_error``)."""
+    if (isinstance(rpc_id, str) and len(rpc_id) <= MAX_ECHO) or \
+            (isinstance(rpc_id, int | float) and not isinstance(rpc_id, bool)):
+        return rpc_id
+    return None
 
 
 def timer_name(rpc_id: str, deadline_ms: float) -> str:

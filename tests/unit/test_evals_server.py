@@ -239,9 +239,9 @@ def test_echoed_client_values_are_clipped_so_replies_stay_small(env):
     s.on_message("k1", json.dumps({"type": huge}))
     s.on_message("k1", json.dumps({"type": "register", "clientId": huge}))
     s.on_message("k1", json.dumps({"type": "auth_verify", "clientId": huge}))
-    s.on_message("k1", json.dumps({"type": "status", "evaluationId": huge, "progress": 0.5}))  # silently ignored
+    s.on_message("k1", json.dumps({"type": "status", "evaluationId": huge, "progress": 0.5}))  # unknown_request
     replies = hub.take("k1")
-    assert len(replies) == 6
+    assert len(replies) == 7
     assert max(len(json.dumps(m)) for m in replies) < 1024
     assert replies[0]["error"]["code"] == -32601 and replies[0]["id"] is None  # an id that long is not echoed
     assert replies[0]["error"]["message"].endswith("...")
@@ -250,6 +250,10 @@ def test_echoed_client_values_are_clipped_so_replies_stay_small(env):
     assert replies[3]["error"] == "unknown_type"
     assert replies[4]["status"] == replies[5]["status"] == "rejected"
     assert len(replies[4]["clientId"]) == len(replies[5]["clientId"]) == 128
+    assert replies[6]["error"] == "unknown_request"
+    assert replies[6]["message"].endswith("'... is assigned to this client")
+    assert replies[6]["error"] == "unknown_request"
+    assert replies[6]["message"].endswith("'... is assigned to this client")
 
 
 def test_timeout_retry_then_timeout_and_late_result(env):
@@ -589,3 +593,84 @@ def test_a_leaked_slot_is_given_back_when_the_last_result_arrives_after_the_clie
     meta, evals = s.load("c1")
     assert {e["status"] for e in evals} == {"completed"}
     assert meta["inflight"] == 0
+
+
+# ---- what the reference server does that clients rely on ------------------------------------------------
+
+def test_evaluate_always_carries_model_and_no_null_metadata(env):
+    """The reference server sends ``model`` in every ``evaluate`` (DevTools reads its per-request LLM override
+    from it) and no ``null`` fields a definition did not set."""
+    make, hub, *_ , root = env
+    write_eval(root, "extraction", "e4", model="gpt-4.1-mini", metadata={"priority": "critical"})
+    s = make()
+    register(s, hub, "k1")
+    s.on_message("k1", json.dumps({"type": "ready"}))
+    sent = {m["params"]["evaluationId"]: m["params"] for m in evaluates(hub.take("k1"))}
+    assert sent["e4"]["model"] == {"main_model": "gpt-4.1-mini"}
+    other = next(p for eid, p in sent.items() if eid != "e4")
+    assert other["model"] == {}
+    for params in sent.values():
+        assert None not in params["metadata"].values() and "category" not in params["metadata"]
+
+
+def test_configure_llm_is_stored_per_client_and_sent_as_model(env):
+    make, hub, *_ = env
+    s = make()
+    register(s, hub, "k1")
+    register(s, hub, "k2", client="c2")
+    s.on_message("k1", json.dumps({"jsonrpc": "2.0", "method": "configure_llm", "id": "cfg-1", "params": {
+        "provider": "openai", "apiKey": "sk-never-stored", "models": {"main": "gpt-4.1", "mini": "gpt-4.1-mini"}}}))
+    [reply] = hub.take("k1")
+    assert reply == {"jsonrpc": "2.0", "id": "cfg-1", "result": {
+        "status": "success", "message": reply["result"]["message"],
+        "appliedConfig": {"provider": "openai", "models": {"main": "gpt-4.1", "mini": "gpt-4.1-mini",
+                                                             "nano": "gpt-4.1-mini"}}}}
+    assert "sk-never-stored" not in json.dumps(s.store.get("CLIENT#c1", "META"))
+    s.on_message("k1", json.dumps({"jsonrpc": "2.0", "method": "configure_llm", "id": "cfg-2",
+                                   "params": {"partial": True, "models": {"nano": "gpt-4.1-nano"}}}))
+    assert hub.take("k1")[0]["result"]["appliedConfig"]["models"]["nano"] == "gpt-4.1-nano"
+    s.on_message("k1", json.dumps({"type": "ready"}))
+    s.on_message("k2", json.dumps({"type": "ready"}))
+    mine = evaluates(hub.take("k1"))
+    assert mine and all(m["params"]["model"] == {"provider": "openai", "main_model": "gpt-4.1",
+                                                 "mini_model": "gpt-4.1-mini", "nano_model": "gpt-4.1-nano"}
+                        for m in mine)
+    assert all(m["params"]["model"] == {} for m in evaluates(hub.take("k2")))  # another client: its own
+
+
+@pytest.mark.parametrize("params", [None, {"provider": "openai"}, {"provider": "", "models": {"main": "m"}},
+                                    {"provider": "openai", "models": {"main": 3}},
+                                    {"provider": "openai", "models": {"main": "m"}, "endpoint": "file:///etc"}])
+def test_configure_llm_with_bad_params_is_an_invalid_params_reply(env, params):
+    make, hub, *_ = env
+    s = make()
+    register(s, hub, "k1")
+    s.on_message("k1", json.dumps({"jsonrpc": "2.0", "method": "configure_llm", "id": "x", "params": params}))
+    [reply] = hub.take("k1")
+    assert reply["id"] == "x" and reply["error"]["code"] == -32602
+    assert "llm" not in s.store.get("CLIENT#c1", "META")
+
+
+def test_configure_llm_before_registering_is_refused(env):
+    make, hub, *_ = env
+    s = make()
+    hub.connect("k9")
+    s.on_message("k9", json.dumps({"jsonrpc": "2.0", "method": "configure_llm", "id": "x",
+                                   "params": {"provider": "openai", "models": {"main": "m"}}}))
+    [reply] = hub.take("k9")
+    assert reply["id"] == "x" and reply["error"]["code"] == -32002
+
+
+def test_status_for_an_unknown_evaluation_gets_the_unknown_id_notice(env):
+    make, hub, *_ = env
+    s = make()
+    register(s, hub, "k1")
+    s.on_message("k1", json.dumps({"type": "status", "evaluationId": "no-such-eval", "status": "running",
+                                   "progress": 0.3}))
+    [notice] = hub.take("k1")
+    assert notice["type"] == "error" and notice["error"] == "unknown_request" and "id" not in notice
+    assert "no-such-eval" in notice["message"]
+    assert s.store.get("CLIENT#c1", "EVAL#no-such-eval") is None  # nothing was created for it
+    # a known evaluation that is not running (not sent yet) stays silent, as before
+    s.on_message("k1", json.dumps({"type": "status", "evaluationId": "e1", "status": "running"}))
+    assert hub.take("k1") == []
