@@ -56,3 +56,10 @@ def test_tools_are_complete_and_callable():
         assert spec["parameters"]["type"] == "object" and spec["parameters"]["required"]
         assert len(spec["description"]) > 20
     assert by_name["calculate"].call({"expression": "6 * 7"}) == "42"
+
+
+def test_a_whole_page_of_text_is_read_line_by_line():
+    page = "Shop\nShowing 1 - 10 of 50 results\n1 2 3 4 5\nNext\nQuestions? Call us\nWhat is 6 × 7?\nAnswer:"
+    found = solve(page)
+    assert found is not None and (found.skill, found.answer) == ("arithmetic", "42")
+    assert solve("Shop\nShowing 1 - 10 of 50 results\n1 2 3 4 5\nNext page\nQuestions? Call us") is None

@@ -243,6 +243,9 @@ def find_expression(question: str) -> str | None:
             continue
         if re.fullmatch(r"\d+\s*/\s*\d+", cand) and _PROGRESS.search(text[:m.start()]):
             continue
+        if re.fullmatch(r"\d+\s*-\s*\d+", cand) and re.match(r"\s*(?:of|out\s+of|items|results)\b",
+                                                             text[m.end():], re.I):
+            continue  # a range: "Showing 1 - 10 of 50"
         try:
             evaluate(cand)
         except (ValueError, SyntaxError, ArithmeticError, OverflowError, RecursionError):
@@ -253,7 +256,17 @@ def find_expression(question: str) -> str | None:
 
 
 def from_question(question: str, context: Context | None = None, deadline: float | None = None) -> Solution | None:
-    """The :class:`Solution` when ``question`` asks for the value of an expression, else ``None``."""
+    """The :class:`Solution` when ``question`` asks for the value of an expression, else ``None``.
+
+    Text of several lines (a whole page) is read line by line: the expression and the wording that asks for
+    it must share a line."""
+    lines = [ln for ln in question.splitlines() if ln.strip()]
+    if len(lines) > 1:
+        for line in lines[:200]:
+            found = from_question(line, context, deadline)
+            if found is not None:
+                return found
+        return None
     expr = find_expression(question)
     if expr is None:
         return None
@@ -278,8 +291,8 @@ def _tool_call(args: dict[str, Any]) -> str:
 
 def tools() -> list[Tool]:
     return [Tool(
-        "calculate", "Evaluate an arithmetic expression exactly (symbols or words: '17 x 3', '15% of 240', "
-        "'square root of 144', '2 to the power of 10'). Returns the value.",
+        "calculate", "Exact value of an arithmetic expression in symbols or words ('15% of 240', "
+        "'square root of 144').",
         {"type": "object", "properties": {"expression": {"type": "string"},
                                           "decimal_places": {"type": "integer", "minimum": 0, "maximum": 10}},
          "required": ["expression"]},

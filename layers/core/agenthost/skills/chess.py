@@ -283,8 +283,8 @@ def _tool_call(args: dict[str, Any]) -> str:
 
 def tools() -> list[Tool]:
     return [Tool(
-        "chess_best_move", "The best move for the side to move in a chess position given as FEN (a real engine; "
-        "mate in one found exactly). Returns the move in SAN and UCI.",
+        "chess_best_move", "Best move (SAN and UCI) for the side to move in a FEN position, from a real "
+        "engine.",
         {"type": "object", "properties": {"fen": {"type": "string"},
                                           "seconds": {"type": "number", "minimum": 0.1, "maximum": MAX_THINK_S}},
          "required": ["fen"]},

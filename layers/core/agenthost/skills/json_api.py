@@ -33,7 +33,7 @@ FETCH_TIMEOUT_S = 5.0
 
 _URL = re.compile(r"https?://[^\s\"'<>)\]]+", re.I)
 _PATH = re.compile(r"(?<![\w.])(/[\w\-./]*(?:api|json|data)[\w\-./?=&%]*)", re.I)
-_CUE = re.compile(r"\b(?:api|json|endpoint|rest)\b", re.I)
+_CUE = re.compile(r"\b(?:api|json|endpoint)\b", re.I)
 
 
 class FetchError(Exception):
@@ -172,9 +172,8 @@ def _tool_call(args: dict[str, Any]) -> str:
 
 def tools() -> list[Tool]:
     return [Tool(
-        "json_api_query", "GET a JSON API (public addresses only) and answer a question over its records exactly "
-        "(totals, averages, max/min, counts, lookups, filters); without a question, returns the JSON (cut at "
-        "3,000 characters).",
+        "json_api_query", "GET a JSON API and answer a question over its records exactly (totals, "
+        "counts, max, lookups...); without a question, the JSON itself.",
         {"type": "object", "properties": {"url": {"type": "string"}, "question": {"type": "string"}},
          "required": ["url"]},
         _tool_call)]

@@ -28,9 +28,11 @@ Seq = list[Fraction]
 Rule = tuple[str, Callable[[Seq], Fraction | None]]
 
 _TERM = r"(?:-?\d+(?:\.\d+)?|\?+|_+|…|\.\.\.)"
-_RUN = re.compile(_TERM + r"(?:(?:\s*[,;]\s*|\s+|\s*(?:→|->)\s*)" + _TERM + r")+")
-_CUE = re.compile(r"\b(?:next|sequence|series|pattern|comes?\s+(?:next|after)|continue|missing|follows?|"
-                  r"progression)\b", re.I)
+# terms on one line only: numbers on separate lines (a list, a pager) are no sequence
+_RUN = re.compile(_TERM + r"(?:(?:[ \t]*[,;][ \t]*|[ \t]+|[ \t]*(?:→|->)[ \t]*)" + _TERM + r")+")
+_CUE = re.compile(r"\b(?:next\s+(?:number|term|value|one|item|element)|sequence|series|pattern|"
+                  r"comes?\s+(?:next|after)|continue\s+the|missing\s+(?:number|term|value)|progression|"
+                  r"what\s+follows|which\s+number)\b", re.I)
 _GAP = re.compile(r"^(?:\?+|_+|…|\.\.\.)$")
 
 
@@ -266,7 +268,7 @@ def parse_terms(question: str) -> list[Fraction | None] | None:
     """The longest run of terms in ``question`` (``None`` for a gap), or ``None``."""
     best: list[Fraction | None] | None = None
     for m in _RUN.finditer(question):
-        raw = re.split(r"\s*[,;]\s*|\s+|\s*(?:→|->)\s*", m.group(0).strip())
+        raw = re.split(r"[ \t]*[,;][ \t]*|[ \t]+|[ \t]*(?:→|->)[ \t]*", m.group(0).strip())
         terms: list[Fraction | None] = [None if _GAP.match(t) else Fraction(t) for t in raw if t]
         if best is None or len(terms) > len(best):
             best = terms
@@ -312,8 +314,8 @@ def _tool_call(args: dict[str, Any]) -> str:
 
 def tools() -> list[Tool]:
     return [Tool(
-        "next_in_sequence", "The next term of a number sequence, or the missing one (give null where it is). "
-        "Answers only when a simple rule explains every term.",
+        "next_in_sequence", "Next term of a number sequence, or the missing one (null where it is), "
+        "when a simple rule explains every term.",
         {"type": "object", "properties": {"terms": {"type": "array", "items": {"type": ["number", "null"]}}},
          "required": ["terms"]},
         _tool_call)]

@@ -326,9 +326,8 @@ def _tool_call(args: dict[str, Any]) -> str:
 
 def tools() -> list[Tool]:
     return [Tool(
-        "table_query", "Compute over table rows exactly: give the rows (objects, or lists with the header first) "
-        "and either a question ('total of Price where Category is Fruit') or operation (sum, average, max, min, "
-        "count, argmax, argmin, lookup) with column, where [{column, op (= > >= < <=), value}], label, key.",
+        "table_query", "Exact sum/average/max/min/count/argmax/lookup over rows (objects, or lists "
+        "with the header first): a question ('total Price where Category is Fruit') or operation+column+where.",
         {"type": "object", "properties": {
             "rows": {"type": "array"}, "question": {"type": "string"},
             "operation": {"type": "string", "enum": list(OPS)}, "column": {"type": "string"},

@@ -174,11 +174,11 @@ def _tool_fill(args: dict[str, Any]) -> str:
 
 def tools() -> list[Tool]:
     return [
-        Tool("unscramble", "English words made of exactly the given letters, most common first.",
+        Tool("unscramble", "English words using exactly these letters, most common first.",
              {"type": "object", "properties": {"letters": {"type": "string"}}, "required": ["letters"]},
              _tool_unscramble),
-        Tool("fill_missing_letters", "English words matching a pattern with _ for each missing letter "
-             "(e.g. 'c_t'), most common first.",
+        Tool("fill_missing_letters", "English words matching a pattern, _ per missing letter ('c_t'), "
+             "most common first.",
              {"type": "object", "properties": {"pattern": {"type": "string"}}, "required": ["pattern"]},
              _tool_fill),
     ]

@@ -207,8 +207,8 @@ def _tool_call(args: dict[str, Any]) -> str:
 
 def tools() -> list[Tool]:
     return [Tool(
-        "write_text", "Plain, well-formed English sentences about a topic with a length between min and max "
-        "(in words, characters or sentences).",
+        "write_text", "Well-formed sentences about a topic, min to max words, characters or "
+        "sentences.",
         {"type": "object", "properties": {
             "topic": {"type": "string"}, "min": {"type": "integer", "minimum": 1},
             "max": {"type": "integer", "minimum": 1},
