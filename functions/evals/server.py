@@ -271,6 +271,7 @@ class Server:
         attrs = {"clientId": client_id, "connectionId": connection_id, "ready": False, "maxConcurrency": max_c,
                  "tools": tools[:50], "version": str(caps.get("version", ""))[:40], "registeredAt": now,
                  "retryPolicy": retry, "name": cf.client.name if cf else ""}
+        previous = str((meta or {}).get("connectionId") or "")
         if meta is None:
             try:
                 self.store.put({**keys.client(client_id), **attrs, "inflight": 0, "createdAt": now}, if_absent=True)
@@ -282,12 +283,26 @@ class Server:
             self.store.update(**keys.client(client_id), set_=attrs)
         self.store.put({**keys.connection(connection_id), "clientId": client_id, "state": "registered"},
                        ttl_s=CONN_TTL_S)
+        if previous and previous != connection_id:
+            self._replace(previous, client_id)
         existing = {e["evalId"] for e in self.store.query(f"CLIENT#{client_id}", "EVAL#")}
         new = [self._eval_item(client_id, ev) for ev in catalog.assigned(client_id) if ev.id not in existing]
         if new:  # only ids the query did not find: one batch write (25 per request) instead of a put each
             self.store.batch_put(new)
         count = len(existing | {e.id for e in catalog.assigned(client_id)})
         self._ack(connection_id, client_id, "accepted", "Client registered successfully", evaluationsCount=count)
+
+    def _replace(self, old_connection: str, client_id: str) -> None:
+        """The same client id registered on another connection: the newer registration wins. The older
+        connection is told (``replaced`` notice), forgotten and closed; anything it still sends is ignored
+        (see :meth:`on_rpc`). Its evaluations in flight are sent again on the new connection's ``ready``."""
+        logger.info("evaluation client registered again: the older connection is replaced and closed",
+                    extra={"clientId": client_id, "connectionId": old_connection})
+        self._notice(old_connection, "replaced", "this client id registered again on another connection: this "
+                     "connection is closed and results sent on it are ignored")
+        _REGISTERED.pop(old_connection, None)
+        self.store.delete(**keys.connection(old_connection))
+        self.close(old_connection)
 
     def _eval_item(self, client_id: str, ev: Evaluation) -> dict[str, Any]:
         return {**keys.evaluation(client_id, ev.id), "evalId": ev.id, "name": ev.name, "category": ev.category,
@@ -579,9 +594,19 @@ class Server:
             return
         client_id = self._conn_client(connection_id)
         if client_id is None:
+            _log_warning("result from a connection that is not registered (or was replaced) ignored",
+                         connectionId=connection_id, rpcId=_echo(rpc_id))
             self._notice(connection_id, "not_registered", "result ignored: this connection has not registered")
             return
         meta, evals, expired = self._read(client_id)  # the paths below dispatch from this read
+        bound = str((meta or {}).get("connectionId") or "")
+        if bound and bound != connection_id:
+            # the client registered again elsewhere (another container may still have cached this connection)
+            _log_warning("result from a replaced connection ignored", clientId=client_id,
+                         connectionId=connection_id, rpcId=_echo(rpc_id))
+            if expired:
+                self.dispatch(client_id, (meta, evals))
+            return
         ev = next((e for e in evals if rpc_id in (e.get("rpcIds") or [])), None)
         if ev is None:
             if expired:

@@ -674,3 +674,36 @@ def test_status_for_an_unknown_evaluation_gets_the_unknown_id_notice(env):
     # a known evaluation that is not running (not sent yet) stays silent, as before
     s.on_message("k1", json.dumps({"type": "status", "evaluationId": "e1", "status": "running"}))
     assert hub.take("k1") == []
+
+
+def test_same_client_id_registering_again_replaces_the_older_connection(env, caplog):
+    """Two live connections register the same client id: the newer wins; the older is told, closed, and its
+    late results no longer count (they are logged), also in a container that still has it cached."""
+    make, hub, *_ = env
+    s = make()
+    register(s, hub, "k1")
+    s.on_message("k1", json.dumps({"type": "ready"}))
+    first = evaluates(hub.take("k1"))
+    [ack] = register(s, hub, "k2")  # k1 is still open
+    assert ack["status"] == "accepted"
+    [notice] = hub.take("k1")
+    assert notice["type"] == "error" and notice["error"] == "replaced" and "id" not in notice
+    assert "k1" in hub.closed and "k1" not in hub.open
+    other_container = make()
+    server_module._REGISTERED["k1"] = "c1"  # a warm container that had cached the old connection
+    hub.open.add("k1")  # its result raced the close
+    caplog.clear()
+    other_container.on_message("k1", json.dumps({"jsonrpc": "2.0", "id": first[0]["id"],
+                                                 "result": {"output": {"title": "Hello"}}}))
+    ev = s.store.get("CLIENT#c1", f"EVAL#{first[0]['params']['evaluationId']}")
+    assert ev["status"] == "running" and not ev.get("late")  # ignored: not a result, not even a late one
+    assert "replaced connection ignored" in caplog.text
+    server_module._REGISTERED.pop("k1")
+    s.on_message("k1", json.dumps({"jsonrpc": "2.0", "id": first[1]["id"], "result": {"output": {"title": "x"}}}))
+    assert s.store.get("CLIENT#c1", f"EVAL#{first[1]['params']['evaluationId']}")["status"] == "running"
+    # the new connection gets the in-flight evaluations again and its results count
+    s.on_message("k2", json.dumps({"type": "ready"}))
+    resent = evaluates(hub.take("k2"))
+    assert {m["id"] for m in resent} == {m["id"] for m in first}
+    answer(s, "k2", resent)
+    assert {e["evalId"]: e["status"] for e in s.load("c1")[1]}[first[0]["params"]["evaluationId"]] == "completed"
