@@ -25,6 +25,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from agenthost import limits
+
 PACKAGED_DIR = Path(__file__).resolve().parent / "definitions"
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
 PRIORITY_ORDER = {"critical": 0, "high": 1, "normal": 2, "medium": 2, "low": 3}
@@ -174,6 +176,10 @@ def _category(ev: Evaluation, folder: str) -> str:
 def parse_document(doc: Any, source: str, category: str = "default") -> Catalog:
     """One YAML document (either generation) -> Catalog. Raises :class:`DefinitionError`."""
     cat = Catalog()
+    try:
+        limits.check_object(doc)
+    except limits.TooDeep as exc:
+        raise DefinitionError([f"{source}: {exc.message}"]) from None
     if not isinstance(doc, dict):
         raise DefinitionError([f"{source}: expected a mapping at the top level, got {type(doc).__name__}"])
     try:
@@ -199,7 +205,13 @@ def parse_document(doc: Any, source: str, category: str = "default") -> Catalog:
 
 def parse_text(text: str, source: str = "upload", category: str = "default") -> Catalog:
     try:
+        limits.check_yaml(text)  # a document nested thousands deep would exhaust the loader's recursion
+    except limits.TooDeep as exc:
+        raise DefinitionError([f"{source}: {exc.message}"]) from None
+    try:
         doc = yaml.safe_load(text)
+    except RecursionError:
+        raise DefinitionError([f"{source}: {limits.TooDeep().message}"]) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""

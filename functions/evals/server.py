@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from agenthost import limits
 from agenthost.http import logger
 from agenthost.store import ConditionFailed, Store, keys
 from evals import connections
@@ -145,13 +146,19 @@ class Server:
     # ------------------------------------------------------------------ entry point
     def on_message(self, connection_id: str, raw: str) -> None:
         try:
-            message = json.loads(raw)
+            message = limits.loads(raw)
+        except limits.TooDeep as exc:
+            self._rpc_error(connection_id, -32600, f"Invalid Request: {exc.message}")
+            return
         except ValueError as exc:
             self._rpc_error(connection_id, -32700, f"Parse error: {exc}")
             return
         if not isinstance(message, dict):
             self._rpc_error(connection_id, -32600, "Invalid Request: expected a JSON object")
             return
+        # every number a client sends is brought into DynamoDB's range before anything can store it (1e308
+        # or a 40-digit integer cannot be stored at all); counts are clamped to their own bounds where used
+        message = limits.storable_numbers(message)
         if "jsonrpc" in message or ("id" in message and ("result" in message or "error" in message)):
             self.on_rpc(connection_id, message)
             return
@@ -194,6 +201,20 @@ class Server:
         cf = catalog.clients.get(client_id)
         return cf
 
+    def _capabilities(self, raw: Any) -> dict[str, Any]:
+        """What is kept of a client's ``capabilities``: tool names, version, ``maxConcurrency`` clamped to
+        1..the server's cap (absent or unreadable: the default); nothing else reaches the table."""
+        caps = raw if isinstance(raw, dict) else {}
+        tools = caps.get("tools")
+        out: dict[str, Any] = {
+            "tools": [str(t)[:MAX_ECHO] for t in tools[:50]] if isinstance(tools, list) else [],
+            "version": str(caps.get("version", ""))[:40],
+        }
+        if caps.get("maxConcurrency"):
+            out["maxConcurrency"] = limits.bounded_int(caps["maxConcurrency"], 1, self.options.max_concurrency,
+                                                       self.options.default_concurrency)
+        return out
+
     def on_register(self, connection_id: str, message: dict[str, Any]) -> None:
         client_id = message.get("clientId")
         if not isinstance(client_id, str) or not CLIENT_ID_RE.match(client_id):
@@ -201,7 +222,7 @@ class Server:
                       "clientId must be a string of letters, digits and . _ : - (a UUID)",
                       reason="invalid clientId")
             return
-        caps = message.get("capabilities") if isinstance(message.get("capabilities"), dict) else {}
+        caps = self._capabilities(message.get("capabilities"))
         catalog = self.catalog(client_id)
         cf = self._client_file(client_id, catalog)
         meta = self.store.get(**keys.client(client_id))
@@ -258,10 +279,8 @@ class Server:
     def _accept(self, connection_id: str, client_id: str, caps: dict[str, Any], catalog: Catalog,
                 meta: dict[str, Any] | None) -> None:
         cf = catalog.clients.get(client_id)
-        try:
-            wanted = int(caps.get("maxConcurrency") or self.options.default_concurrency)
-        except (TypeError, ValueError):
-            wanted = self.options.default_concurrency
+        wanted = limits.bounded_int(caps.get("maxConcurrency") or self.options.default_concurrency, 1,
+                                    self.options.max_concurrency, self.options.default_concurrency)
         if cf and cf.settings.max_concurrent_evaluations:
             wanted = min(wanted, cf.settings.max_concurrent_evaluations)
         max_c = max(1, min(wanted, self.options.max_concurrency))

@@ -9,6 +9,7 @@ other non-2xx would end the task on the platform at once).
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import os
 import time
@@ -18,7 +19,7 @@ _IMPORTED = time.monotonic()  # start of the cold start: the 20 s budget include
 
 from aws_lambda_powertools import Logger  # noqa: E402
 
-from agenthost import metering, signing  # noqa: E402
+from agenthost import limits, metering, signing  # noqa: E402
 from olympics import auth, brain  # noqa: E402
 from olympics.memory import MemoryStore  # noqa: E402
 from olympics.models import TurnRequest  # noqa: E402
@@ -71,8 +72,9 @@ def handler(event: dict[str, Any], context: Any = None) -> dict[str, Any]:
 
 
 def _record_fallback(usage: Any, stats: TurnStats) -> None:
-    # a user agent's fallback is metered by its guard (agenthost.plugins), with the reason
-    if stats.source not in ("llm", "agent", "agent+fallback"):
+    # a user agent's fallback is metered by its guard (agenthost.plugins), with the reason; a replayed turn
+    # decided nothing
+    if stats.source not in ("llm", "agent", "agent+fallback", "replay"):
         usage.fallback((stats.llm_error or "no_llm").split(":", 1)[0])
 
 
@@ -84,8 +86,11 @@ def _handle(event: dict[str, Any], context: Any, started: float) -> dict[str, An
         return _respond(200, idle_response(f"this webhook plays turns sent with POST, not {method[:10]}"))
     headers = {str(k).lower(): str(v) for k, v in (event.get("headers") or {}).items()}
     raw = _raw_body(event)
+    refused = ""
     try:
-        body: Any = json.loads(raw) if raw else None
+        body: Any = limits.loads(raw) if raw else None
+    except limits.TooDeep as exc:
+        body, refused = None, exc.message
     except ValueError:
         body = None
     try:
@@ -93,6 +98,9 @@ def _handle(event: dict[str, Any], context: Any, started: float) -> dict[str, An
     except signing.SignatureError as exc:
         logger.info("olympics request rejected", extra={"reason": exc.reason})
         return _respond(401, {"error": exc.reason})
+    if refused:
+        logger.info("olympics request refused", extra={"reason": refused})
+        return _respond(200, idle_response(f"{refused}; nothing to do"))
     if not isinstance(body, dict):
         return _respond(200, idle_response("the request body is not a JSON object; nothing to do"))
     try:
@@ -126,6 +134,7 @@ def _handle(event: dict[str, Any], context: Any, started: float) -> dict[str, An
             started=started,
             budget_s=budget_s(),
             fold=fold,
+            digest=hashlib.sha256(raw).hexdigest()[:32],
         )
         if not folded:
             _record_fallback(usage, stats)

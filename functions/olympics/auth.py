@@ -11,8 +11,13 @@ agent id (``X-AI-Olympics-Agent-Id`` header, else the body's ``agentId``):
   for 5 minutes - so several agents work when deployed without one environment variable each;
 * ``AGENTHOST_OLYMPICS_SECRET`` (or ``_PARAM``) is the secret of any agent not listed.
 
-Replay window: 5 minutes from ``X-AI-Olympics-Timestamp`` (ms), or from the signed body's ``timestamp`` when
-the header is missing (dashboard test pings send only the signature and ``X-AI-Olympics-Test: true``).
+Replay window: 5 minutes, measured on the signed body's ``timestamp`` (ms). The ``X-AI-Olympics-Timestamp``
+header is not covered by the signature, so it can only confirm the body: a header that disagrees with the
+body's timestamp by more than :data:`AGREE_S` is refused (401), and a fresh header never makes an old body
+fresh. Dashboard test pings send no timestamp header (only the signature and ``X-AI-Olympics-Test: true``);
+the header alone is used only when the signed body has no readable ``timestamp`` (a body that is not a JSON
+object: it is answered with an idle turn anyway). A signed body replayed within the window gets the answer
+already given (``olympics.memory``), never a second turn.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ from agenthost.config import secret
 DEFAULT_SECRET = "AGENTHOST_OLYMPICS_SECRET"  # noqa: S105 - the setting's name, not a secret
 AGENTS_SETTING = "AGENTHOST_OLYMPICS_AGENTS"
 WINDOW_S = 300.0
+#: most seconds the timestamp header may differ from the signed body's (both are taken when the request is made)
+AGREE_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -99,7 +106,15 @@ def authenticate(headers: Mapping[str, str], raw: bytes, body: Any, now: float |
         raise signing.SignatureError("no webhook secret is configured for this agent")
     if not signing.verify(key, raw, signature):
         raise signing.SignatureError("invalid signature")
-    timestamp = headers.get("x-ai-olympics-timestamp") or fields.get("timestamp")
-    signing.check_fresh(timestamp, WINDOW_S, now)
+    header_ts = headers.get("x-ai-olympics-timestamp")
+    body_ts = fields.get("timestamp")
+    if body_ts is not None:
+        signing.check_fresh(body_ts, WINDOW_S, now)  # the signed time decides
+        if header_ts is not None:
+            signed_s, header_s = signing.to_epoch_seconds(body_ts), signing.to_epoch_seconds(header_ts)
+            if header_s is None or signed_s is None or abs(header_s - signed_s) > AGREE_S:
+                raise signing.SignatureError("X-AI-Olympics-Timestamp disagrees with the signed body's timestamp")
+    else:
+        signing.check_fresh(header_ts, WINDOW_S, now)
     test = headers.get("x-ai-olympics-test", "").strip().lower() == "true"
     return Caller(agent_id=agent_id or "default", test_ping=test)

@@ -28,6 +28,7 @@ TTL_S = 86_400
 MAX_TURNS = 30
 MAX_FAILURES = 30
 MAX_NOTES = 20
+MAX_ANSWERS = 5
 
 
 def origin(url: str) -> str:
@@ -68,6 +69,10 @@ class TaskMemory:
     notes: list[str] = field(default_factory=list)
     #: the brain's own memory (``Decision.memory``), handed back to it next turn
     brain: dict[str, Any] = field(default_factory=dict)
+    #: the last turns' answers by request digest (sha256 of the signed body): a replayed body gets its answer
+    answers: dict[str, Any] = field(default_factory=dict)
+    #: set by :meth:`MemoryStore.load` when this request was answered before: the answer given then
+    replayed: dict[str, Any] | None = None
     version: int = 0
     fresh: bool = True
 
@@ -121,6 +126,17 @@ class TaskMemory:
             self.notes.append(text[:300])
             self.notes = self.notes[-MAX_NOTES:]
 
+    def remember_answer(self, digest: str, answer: dict[str, Any]) -> None:
+        """Keep ``answer`` for the request ``digest`` (the last :data:`MAX_ANSWERS`). An answer that types into
+        a password or card field is kept masked (never stored in clear), so its replay is an idle turn."""
+        if not digest:
+            return
+        secret = any(a.get("args", {}).get("text") == MASK for a in _masked_actions(answer.get("actions") or []))
+        kept = {"idle": True} if secret else answer
+        self.answers = {k: v for k, v in self.answers.items() if k != digest}
+        self.answers[digest] = kept
+        self.answers = dict(list(self.answers.items())[-MAX_ANSWERS:])
+
     def to_item(self) -> dict[str, Any]:
         return {
             **keys.task(self.agent, self.task),
@@ -131,11 +147,16 @@ class TaskMemory:
             "failures": self.failures,
             "notes": self.notes,
             "brain": self.brain,
+            "answers": self.answers,
         }
 
 
 def _target(args: dict[str, Any]) -> str:
     return str(args.get("element") or args.get("url") or args.get("form") or "").lower()
+
+
+def _masked_actions(actions: list[Any]) -> list[dict[str, Any]]:
+    return [{"tool": a.get("tool"), "args": _bounded(a.get("args") or {})} for a in actions if isinstance(a, dict)]
 
 
 def _bounded(args: dict[str, Any]) -> dict[str, Any]:
@@ -153,9 +174,15 @@ class MemoryStore:
         self.store = store or FastStore()
         self.clock = clock
 
-    def load(self, agent: str, task_prompt: str, turn: int, url: str) -> TaskMemory:
+    def load(self, agent: str, task_prompt: str, turn: int, url: str, digest: str = "") -> TaskMemory:
+        """The task's memory for ``turn``; when the request ``digest`` was answered before (a replayed signed
+        body), ``replayed`` holds that answer and nothing else should be done or written."""
         th = task_hash(task_prompt, url)
         item = self.store.get(**keys.task(agent, th))
+        answers = dict(item.get("answers") or {}) if item else {}
+        if digest and digest in answers:
+            return TaskMemory(agent=agent, task=th, replayed=dict(answers[digest]), fresh=False,
+                              version=int(item.get("version", 0)) if item else 0)
         fresh = TaskMemory(agent=agent, task=th, first_url=url, started_at=self.clock())
         if item is None or turn <= 1 or turn <= int(item.get("last_turn", 0)):
             fresh.version = int(item.get("version", 0)) if item else 0
@@ -169,6 +196,7 @@ class MemoryStore:
             failures=list(item.get("failures") or []),
             notes=list(item.get("notes") or []),
             brain=dict(item.get("brain") or {}),
+            answers=answers,
             version=int(item.get("version", 0)),
             fresh=False,
         )

@@ -128,6 +128,7 @@ def play(
     started: float | None = None,
     budget_s: float = BUDGET_S,
     fold: Callable[[TurnStats], dict[str, Any]] | None = None,
+    digest: str = "",
 ) -> tuple[TurnResponse, TurnStats]:
     """Play one turn. ``started`` is the ``time.monotonic()`` the request (or cold start) began; ``fold``
     gives a write to send with the task memory's own (the turn's usage counters), keeping one write."""
@@ -142,9 +143,17 @@ def play(
     memory: TaskMemory | None = None
     if memory_store is not None:
         try:
-            memory = memory_store.load(agent, request.task.taskPrompt, turn, request.pageState.url)
+            memory = memory_store.load(agent, request.task.taskPrompt, turn, request.pageState.url, digest)
         except Exception as exc:  # noqa: BLE001 - memory is a help, never a reason to fail a turn
             stats.memory_error = f"load: {type(exc).__name__}"
+    if memory is not None and memory.replayed is not None:
+        # this signed body was answered already (a replay, or the platform retrying): the same answer, no
+        # second decision and no second write
+        stats.source = "replay"
+        stats.dynamodb_calls = memory_store.store.calls if memory_store is not None else 0
+        if memory.replayed.get("idle"):
+            return TurnResponse.model_validate(idle_response("this turn was answered already")), stats
+        return TurnResponse.model_validate(memory.replayed), stats
     if memory is None:
         memory = TaskMemory(agent=agent, task=task_hash(request.task.taskPrompt, request.pageState.url),
                             first_url=request.pageState.url, started_at=time.time())
@@ -200,6 +209,7 @@ def play(
         result=guard.clean_result(decision.result, request.task.taskPrompt) if decision.done else None,
     )
     memory.record_actions([{"tool": a.tool, "args": a.args} for a in response.actions])
+    memory.remember_answer(digest, response.wire())
     if memory_store is not None and time.monotonic() < deadline - 0.5:
         try:
             memory_store.save(memory, also=[fold(stats)] if fold is not None else None)

@@ -34,7 +34,6 @@ Never failing a turn, in detail:
 from __future__ import annotations
 
 import concurrent.futures
-import json
 import os
 import threading
 import time
@@ -43,7 +42,7 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import JSONResponse, Response
 
-from agenthost import metering, signing
+from agenthost import limits, metering, signing
 from agenthost.config import secret
 from agenthost.http import annotate, create_app, logger, make_handler
 from werewolf.player import GENERIC, Policy, play
@@ -57,7 +56,8 @@ KEY_WAIT_S = 2.0          # fetching the api key (cold start only; cached afterw
 MAX_TURN_BYTES = 10 * 1024 * 1024
 PROBE = {"status": "ok", "message": "Werewolf Arena webhook: the platform POSTs signed turns here."}
 
-app = create_app("werewolf", max_body_bytes=MAX_TURN_BYTES)
+# the depth limit is checked by the turn itself, after the signature: a too-deep body is a "nothing to do" 200
+app = create_app("werewolf", max_body_bytes=MAX_TURN_BYTES, max_depth=None)
 _store: Any = None
 
 
@@ -162,7 +162,10 @@ async def turn(request: Request) -> JSONResponse:
             logger.warning("werewolf signature rejected", extra={"reason": exc.reason})
             return JSONResponse({"error": "unauthorized", "message": exc.reason}, status_code=401)
     try:
-        raw = json.loads(body.decode("utf-8")) if body else {}
+        raw = limits.loads(body.decode("utf-8")) if body else {}
+    except limits.TooDeep as exc:
+        logger.warning("werewolf turn body refused; answering with a generic message", extra={"reason": exc.message})
+        return JSONResponse(dict(GENERIC))
     except (UnicodeDecodeError, ValueError):
         logger.warning("werewolf turn body is not JSON; answering with a generic message")
         return JSONResponse(dict(GENERIC))

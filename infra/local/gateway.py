@@ -21,6 +21,7 @@ from functools import cache
 from typing import Any
 from urllib.parse import parse_qsl, unquote
 
+from agenthost import limits
 from infra.local.events import function_url_event, http_event, http_response, new_connection_id, ws_event
 from infra.local.runtime import FunctionError, FunctionNotFound, Runtime
 from infra.local.template import REGION, Template
@@ -237,7 +238,7 @@ class WebSocketGateway:
         expr = self.selection
         if expr.startswith("$request.body."):
             try:
-                doc = json.loads(body)
+                doc = limits.loads(body)  # a frame nested thousands deep selects $default, like any non-JSON
                 for part in expr[len("$request.body."):].split("."):
                     doc = doc.get(part) if isinstance(doc, dict) else None
                 key = doc if isinstance(doc, str) else None

@@ -55,11 +55,24 @@ def test_stale_timestamp_header_is_401():
     assert resp.status == 401 and resp.json()["error"] == "timestamp outside the replay window"
 
 
-def test_fresh_header_wins_over_body_timestamp_and_stale_header_is_not_rescued_by_body():
+def test_the_signed_body_timestamp_decides_and_the_header_must_agree():
     old = int((time.time() - 10 * 60) * 1000)
-    assert post(*signed(turn_body(ts_ms=old))).status == 200  # header fresh, body old: header decides
-    resp = post(*signed(turn_body(), ts_ms=old))  # header stale, body fresh: rejected
+    resp = post(*signed(turn_body(ts_ms=old)))  # a captured body with a fresh header: still old
+    assert resp.status == 401 and resp.json()["error"] == "timestamp outside the replay window"
+    resp = post(*signed(turn_body(), ts_ms=old))  # header stale, body fresh: they disagree
+    assert resp.status == 401 and "disagrees" in resp.json()["error"]
+    resp = post(*signed(turn_body(), ts_ms=int(time.time() * 1000) + 60_000))  # within the window, yet not the body's
+    assert resp.status == 401 and "disagrees" in resp.json()["error"]
+    resp = post(*signed(turn_body(), ts_ms="yesterday"))  # type: ignore[arg-type]
     assert resp.status == 401
+
+
+def test_a_body_without_timestamp_falls_back_to_the_header():
+    body = turn_body()
+    del body["timestamp"]
+    assert_valid_turn(post(*signed(body)))
+    assert post(*signed(body, ts_ms=int((time.time() - 6 * 60) * 1000))).status == 401
+    assert post(*signed(body, timestamp_header=False)).status == 401
 
 
 def test_missing_timestamp_header_falls_back_to_signed_body_timestamp():

@@ -3,7 +3,8 @@
 ``create_app`` gives every function the same behaviour at the edges:
 
 * errors are JSON in the protocol's own shape (``error_body``), never an HTML page or a stack trace:
-  unknown route 404, wrong method 405, malformed JSON 400 naming the problem, body over the limit 413,
+  unknown route 404, wrong method 405, malformed JSON 400 naming the problem, body over the limit 413, body
+  nested deeper than :data:`agenthost.limits.MAX_DEPTH` 400 naming the limit (checked before any parser runs),
   validation errors 400 naming the field, anything unexpected 500 without internals;
 * every response carries ``x-request-id`` (taken from the request, the Lambda context, or new) and the
   request id is on every log line;
@@ -43,7 +44,7 @@ from fastapi.responses import JSONResponse
 from mangum import Mangum
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from agenthost import metering
+from agenthost import limits, metering
 from agenthost.config import settings
 
 # Metrics are flushed after every invocation; a turn that recorded none is normal, not a warning.
@@ -147,10 +148,11 @@ def describe_validation_error(exc: RequestValidationError) -> str:
 class _EdgeMiddleware:
     """Pure ASGI middleware: request id, body size limit, one access log line per request."""
 
-    def __init__(self, app: Any, error_body: ErrorBody, max_body: int):
+    def __init__(self, app: Any, error_body: ErrorBody, max_body: int, max_depth: int | None = None):
         self.app = app
         self.error_body = error_body
         self.max_body = max_body
+        self.max_depth = max_depth
 
     async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
         if scope["type"] != "http":
@@ -180,6 +182,8 @@ class _EdgeMiddleware:
             declared = 0
         if declared > self.max_body:
             await self._too_large(send_wrapper)
+        elif self.max_depth is not None and scope.get("method") not in ("GET", "HEAD", "OPTIONS"):
+            await self._depth_checked(scope, receive, send_wrapper, headers.get("content-type", ""))
         else:
             received = 0
             too_large = False
@@ -210,6 +214,47 @@ class _EdgeMiddleware:
             },
         )
 
+    async def _depth_checked(self, scope: dict, receive: Callable, send: Callable, content_type: str) -> None:
+        """Read the whole body (within the size limit), refuse it with 400 when it nests deeper than the
+        depth limit (:mod:`agenthost.limits`), else hand it to the app as it arrived."""
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                break  # the client went away: let the app see the disconnect
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if size > self.max_body:
+                await self._too_large(send)
+                return
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        if self.max_depth is not None and "yaml" not in content_type.lower():
+            try:
+                limits.check_json(body, self.max_depth)
+            except limits.TooDeep as exc:
+                await self._send_json(send, 400, self.error_body(400, "bad_request", exc.message))
+                return
+        replayed = False
+
+        async def replay() -> dict:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _send_json(self, send: Callable, status: int, doc: dict[str, Any]) -> None:
+        body = json.dumps(doc).encode()
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-type", b"application/json"),
+                                (b"content-length", str(len(body)).encode())]})
+        await send({"type": "http.response.body", "body": body})
+
     async def _too_large(self, send: Callable) -> None:
         body = json.dumps(self.error_body(
             413, "payload_too_large", f"request body exceeds {self.max_body} bytes")).encode()
@@ -228,9 +273,12 @@ def create_app(
     *,
     error_body: ErrorBody = default_error_body,
     max_body_bytes: int | None = None,
+    max_depth: int | None = limits.MAX_DEPTH,
     **fastapi_kwargs: Any,
 ) -> FastAPI:
-    """A FastAPI app with agenthost's JSON errors, request ids and body limit."""
+    """A FastAPI app with agenthost's JSON errors, request ids and body limits: size (413) and nesting depth
+    (400 naming the limit; ``max_depth=None`` leaves depth to the app, as a webhook that must answer 200
+    does)."""
     fastapi_kwargs.setdefault("title", f"agenthost {service}")
     fastapi_kwargs.setdefault("redoc_url", None)
     fastapi_kwargs.setdefault("docs_url", None)
@@ -264,12 +312,14 @@ def create_app(
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        if isinstance(exc, RecursionError):  # a body too deep for a parser the depth check did not cover
+            return respond(request, 400, "bad_request", limits.TooDeep().message)
         logger.exception("unhandled error")
         rid = request.scope.get("state", {}).get("request_id", "")
         return respond(request, 500, "internal_error", f"internal error (request id {rid})")
 
     limit = max_body_bytes if max_body_bytes is not None else settings().max_body_bytes
-    app.add_middleware(_EdgeMiddleware, error_body=error_body, max_body=limit)
+    app.add_middleware(_EdgeMiddleware, error_body=error_body, max_body=limit, max_depth=max_depth)
     return app
 
 

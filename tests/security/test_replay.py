@@ -1,0 +1,81 @@
+"""Replays: what a captured, correctly signed request can still do. AI Olympics: the window holds for the
+signed body's timestamp (a fresh header does not revive an old body, a header that disagrees is refused),
+and a body replayed within the window gets the answer already given without a second memory write."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from olympics.app import handler as olympics
+from olympics.memory import task_hash
+
+from agenthost.store import keys
+from tests.support.apigw import call
+from tests.support.olympics import SECRET, signed, turn_body
+
+
+@pytest.fixture
+def store(aws, monkeypatch):
+    monkeypatch.setenv("AGENTHOST_OLYMPICS_SECRET", SECRET)
+    return aws
+
+
+NAME_FORM = '- heading "Contact"\n- textbox "Name"\n- button "Send"'
+
+
+def post(raw: bytes, headers: dict[str, str]):
+    return call(olympics, "POST", "/olympics/turn", body=raw, headers=headers)
+
+
+def memory_item(store, body):
+    return store.get(**keys.task("agent-1", task_hash(body["task"]["taskPrompt"], body["pageState"]["url"])))
+
+
+def test_fresh_header_on_an_old_body_is_401(store):
+    captured = int((time.time() - 6 * 60) * 1000)
+    raw, headers = signed(turn_body(ts_ms=captured), ts_ms=captured)
+    assert post(raw, headers).status == 401
+    headers["X-AI-Olympics-Timestamp"] = str(int(time.time() * 1000))  # the replayer refreshes the header
+    r = post(raw, headers)
+    assert r.status == 401 and r.json() == {"error": "timestamp outside the replay window"}
+
+
+def test_header_and_body_disagreeing_is_401(store):
+    now = int(time.time() * 1000)
+    raw, headers = signed(turn_body(ts_ms=now), ts_ms=now - 120_000)  # both inside the window, 2 min apart
+    r = post(raw, headers)
+    assert r.status == 401 and "disagrees" in r.json()["error"]
+    assert memory_item(store, turn_body()) is None  # nothing was played
+
+
+@pytest.mark.parametrize("turn", [1, 3])
+def test_the_same_turn_twice_gets_the_same_answer_and_one_write(store, turn):
+    body = turn_body(turn, tree=NAME_FORM, prompt="Type the name Ada Lovelace into the form and send it.")
+    raw, headers = signed(body)
+    first = post(raw, headers)
+    assert first.status == 200 and first.json()["actions"]
+    item = memory_item(store, body)
+    assert item["version"] == 1 and item["last_turn"] == turn
+    again = post(raw, headers)
+    assert again.status == 200 and again.json() == first.json()
+    assert memory_item(store, body) == item  # no second memory write (the version did not move)
+    # the next turn plays normally and keeps the memory of the first
+    nxt = turn_body(turn + 1, tree=NAME_FORM, prompt=body["task"]["taskPrompt"],
+                    previous=[{"turn": turn, "actions": first.json()["actions"]}])
+    assert post(*signed(nxt)).status == 200
+    item = memory_item(store, nxt)
+    assert item["version"] == 2 and [t["n"] for t in item["turns"]][-2:] == [turn, turn + 1]
+
+
+def test_a_replayed_answer_that_typed_a_password_is_not_stored_in_clear(store):
+    tree = '- heading "Sign in"\n- textbox "Password"\n- button "Sign in"'
+    body = turn_body(2, tree=tree, prompt="Sign in with the password Hunter2-secret.")
+    raw, headers = signed(body)
+    first = post(raw, headers).json()
+    typed = [a for a in first["actions"] if a["tool"] == "type"]
+    item = memory_item(store, body)
+    assert "Hunter2-secret" not in repr(item)
+    assert "Hunter2-secret" in repr(typed)
+    again = post(raw, headers).json()
+    assert again["actions"] == [] and again["done"] is False  # an idle turn: the secret was not kept
