@@ -4,7 +4,10 @@
 
 * **Writes are serialized.** moto applies a conditional write as read, check, write with no lock, and its
   server is threaded, so concurrent writes to one item can interleave; DynamoDB serializes writes per
-  item (atomic counters and conditions rely on it). One lock around the write operations fixes that.
+  item (atomic counters and conditions rely on it). One lock around the write operations fixes that; it
+  covers moto's whole request handler for a write, not just the backend call, because the handler reads the
+  old item before and serializes the new one after the backend call (``ReturnValues`` read outside the lock
+  could show another writer's update: two concurrent cart adds both answered quantity 4, none 3).
 * **A table query reads only its partition.** moto sorts every item of the table on every query and then
   keeps those of the partition; here it sorts the partition alone (same items, same order).
 * **Transactions back up only the items they touch.** moto deep-copies every table a transaction names
@@ -167,9 +170,13 @@ def tune() -> None:
 
     if getattr(DynamoDBBackend, "_agenthost_tuned", False):
         return
+    from moto.dynamodb.responses import DynamoHandler
+
     for name in ("put_item", "update_item", "delete_item", "batch_write_item"):
         if hasattr(DynamoDBBackend, name):
             setattr(DynamoDBBackend, name, _locked(getattr(DynamoDBBackend, name)))
+        if hasattr(DynamoHandler, name):
+            setattr(DynamoHandler, name, _locked(getattr(DynamoHandler, name)))
     DynamoDBBackend.transact_write_items = _make_transact(DynamoDBBackend.transact_write_items)  # type: ignore[method-assign]
     models.copy = _CopyShim()  # type: ignore[attr-defined]
     Table.query = _make_query(Table.query)  # type: ignore[method-assign]

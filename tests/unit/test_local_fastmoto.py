@@ -117,3 +117,42 @@ def test_conditional_counters_stay_exact_under_concurrent_writers(table):
         granted = sum(pool.map(claim, range(80)))
     assert granted == 25
     assert table.get_item(Key={"pk": "C", "sk": "slots"})["Item"]["used"] == 25
+
+
+def test_an_update_returns_its_own_new_item_while_another_writer_waits(table, monkeypatch):
+    """ReturnValues=ALL_NEW shows this write's result, not a later writer's: moto serializes the new item after
+    its backend call, so the write lock must cover the whole request (two concurrent cart adds once both
+    answered 4 and none 3). Writer A pauses while its answer is being written; writer B must not get in."""
+    import threading
+
+    from moto.dynamodb.models.dynamo_type import Item
+
+    table.put_item(Item={"pk": "R", "sk": "n", "n": 0})
+    b_done, a_paused = threading.Event(), threading.Event()
+    original = Item.to_json
+
+    def slow_to_json(self):
+        # the first answer showing n == 1 is A's new item: hold it while B tries to write
+        if self.hash_key.value == "R" and self.attrs["n"].value == "1" and not a_paused.is_set():
+            a_paused.set()
+            b_done.wait(1.0)
+        return original(self)
+
+    monkeypatch.setattr(Item, "to_json", slow_to_json)
+    answers: dict[str, int] = {}
+
+    def add(name: str) -> None:
+        new = table.update_item(Key={"pk": "R", "sk": "n"}, UpdateExpression="ADD n :one",
+                                ExpressionAttributeValues={":one": 1}, ReturnValues="ALL_NEW")
+        answers[name] = int(new["Attributes"]["n"])
+        if name == "B":
+            b_done.set()
+
+    a = threading.Thread(target=add, args=("A",))
+    a.start()
+    assert a_paused.wait(10)
+    b = threading.Thread(target=add, args=("B",))
+    b.start()
+    a.join(10)
+    b.join(10)
+    assert answers == {"A": 1, "B": 2}
