@@ -158,6 +158,11 @@ def on_disconnect(event: dict, context: Any) -> dict:
         usage.ws(connection_minutes=connection_minutes(rc))
         store = Store()
         conn = store.get(**keys.connection(connection_id))
+        if conn and conn.get("clientId") and conn.get("state") == "registered" and \
+                str(rc.get("disconnectStatusCode", "")) == "1009":
+            # a frame over 32 KB (DevTools sends a big result as one frame): fail what was in flight now
+            build_server(context, store).on_frame_too_big(connection_id, str(conn["clientId"]),
+                                                          str(rc.get("disconnectReason") or ""))
         if conn and conn.get("clientId"):
             from agenthost.store import ConditionFailed
 

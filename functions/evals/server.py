@@ -721,6 +721,27 @@ class Server:
             if self._expire(client_id, ev) is not None:
                 self.dispatch(client_id)
 
+    def on_frame_too_big(self, connection_id: str, client_id: str, reason: str = "") -> int:
+        """API Gateway closed the connection with 1009: a frame over 32 KB (or a message over 128 KB) came
+        in. The client cannot send that result on this connection, so every evaluation in flight on it fails
+        now, with the reason, instead of waiting for its deadline (no retry: the same result would hit the same
+        limit). Returns how many evaluations failed."""
+        meta, evals, _ = self._read(client_id)
+        failed = 0
+        why = f" ({reason[:100]})" if reason else ""
+        err = {"code": -32005, "message": "Resource error: the connection was closed with 1009"
+               f"{why} while this evaluation was in flight: a message frame over API Gateway's 32 KB limit "
+               "(128 KB per message). Send results over 32 KB as continuation frames of at most 32 KB, or "
+               "POST them to /evals/results."}
+        for ev in evals:
+            if ev.get("status") == "running" and ev.get("sentConn") == connection_id:
+                if self._finish_attempt(client_id, {**ev, "attempts": 99}, "failed", {"error": err}, meta):
+                    failed += 1
+        if failed:
+            _log_warning("evaluations failed: their connection was closed for a frame over 32 KB",
+                         clientId=client_id, connectionId=connection_id, failed=failed)
+        return failed
+
     # ------------------------------------------------------------------ timers and admin
     def on_deadline(self, client_id: str, eval_id: str, rpc_id: str) -> bool:
         ev = self.store.get(**keys.evaluation(client_id, eval_id))

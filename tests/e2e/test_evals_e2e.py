@@ -354,6 +354,30 @@ def test_frames_over_32_kb_close_the_connection_like_api_gateway(stack):
     assert asyncio.run(scenario()) == 1009
 
 
+def test_a_result_sent_as_one_big_frame_fails_its_evaluation_at_once(stack):
+    """Chrome DevTools sends each message as one frame: a result over 32 KB makes API Gateway (and the local
+    stack) close the connection with 1009. The evaluation fails then, with the reason, not at its deadline."""
+    cid = str(uuid.uuid4())
+    upload_client(stack.http_url, cid, [chat_eval("one-big-frame", timeout=60_000)])
+
+    async def scenario():
+        import websockets
+
+        c, req = await first_evaluation(stack.ws_url, cid)
+        await c.ws.send(json.dumps({"jsonrpc": "2.0", "id": req["id"], "result": {
+            "status": "success", "output": {"response": "x" * 40_000}}}))  # one 40 KB frame
+        with pytest.raises(websockets.ConnectionClosed) as closed:
+            await c.recv(15)
+        return closed.value.rcvd.code if closed.value.rcvd else None
+
+    started = time.monotonic()
+    assert asyncio.run(scenario()) == 1009
+    ev = wait_finished(stack.http_url, cid, timeout=20)["evaluations"][0]
+    assert ev["status"] == "failed" and time.monotonic() - started < 30  # the deadline was 60 s away
+    assert ev["error"]["code"] == -32005 and "32 KB" in ev["error"]["message"]
+    assert "/evals/results" in ev["error"]["message"]
+
+
 def test_a_100_kb_result_round_trip(stack):
     """Our client sends a 100 KB result as one message in frames of at most 32 KB; the server stores it whole."""
     from infra.eval_client.client import ClientConfig, EvalClient

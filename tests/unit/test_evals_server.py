@@ -707,3 +707,19 @@ def test_same_client_id_registering_again_replaces_the_older_connection(env, cap
     assert {m["id"] for m in resent} == {m["id"] for m in first}
     answer(s, "k2", resent)
     assert {e["evalId"]: e["status"] for e in s.load("c1")[1]}[first[0]["params"]["evaluationId"]] == "completed"
+
+
+def test_a_1009_close_fails_the_evaluations_in_flight_on_that_connection_at_once(env):
+    make, hub, clock, *_ = env
+    s = make()
+    register(s, hub, "k1")
+    s.on_message("k1", json.dumps({"type": "ready"}))
+    sent = evaluates(hub.take("k1"))
+    assert s.on_frame_too_big("k1", "c1", "Message too big") == len(sent) == 2
+    evs = {e["evalId"]: e for e in s.load("c1")[1]}
+    for m in sent:
+        ev = evs[m["params"]["evaluationId"]]
+        assert ev["status"] == "failed" and ev["error"]["code"] == -32005  # e1 allows a retry: not for this
+        assert "32 KB" in ev["error"]["message"] and "Message too big" in ev["error"]["message"]
+    assert s.store.get("CLIENT#c1", "META")["inflight"] == 0
+    assert s.on_frame_too_big("k1", "c1") == 0  # nothing left in flight there
