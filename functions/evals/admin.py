@@ -10,6 +10,13 @@ configured; deployed without one, the API answers 503 rather than run open.
 * ``POST /evals/definitions``: upload one definition (YAML or JSON, either generation); 400 lists errors
 * ``GET  /evals/report``: results as JSON (pass rates per category and per client)
 * ``GET  /evals/report.html``: the same as an HTML page with a chart
+
+One route is for evaluation clients, not operators, and needs no admin key:
+
+* ``POST /evals/results``: a result too big for a WebSocket frame, sent over HTTP. The body is the JSON-RPC
+  response the client would send on its connection; ``X-Evals-Client-Id`` names the client and
+  ``X-Evals-Signature: sha256=<hex HMAC-SHA256(secret, body)>`` proves the same secret the connection
+  proves (the client file's ``secret_key``, else the server's secret; none needed when neither is set).
 """
 
 from __future__ import annotations
@@ -216,6 +223,35 @@ padding:4px 8px}}</style></head><body>
 @app.get("/evals/report.html", response_class=HTMLResponse, dependencies=[Depends(require_key)])
 def report_html(request: Request) -> HTMLResponse:
     return HTMLResponse(render_html(build_report(_server(request))))
+
+
+@app.post("/evals/results")
+async def upload_result(request: Request) -> dict[str, Any]:
+    """A client's result over HTTP, recorded as if it had come over its WebSocket connection."""
+    from agenthost import signing
+    from evals.server import CLIENT_ID_RE
+
+    raw = await request.body()
+    client_id = request.headers.get("x-evals-client-id", "")
+    if not CLIENT_ID_RE.match(client_id):
+        raise ApiError(400, "X-Evals-Client-Id must name the client (letters, digits and . _ : -)")
+    server = _server(request)
+    key = server.client_secret(client_id)
+    if key:
+        try:
+            signing.verify_request(key, raw, request.headers.get("x-evals-signature"), window_s=None)
+        except signing.SignatureError as exc:
+            raise ApiError(401, f"X-Evals-Signature: {exc.reason}") from None
+    try:
+        body = json.loads(raw)
+    except ValueError:
+        raise ApiError(400, "the body is not JSON") from None
+    try:
+        return server.upload_result(client_id, body)
+    except ValueError as exc:
+        raise ApiError(400, str(exc)) from None
+    except LookupError as exc:
+        raise ApiError(404, str(exc)) from None
 
 
 http_handler = make_handler(app)

@@ -197,6 +197,12 @@ class Server:
             self.store.delete(**keys.connection(connection_id))
             self.close(connection_id)
 
+    def client_secret(self, client_id: str) -> str:
+        """The secret a client proves: its client file's ``secret_key``, else the server's secret ("" when
+        neither is set: such a server asks no proof)."""
+        cf = self._client_file(client_id, self.catalog(client_id))
+        return (cf.client.secret_key if cf and cf.client.secret_key else "") or self.options.secret
+
     def _client_file(self, client_id: str, catalog: Catalog) -> ClientFile | None:
         cf = catalog.clients.get(client_id)
         return cf
@@ -626,12 +632,20 @@ class Server:
             if expired:
                 self.dispatch(client_id, (meta, evals))
             return
+        if self._record_response(client_id, message, meta, evals, expired)[0] is None:
+            self._notice(connection_id, "unknown_request", f"no evaluation was sent with id {_echo(rpc_id)}")
+
+    def _record_response(self, client_id: str, message: dict[str, Any], meta: dict[str, Any] | None,
+                         evals: list[dict[str, Any]], expired: int) -> tuple[dict[str, Any] | None, bool]:
+        """Record a client's JSON-RPC response (over the WebSocket or ``POST /evals/results``) read with
+        ``meta``/``evals``, then dispatch. Returns the evaluation it answers as stored after recording (None
+        when no evaluation was ever sent with its id) and whether it came late (kept apart, not counted)."""
+        rpc_id = message.get("id")
         ev = next((e for e in evals if rpc_id in (e.get("rpcIds") or [])), None)
         if ev is None:
             if expired:
                 self.dispatch(client_id, (meta, evals))
-            self._notice(connection_id, "unknown_request", f"no evaluation was sent with id {_echo(rpc_id)}")
-            return
+            return None, False
         result = message.get("result")
         error = message.get("error")
         current = ev.get("status") == "running" and ev.get("rpcId") == rpc_id
@@ -657,13 +671,32 @@ class Server:
                 evals = [done if e["evalId"] == ev["evalId"] else e for e in evals]
                 meta = {**meta, "inflight": max(0, int(meta.get("inflight", 0)) - 1)}
                 self.dispatch(client_id, (meta, evals), fresh=False)
-                return
-        if not current:
-            late = list(ev.get("late", []))[-10:] + [{"rpcId": rpc_id, "at": self.store.now(),
-                                                       "result": _clip(result) if result is not None else None,
-                                                       "error": error}]
-            self.store.update(**keys.evaluation(client_id, ev["evalId"]), set_={"late": late})
+                return done, False
+            else:
+                self.dispatch(client_id)
+                return done, False
+        late = list(ev.get("late", []))[-10:] + [{"rpcId": rpc_id, "at": self.store.now(),
+                                                   "result": _clip(result) if result is not None else None,
+                                                   "error": error}]
+        stored = self.store.update(**keys.evaluation(client_id, ev["evalId"]), set_={"late": late})
         self.dispatch(client_id)
+        return (stored or {**ev, "late": late}), True
+
+    def upload_result(self, client_id: str, message: Any) -> dict[str, Any]:
+        """A result sent over HTTP (``POST /evals/results``, already authenticated): recorded exactly as if it
+        had come over the client's connection. Raises ValueError (bad body) or LookupError (unknown client or
+        id). Returns ``{evaluationId, status, late}``."""
+        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0" or \
+                not isinstance(message.get("id"), str) or ("result" in message) == ("error" in message):
+            raise ValueError("the body must be the JSON-RPC response you would send on the WebSocket: "
+                             "jsonrpc '2.0', the evaluate request's string id, and result or error")
+        meta, evals, expired = self._read(client_id)
+        if meta is None:
+            raise LookupError(f"unknown client {_echo(client_id)}")
+        ev, late = self._record_response(client_id, message, meta, evals, expired)
+        if ev is None:
+            raise LookupError(f"no evaluation was sent to this client with id {_echo(message['id'])}")
+        return {"evaluationId": ev["evalId"], "status": ev.get("status"), "late": late}
 
     def on_configure_llm(self, connection_id: str, params: Any, rpc_id: Any) -> None:
         """JSON-RPC ``configure_llm`` (``{provider, apiKey?, endpoint?, models: {main, mini?, nano?},

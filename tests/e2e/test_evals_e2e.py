@@ -378,6 +378,50 @@ def test_a_result_sent_as_one_big_frame_fails_its_evaluation_at_once(stack):
     assert "/evals/results" in ev["error"]["message"]
 
 
+def test_a_big_result_posted_over_http_counts_like_one_sent_on_the_connection(stack):
+    """POST /evals/results: the JSON-RPC response as the client would send it on its WebSocket, signed with
+    the secret the connection proved. A 200 KB result (over any frame and the 128 KB message limit) is stored
+    and judged, and the freed slot sends the next evaluation on the connection."""
+    from agenthost import signing
+
+    cid = str(uuid.uuid4())
+    upload_client(stack.http_url, cid, [chat_eval("http-big-1"), chat_eval("http-big-2")])
+    text = "".join(f"word {i:06d} " for i in range(20_000))
+    assert len(text) > 200_000
+
+    def post(body: bytes, **headers: str) -> httpx.Response:
+        return httpx.post(f"{stack.http_url}/evals/results", content=body, timeout=30,
+                          headers={"content-type": "application/json", **headers})
+
+    async def scenario():
+        c = Scripted(stack.ws_url, cid)
+        await c.connect()
+        await c.register(SECRET, max_concurrency=1)
+        await c.send({"type": "ready"})
+        req = await c.recv_until(is_eval)
+        body = json.dumps({"jsonrpc": "2.0", "id": req["id"],
+                           "result": {"status": "success", "output": {"response": text}}}).encode()
+        assert post(body, **{"X-Evals-Client-Id": cid}).status_code == 401  # unsigned
+        wrong = post(body, **{"X-Evals-Client-Id": cid, "X-Evals-Signature": signing.sign("wrong", body)})
+        assert wrong.status_code == 401 and SECRET not in wrong.text
+        r = await asyncio.to_thread(post, body, **{"X-Evals-Client-Id": cid,
+                                                   "X-Evals-Signature": signing.sign(SECRET, body)})
+        assert r.status_code == 200, r.text
+        assert r.json() == {"evaluationId": req["params"]["evaluationId"], "status": "completed", "late": False}
+        nxt = await c.recv_until(is_eval)  # the slot it freed is used on the connection
+        assert nxt["params"]["evaluationId"] != req["params"]["evaluationId"]
+        unknown = json.dumps({"jsonrpc": "2.0", "id": str(uuid.uuid4()), "result": {"output": 1}}).encode()
+        r = post(unknown, **{"X-Evals-Client-Id": cid, "X-Evals-Signature": signing.sign(SECRET, unknown)})
+        assert r.status_code == 404
+        await c.close()
+        return req["params"]["evaluationId"]
+
+    eid = asyncio.run(scenario())
+    ev = next(e for e in client_state(stack.http_url, cid)["evaluations"] if e["evalId"] == eid)
+    assert ev["status"] == "completed" and ev["passed"] is True
+    assert ev["result"]["output"]["response"] == text  # stored whole (under the 300 KB a stored result keeps)
+
+
 def test_a_100_kb_result_round_trip(stack):
     """Our client sends a 100 KB result as one message in frames of at most 32 KB; the server stores it whole."""
     from infra.eval_client.client import ClientConfig, EvalClient
