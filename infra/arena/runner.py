@@ -392,7 +392,7 @@ class Runner:
             ctx.close()
         return res
 
-    def _settle(self, page: Any, task_id: str, seen: list[str], marker: str, since: int, wait_s: float = 1.5) -> bool:
+    def _settle(self, page: Any, task_id: str, seen: list[str], marker: str, since: int, wait_s: float = 3.0) -> bool:
         """Whether the page recorded success, giving a record logged by the last action time to arrive."""
         deadline = time.monotonic() + wait_s
         while not self._solved(task_id, seen, marker, since):
