@@ -34,6 +34,7 @@ Never failing a turn, in detail:
 from __future__ import annotations
 
 import concurrent.futures
+import hashlib
 import os
 import threading
 import time
@@ -195,7 +196,8 @@ async def turn(request: Request) -> JSONResponse:
         outcome = play(raw, memory_store, say=get_say(), policy=policy,
                        deadline=started + TURN_BUDGET_S - WRITE_RESERVE_S,
                        save_by=started + TURN_BUDGET_S - WRITE_RESERVE_S,
-                       logger=logger, on_decided=decided, fold=usage.fold if memory_store is not None else None)
+                       logger=logger, on_decided=decided, fold=usage.fold if memory_store is not None else None,
+                       digest=hashlib.sha256(body).hexdigest()[:32] if verified else "")
     turn_info = raw if isinstance(raw, dict) else {}
     annotate(  # on the request's one access line
         game_id=str(turn_info.get("game_id", ""))[:64], action_type=str(turn_info.get("action_type", ""))[:32],

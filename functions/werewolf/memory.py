@@ -2,7 +2,7 @@
 
 A turn reads it once (``load``) and writes it once (``save``, skipped when nothing changed). Everything
 in it is a set-like fact that re-reading the same payload cannot double-count, so a retried turn is
-harmless.
+harmless; a body seen before (its digest among the last answers) is answered as it was, without a write.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from agenthost import aws
 from agenthost.store import Store, keys
 
 TTL_S = 2 * 24 * 3600
+MAX_ANSWERS = 5
 
 
 @dataclass
@@ -54,6 +55,14 @@ class GameMemory:
     chat_mark: str = ""
     #: a user agent's own memory for this game and seat (agenthost.plugins.WerewolfState.memory)
     agent: dict[str, Any] = field(default_factory=dict)
+    #: the last turns' answers by request digest (sha256 of the signed body): a repeated body gets its answer
+    answers: dict[str, Any] = field(default_factory=dict)
+
+    def remember_answer(self, digest: str, answer: dict[str, Any]) -> None:
+        if digest:
+            self.answers = {k: v for k, v in self.answers.items() if k != digest}
+            self.answers[digest] = answer
+            self.answers = dict(list(self.answers.items())[-MAX_ANSWERS:])
 
     def fingerprint(self) -> str:
         return json.dumps(vars(self), sort_keys=True, ensure_ascii=False)

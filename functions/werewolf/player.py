@@ -52,17 +52,18 @@ class Policy:
 
 def play(raw: Any, store: StoreLike | None, *, say: Say | None = None, policy: Policy | None = None,
          deadline: float | None = None, save_by: float | None = None, logger: Any = None,
-         on_decided: Any = None, fold: Any = None) -> Outcome:
+         on_decided: Any = None, fold: Any = None, digest: str = "") -> Outcome:
     """One turn. ``deadline``: when the policy must have decided; ``save_by``: past it the memory write
     is skipped (the answer matters more than the memory); ``on_decided(source, policy_error)`` runs once the answer is
     final; ``fold()`` (metering) returns a transaction entry written together with the memory item."""
     outcome = _play(raw, store, say=say, policy=policy, deadline=deadline, save_by=save_by, logger=logger,
-                    on_decided=on_decided, fold=fold)
+                    on_decided=on_decided, fold=fold, digest=digest)
     return outcome
 
 
 def _play(raw: Any, store: StoreLike | None, *, say: Say | None, policy: Policy | None,
-          deadline: float | None, save_by: float | None, logger: Any, on_decided: Any, fold: Any) -> Outcome:
+          deadline: float | None, save_by: float | None, logger: Any, on_decided: Any, fold: Any,
+          digest: str = "") -> Outcome:
     say = say or Say()
     deadline = deadline or (time.monotonic() + 20.0)
     try:
@@ -80,6 +81,10 @@ def _play(raw: Any, store: StoreLike | None, *, say: Say | None, policy: Policy 
             logger.warning("werewolf memory read failed; playing without memory")
         mem = GameMemory(game_id=turn.game_id, seat=seat)
         store = None
+    if digest and digest in mem.answers and store is not None:
+        # this very body was answered already (a replay, or the platform retrying): the same answer, no
+        # second decision and no second write
+        return Outcome(dict(mem.answers[digest]), "replay", [])
     before = mem.fingerprint()
     try:
         view = build_view(turn, mem)
@@ -143,6 +148,7 @@ def _play(raw: Any, store: StoreLike | None, *, say: Say | None, policy: Policy 
             source = "fallback"
             answer = _finish(safest(view, say), say).wire()
     record(view, turn.action_type, answer)
+    mem.remember_answer(digest, answer)
     if on_decided is not None:
         on_decided(source, policy_error)
     if mem.fingerprint() != before and store is not None and save_by is not None and time.monotonic() > save_by:

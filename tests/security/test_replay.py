@@ -79,3 +79,35 @@ def test_a_replayed_answer_that_typed_a_password_is_not_stored_in_clear(store):
     assert "Hunter2-secret" in repr(typed)
     again = post(raw, headers).json()
     assert again["actions"] == [] and again["done"] is False  # an idle turn: the secret was not kept
+
+
+def test_a_repeated_werewolf_body_gets_the_stored_answer_without_a_write(aws, monkeypatch):
+    import json
+
+    import werewolf.app as werewolf_app
+
+    from agenthost import signing
+    from tests.support.werewolf import turn as ww_turn
+
+    monkeypatch.setenv("AGENTHOST_WEREWOLF_API_KEY", "ww-replay-key")
+    monkeypatch.setattr(werewolf_app, "_store", None)
+    raw = json.dumps(ww_turn("vote", rnd=2, chat=[("柯南", "我觉得4号很可疑")], game_id="g-replay")).encode()
+    headers = {"content-type": "application/json", "X-Werewolf-Signature": signing.sign("ww-replay-key", raw)}
+
+    def send():
+        return call(werewolf_app.handler, "POST", "/werewolf/turn", body=raw.decode(), headers=headers)
+
+    import werewolf.player as player
+
+    decisions = []
+    real_decide = player.decide
+    monkeypatch.setattr(player, "decide", lambda *a, **k: decisions.append(1) or real_decide(*a, **k))
+    first = send()
+    assert first.status == 200 and first.json().get("target") and len(decisions) == 1
+    item = aws.get(**keys.game("g-replay", "3"))
+    assert item is not None
+    for _ in range(3):
+        again = send()
+        assert again.status == 200 and again.json() == first.json()
+    assert len(decisions) == 1  # not decided again
+    assert aws.get(**keys.game("g-replay", "3")) == item  # answered from memory: nothing written again
