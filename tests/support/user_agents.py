@@ -61,6 +61,18 @@ class InvalidTarget:
         return {"target": "Nobody-at-this-table", "message": "voting for a ghost"}
 
 
+class Payer:
+    """Clicks the page's pay button at once (careful mode must still ask the user first)."""
+
+    def decide_web(self, turn: WebTurn) -> Decision:
+        pay = next(e for e in turn.page.elements if "pay" in e.name.lower())
+        return Decision(actions=[Action("click", {"element": pay.ref})], thinking="paying")
+
+
+def payer() -> Payer:
+    return Payer()
+
+
 def good() -> Good:
     return Good()
 

@@ -251,3 +251,47 @@ def test_werewolf_invalid_target(aws, monkeypatch, capsys, caplog):
     text = capsys.readouterr().out
     assert _emf(text)[0]["fallback_reason"] == "agent_invalid"
     assert any("not an alive player" in str(getattr(r, "reason", "")) for r in caplog.records)
+
+
+# ------------------------------------------------------------------------------------------ Proxy API
+
+def proxy(monkeypatch, agent: str):
+    import runs.app as runs_app
+    from runs.agent_adapter import AgentBrain
+
+    from tests.unit.runs_support import API_KEY
+
+    monkeypatch.setenv("AGENTHOST_AGENT", AGENTS + agent)
+    monkeypatch.setenv("AGENTHOST_RUNS_API_KEY", API_KEY)
+    monkeypatch.setattr(runs_app, "_brain", AgentBrain())
+
+
+CHECKOUT = {"url": "https://shop.test/checkout", "title": "Checkout", "timestamp": 1,
+            "visibleText": "Checkout\nOrder total: $49.99\nNote",
+            "elements": [{"id": "agent-1", "tag": "input", "type": "text", "text": "", "label": "Note"},
+                         {"id": "agent-2", "tag": "button", "text": "Pay now"}]}
+
+
+def test_proxy_api_user_agent_steps_and_careful_mode_still_asks(aws, monkeypatch):
+    from tests.unit.runs_support import start_run, step_run
+
+    proxy(monkeypatch, "good")
+    r = step_run(start_run("Leave a note", "autonomous"), CHECKOUT, None).json()
+    assert r["action"] == "execute_tool"
+    assert r["tool"] == {"name": "type", "parameters": {"id": "agent-1", "text": "hello from the user agent"}}
+    plugins.reset()
+    proxy(monkeypatch, "payer")
+    r = step_run(start_run("Buy it", "careful"), CHECKOUT, None).json()
+    # the user's agent chose to pay; careful mode's approval is ours and still applies
+    assert r["action"] == "ask_user" and "Pay now" in r["question"] and "$49.99" in r["question"]
+
+
+@pytest.mark.parametrize("agent", ["raising", "invalid"])
+def test_proxy_api_failing_user_agent_still_gets_a_step(aws, monkeypatch, capsys, agent):
+    from tests.unit.runs_support import start_run, step_run
+
+    proxy(monkeypatch, agent)
+    resp = step_run(start_run("Leave the note 'hi'", "autonomous"), CHECKOUT, None)
+    assert resp.status == 200 and resp.json()["action"] in ("execute_tool", "ask_user", "finish")
+    reason = "agent_error" if agent == "raising" else "agent_invalid"
+    assert _emf(capsys.readouterr().out)[-1]["fallback_reason"] == reason
