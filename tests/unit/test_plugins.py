@@ -295,3 +295,16 @@ def test_proxy_api_failing_user_agent_still_gets_a_step(aws, monkeypatch, capsys
     assert resp.status == 200 and resp.json()["action"] in ("execute_tool", "ask_user", "finish")
     reason = "agent_error" if agent == "raising" else "agent_invalid"
     assert _emf(capsys.readouterr().out)[-1]["fallback_reason"] == reason
+
+
+def test_the_agent_gets_the_skills():
+    seen = {}
+
+    def answer(turn):
+        seen["skills"] = sorted(turn.skills)
+        seen["solved"] = turn.solve("What is 17 * 3?")
+        return Decision(actions=[Action("type", {"element": "Email", "text": seen["solved"].answer})])
+
+    d = _guarded(answer)
+    assert d.source == "agent" and d.actions[0].args["text"] == "51"
+    assert seen["skills"] and all(callable(getattr(plugins.skills()[n], "call", None)) for n in seen["skills"])

@@ -79,6 +79,7 @@ class WebTurn:
     memory: dict[str, Any]
     tools: tuple[str, ...]
     deadline: float
+    #: the exact solvers as tools by name (``call(args) -> str``); see also :meth:`solve`
     skills: Mapping[str, Any] = field(default_factory=dict)
     careful: bool = False
     #: (tool, target) pairs not to repeat (a loop nudge, a declined approval)
@@ -105,6 +106,16 @@ class WebTurn:
         from agenthost.agent.llm_policy import fence
 
         return fence(name, text, nonce)
+
+    def solve(self, question: str) -> Any:
+        """The exact answer to ``question`` from the skills, with this page as context (its tables, text,
+        URL), within the deadline: a ``Solution`` (``skill``, ``answer``, ``detail``, ``alternatives``) or
+        None when no skill solves it exactly."""
+        try:
+            from agenthost.skills import solve
+        except ImportError:
+            return None
+        return solve(question, context=self.page, deadline=self.deadline)
 
     def llm(self) -> Any:
         """The configured LLM (``AGENTHOST_LLM``), metered and under the agent's budget, or None:
@@ -343,17 +354,16 @@ def mask(text: str, secrets: Iterable[str]) -> str:
 
 
 def skills() -> Mapping[str, Any]:
-    """The exact solvers offered to agents (``agenthost.skills``, when this build has it)."""
+    """The exact solvers (:mod:`agenthost.skills`) as tools by name: ``name``, ``description``,
+    ``parameters`` (JSON schema), ``call(args) -> str``; empty when this build has none."""
     try:
-        mod = importlib.import_module("agenthost.skills")
+        from agenthost.skills import tools
     except ImportError:
         return {}
-    offered = getattr(mod, "offered", None) or getattr(mod, "SKILLS", None)
     try:
-        value = offered() if callable(offered) else offered
+        return {t.name: t for t in tools()}
     except Exception:  # noqa: BLE001 - skills are a help
         return {}
-    return dict(value) if isinstance(value, Mapping) else {}
 
 
 class GuardedWebPolicy:
