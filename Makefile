@@ -8,6 +8,9 @@ export PYTHONPATH := $(CURDIR):$(CURDIR)/functions:$(CURDIR)/layers/core
 export SAM_CLI_TELEMETRY := 0
 export AWS_DEFAULT_REGION ?= us-east-1
 PYTEST_ARGS ?=
+# AGENT=<name> (a package made by `make new-agent`) or AGENT=package.module:factory: your own agent plays
+AGENT ?=
+WITH_AGENT = $(if $(AGENT),AGENTHOST_AGENT=$(if $(findstring :,$(AGENT)),$(AGENT),$(AGENT).agent:create) )
 
 .PHONY: dev test test-containers lint build deploy bench clean help seed werewolf-sim arena extension-run eval-client usage
 
@@ -25,6 +28,8 @@ help:
 	@echo "make extension-run  the task suite through the Proxy API with a browser-extension emulator (EXTENSION_ARGS=\"--mode careful --decline --url ...\")"
 	@echo "make werewolf-sim  seeded Werewolf games against our webhook on the local stack (WEREWOLF_SIM_ARGS)"
 	@echo "make eval-client  run evaluations from an evaluation server with our browser (EVAL_CLIENT_ARGS=\"--url wss://... --secret ...\")"
+	@echo "make new-agent NAME=x  a starter package for your own agent (functions/x, its tests); then AGENT=x on"
+	@echo "             dev, arena, extension-run, werewolf-sim and eval-client runs it instead of ours"
 	@echo "make clean   remove build outputs and virtualenvs"
 
 $(STAMP): requirements-dev.txt layers/core/requirements.txt infra/bootstrap.sh
@@ -34,17 +39,17 @@ $(SAM): | $(STAMP)
 	@bash infra/bootstrap-sam.sh
 
 dev: $(STAMP)
-	$(PY) -m infra.local
+	$(WITH_AGENT)$(PY) -m infra.local
 
 seed: $(STAMP)
 	$(PY) -m infra.seed
 
 ARENA_ARGS ?=
 arena: $(STAMP)
-	$(PY) -m infra.arena $(ARENA_ARGS)
+	$(WITH_AGENT)$(PY) -m infra.arena $(ARENA_ARGS)
 
 extension-run: $(STAMP)
-	$(PY) -m infra.extension $(EXTENSION_ARGS)
+	$(WITH_AGENT)$(PY) -m infra.extension $(EXTENSION_ARGS)
 
 test: $(STAMP) $(SAM)
 	$(PY) -m pytest -n 2 --dist loadfile --ignore=tests/containers $(PYTEST_ARGS)
@@ -89,11 +94,15 @@ deploy: $(STAMP) $(SAM)
 
 EVAL_CLIENT_ARGS ?=
 eval-client: $(STAMP)
-	$(PY) -m infra.eval_client $(EVAL_CLIENT_ARGS)
+	$(WITH_AGENT)$(PY) -m infra.eval_client $(EVAL_CLIENT_ARGS)
 
 WEREWOLF_SIM_ARGS ?= --mode all --games 3 --seats rotate
 werewolf-sim: $(STAMP)
-	$(PY) -m infra.werewolf_sim $(WEREWOLF_SIM_ARGS)
+	$(WITH_AGENT)$(PY) -m infra.werewolf_sim $(WEREWOLF_SIM_ARGS)
+
+NAME ?=
+new-agent: $(STAMP)
+	@$(PY) -m infra.new_agent $(NAME)
 
 USAGE_ARGS ?=
 usage: $(STAMP)

@@ -4,12 +4,13 @@ keeps our guarantees around it.
 ``AGENTHOST_AGENT=package.module:factory`` names a callable (a class or a function) returning the agent.
 The agent implements either or both of:
 
-* :class:`WebAgent` ``decide_web(turn: WebTurn) -> Decision``: AI Olympics turns, Proxy API steps and the
+* :class:`WebAgent` ``decide_web(turn: WebTurn) -> Decision | None``: AI Olympics turns, Proxy API steps and the
   evaluation client's web tasks. ``turn`` carries the task, the page model, the history, the agent's own
   memory, the tools the protocol offers, the skills, the deadline, careful mode, what not to repeat, the
   engine's hints and the user's answers. The answer is a :class:`~agenthost.agent.Decision` of
-  :class:`~agenthost.agent.Action` s, the types our own policies return; ``Decision.memory`` is kept and
-  comes back as ``turn.memory`` next time.
+  :class:`~agenthost.agent.Action` s, the types our own policies return (a list of actions will do);
+  ``Decision.memory`` is kept and comes back as ``turn.memory`` next time; ``None`` lets our policy
+  decide this turn.
 * :class:`WerewolfAgent` ``decide_werewolf(state: WerewolfState) -> dict | None``: the answer object for
   ``state.action_type`` (``{"message"}``, ``{"target"}``, ``{"witch_action", "target"?}``,
   ``{"target", "second_target"}``...); ``None`` lets our strategy answer. ``state.memory`` is the agent's
@@ -162,7 +163,7 @@ class WerewolfState:
 
 @runtime_checkable
 class WebAgent(Protocol):
-    def decide_web(self, turn: WebTurn) -> Decision: ...
+    def decide_web(self, turn: WebTurn) -> Decision | None: ...
 
 
 @runtime_checkable
@@ -418,6 +419,8 @@ class GuardedWebPolicy:
         from agenthost.agent.guards import LoopGuard, check_actions, classify_risk, strip_script
         from agenthost.agent.policy import approval_question, avoid_set, is_avoided
 
+        if answer is None:
+            raise Refused("declined", "decide_web returned None: our policy decides this turn")
         if isinstance(answer, (list, tuple)):
             answer = Decision(actions=list(answer))
         if not isinstance(answer, Decision):
