@@ -95,6 +95,12 @@ def start(req: StartRequest, eng: RunEngine = Depends(engine)) -> Any:
             raise ApiError(400, "startUrl is required with \"browser\": \"hosted\"")
     result = eng.start(req)
     if req.browser == "hosted":
+        why = hosted.refused(str(req.startUrl))
+        if why:
+            error = f"startUrl refused: {why}"
+            ended = eng.fail_hosted(result["runId"], error)
+            state = dict(result["state"], status=ended["status"] if ended else "error")
+            return {**result, "state": state, "error": error}
         try:
             hosted.launch(result["runId"], req)
         except Exception as exc:  # noqa: BLE001 - the run must not sit in "created" forever

@@ -62,6 +62,21 @@ def _invoke_next(event: dict[str, Any]) -> None:
                                 Payload=json.dumps(event).encode())
 
 
+def refused(url: str, *, unresolved: bool = True) -> str | None:
+    """Why netguard refuses the run's ``startUrl`` (a private or metadata address, a scheme, a host that does
+    not resolve unless ``unresolved`` is false), or None. A refused start ends the run at once in ``error``
+    instead of browsing nothing until the step limit."""
+    from agenthost import netguard
+
+    try:
+        netguard.check_url(url)
+    except netguard.Blocked as exc:
+        if not unresolved and exc.reason.startswith("cannot resolve"):
+            return None
+        return exc.reason
+    return None
+
+
 def launch(run_id: str, req: Any) -> None:
     """Start the hosted loop of a new run (asynchronously)."""
     if not req.startUrl:
@@ -137,6 +152,14 @@ def _act_and_decide(run_id: str, expect: int, meta: dict[str, Any], tool: dict[s
                     browser: Any) -> dict[str, Any]:
     from agenthost.browser import Browser, BrowserError
 
+    if expect == 0 and meta.get("start_url"):
+        # checked at start too, but the name may point elsewhere now (a name that stopped resolving is the
+        # browser's to report)
+        why = refused(str(meta["start_url"]), unresolved=False)
+        if why:
+            error = f"startUrl refused: {why}"
+            engine.fail_hosted(run_id, error)
+            return {"runId": run_id, "error": error}
     browser = browser or Browser()
     action = browser_action(tool, meta.get("select_ids"))
     started = time.monotonic()

@@ -218,6 +218,8 @@ class StartResponse(_Out):
     success: bool = True
     runId: str  # noqa: N815
     state: StepState
+    #: beyond the spec: why a hosted run ended at once (its ``startUrl`` was refused)
+    error: str | None = None
 
 
 class StepResponse(_Out):

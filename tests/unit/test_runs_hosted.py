@@ -176,3 +176,40 @@ def test_hosted_step_is_a_metered_turn(env, monkeypatch):
     usage = Store().get(f"USAGE#{day}", "my-extension-agent#runs")
     assert usage is not None and usage["turns"] == 1  # the skipped duplicate is no turn
     assert usage["fallbacks"] == 1  # decided without an LLM
+
+
+def test_a_start_url_netguard_refuses_ends_the_run_at_once(aws, monkeypatch):
+    """Through the API: the run is created and ended in ``error`` with the reason; no browsing starts."""
+    from tests.unit.runs_support import api, install_brain
+
+    install_brain(monkeypatch)
+    sent = []
+    monkeypatch.setattr(hosted, "_invoke_next", lambda event: sent.append(event))
+    monkeypatch.setattr(hosted, "available", lambda: True)
+    monkeypatch.setenv("AGENTHOST_NETGUARD_ALLOW_PRIVATE", "false")
+    from agenthost import config
+
+    config.reset()
+    for url, why in (("http://169.254.169.254/latest/meta-data/", "metadata"), ("http://127.0.0.1:9/", "loopback"),
+                     ("file:///etc/passwd", "scheme")):
+        r = api("POST", "/agent/run/start", {"task": "read it", "browser": "hosted", "startUrl": url})
+        assert r.status == 200, r.text
+        doc = r.json()
+        assert doc["state"]["status"] == "error" and why in doc["error"]
+        got = api("GET", f"/agent/run/{doc['runId']}").json()["state"]
+        assert got["status"] == "error" and got["error"].startswith("startUrl refused") and why in got["error"]
+    assert not sent  # no hosted step was started
+
+
+def test_a_hosted_step_refuses_a_start_url_that_now_points_inside(env, monkeypatch):
+    eng, rid, sent = env
+    monkeypatch.setenv("AGENTHOST_NETGUARD_ALLOW_PRIVATE", "false")
+    from agenthost import config, netguard
+
+    config.reset()
+    monkeypatch.setattr(netguard, "_system_resolver", lambda host, port: ["10.0.0.7"])
+    browser = FakeBrowser()
+    report = hosted.step({"kind": hosted.EVENT_KIND, "runId": rid, "expect": 0, "tool": None}, eng, browser)
+    assert "startUrl refused" in report["error"] and not browser.calls and not sent
+    meta = eng.repo.load(rid)
+    assert meta["status"] == "error" and "10.0.0.7" in meta["error"]
