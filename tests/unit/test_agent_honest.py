@@ -243,3 +243,74 @@ def test_a_choice_naming_the_answer_is_clicked(fake_skills):
 - button "58\""""
     d = decide("Answer the multiplication quiz.", tree)
     assert wire(d) == [("click", "56", None)]
+
+
+# --------------------------------------------------------------------------- values
+
+def _typed(d):
+    return {el: text for tool, el, text in wire(d) if tool in ("type", "select")}
+
+
+def test_field_descriptions_get_realistic_values_never_the_guidance_text():
+    tree = """- textbox "First name"
+- textbox "Last name"
+- textbox "Email"
+- textbox "Phone"
+- combobox "Country":
+  - option "Select a country" [selected]
+  - option "Canada"
+  - option "Germany"
+- button "Register\""""
+    task = ("Register with First name: use a realistic first name, Last name: use a realistic last name, "
+            "Email: a valid email address, Phone: use a realistic phone number format, Country: any country.")
+    typed = _typed(decide(task, tree))
+    assert typed["First name"].isalpha() and typed["Last name"].isalpha()
+    assert "@" in typed["Email"] and "@" not in typed["First name"]
+    assert sum(c.isdigit() for c in typed["Phone"]) >= 10
+    assert typed["Country"] in ("Canada", "Germany")  # a real option, not the placeholder
+    assert not any("realistic" in v or "valid" in v or "any" == v.split()[0] for v in typed.values())
+
+
+def test_descriptions_on_a_shipping_form_and_a_review_of_a_stated_length():
+    tree = """- textbox "Full name"
+- textbox "Street address"
+- textbox "City"
+- textbox "ZIP code"
+- textbox "Delivery notes"
+- button "Continue\""""
+    task = ("Ship to a realistic US address: Full name: any full name, Street address: a plausible street "
+            "address, City: a real city, ZIP code: a valid 5-digit ZIP code. Delivery notes: at least 20 words "
+            "about where to leave the parcel.")
+    typed = _typed(decide(task, tree))
+    assert len(typed["Full name"].split()) == 2 and typed["Street address"][0].isdigit()
+    assert typed["ZIP code"].isdigit() and len(typed["ZIP code"]) == 5
+    assert len(typed["Delivery notes"].split()) >= 20 and "at least" not in typed["Delivery notes"]
+    tree = '- textbox "Your review"\n- button "Post review"'
+    review = _typed(decide("Write a review of at least 40 words about your last holiday.", tree))["Your review"]
+    assert len(review.split()) >= 40 and "holiday" in review
+
+
+def test_stated_values_still_win_and_a_given_password_is_typed_exactly():
+    tree = '- textbox "Username"\n- textbox "Password"\n- button "Sign in"'
+    d = decide("Log in with username jdoe and password Winter2024! to see your orders.", tree)
+    assert _typed(d) == {"Username": "jdoe", "Password": "Winter2024!"}
+    tree = '- textbox "First name"\n- textbox "Email"\n- button "Send"'
+    assert _typed(decide("First name: Maria, Email: maria@example.com", tree)) == {
+        "First name": "Maria", "Email": "maria@example.com"}
+
+
+def test_fill_all_fields_with_realistic_details_and_a_select_the_page_says_is_required():
+    tree = '- textbox "Company"\n- textbox "Job title"\n- spinbutton "Age"\n- button "Save"'
+    typed = _typed(decide("Complete all required fields with realistic details and save.", tree))
+    assert set(typed) == {"Company", "Job title", "Age"} and typed["Age"].isdigit()
+    form = """- textbox "Email": ann@example.com
+- combobox "Plan":
+  - option "Choose..." [selected]
+  - option "Basic"
+  - option "Pro"
+- button "Sign up"
+- alert: Please choose a plan."""
+    d = decide("Sign up with email ann@example.com", form, memory={"acted": True, "before": []},
+               history=[Action("type", {"element": "Email", "text": "ann@example.com"}),
+                        Action("click", {"element": "Sign up"})])
+    assert _typed(d).get("Plan") == "Basic"

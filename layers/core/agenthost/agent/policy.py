@@ -42,6 +42,7 @@ from agenthost.agent.task import (
     read_task,
     words,
 )
+from agenthost.agent.values import is_description
 
 _SUBMIT = re.compile(r"\b(submit|send|save|continue|next|confirm|register|sign ?up|sign ?in|log ?in|apply|search|"
                      r"go|ok|finish|complete|create|add|update|place order|checkout|book|pay|post|subscribe|get|"
@@ -216,7 +217,8 @@ class DeterministicPolicy:
 
         # 2. what the task asks of this page
         items = self._item_clicks(facts, page, seen)
-        fills = self._fill(facts, page, names, seen, rejected=verdict.kind in ("error", "failure"))
+        fills = self._fill(facts, page, names, seen, rejected=verdict.kind in ("error", "failure"),
+                           problem=verdict.text if verdict.kind == "error" else "")
         fills = [a for a in fills if not is_avoided(a, avoid_pairs)]
         plan: list[Action] = list(items)
         plan.extend(fills)
@@ -304,7 +306,7 @@ class DeterministicPolicy:
     # ------------------------------------------------------------------ pieces
 
     def _fill(self, facts: TaskFacts, page: Page, names: Sequence[str], seen: _Seen, *,
-              rejected: bool = False) -> list[Action]:
+              rejected: bool = False, problem: str = "") -> list[Action]:
         acts: list[Action] = []
         present = _shown_text(page).lower()
         rules: dict[str, int] | None = None
@@ -335,7 +337,7 @@ class DeterministicPolicy:
                                        resolved=e, why=f"the task gives {label!r}"))
                     typed_values.add(_norm(val))
             elif e.role in ("combobox", "listbox") and e.options and ("select" in names or "type" in names):
-                opt = self._option_for(facts, e)
+                opt = self._option_for(facts, e, problem=problem)
                 if opt and opt != e.selected_option and opt != e.value:
                     acts.append(Action("select", {"element": e.name, "option": opt}, resolved=e,
                                        why=f"the task names option {opt!r}"))
@@ -402,9 +404,21 @@ class DeterministicPolicy:
                 return answer
         return None
 
-    def _option_for(self, facts: TaskFacts, e: Element) -> str | None:
+    def _option_for(self, facts: TaskFacts, e: Element, *, problem: str = "") -> str | None:
+        """The option the task names; where it only describes one ("any country"), asks for made-up
+        details, or the page says this list needs a choice, a real option (never the placeholder)."""
         val = facts.value_for(e.name)
         real = [o for o in e.options if o and not _PLACEHOLDER_OPT.match(o)]
+        chosen = e.selected_option or (e.value if e.value in real else "")
+        described = any(is_description(v) for k, v in facts.pairs if words(k) & words(e.name))
+        pick = self._named_option(facts, real, val)
+        if pick is None and real and not (chosen and chosen in real) and (
+                described or facts.wants_made_up or (problem and facts_mentions_label(problem, e.name))):
+            return real[0]
+        return pick
+
+    @staticmethod
+    def _named_option(facts: TaskFacts, real: list[str], val: str | None) -> str | None:
         if val:
             v = val.lower()
             for o in real:
@@ -722,6 +736,12 @@ def _name_score(facts: TaskFacts, name: str) -> float:
             set(re.findall(r"(?<![\d.])\d{2,}(?!\d|\.\d)", name)) & facts.numbers:
         return 0.9
     return 0.0
+
+
+def facts_mentions_label(text: str, label: str) -> bool:
+    """Whether ``text`` (a page's error line) names the field ``label``."""
+    lw = words(label)
+    return bool(lw) and lw <= words(text)
 
 
 def _blocked(facts: TaskFacts, page: Page, button: Element, filling: set[int]) -> bool:

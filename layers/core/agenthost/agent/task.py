@@ -27,6 +27,8 @@ import string
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from agenthost.agent.values import is_description, realistic
+
 STOP = frozenset("""a an the to of in on at for and or with from by into onto is are be this that it its as
 then than please your you my me i we our field box input button link page form click type enter fill select
 choose pick set go navigate open find value text named called which what who where when how should must
@@ -163,6 +165,12 @@ _SEARCH = re.compile(
     re.I)
 
 
+#: the task asks for made-up values for every field it does not give
+_MADE_UP = re.compile(r"\b(?:realistic|plausible|made[- ]up|fake|dummy|sample|test|fictional)\s+(?:data|values|"
+                      r"details|information|info|entries)\b|\b(?:fill|complete)\s+(?:in\s+|out\s+)?(?:all|every|each|"
+                      r"the whole|the entire)(?:\s+(?:of the|the))?(?:\s+required)?\s+(?:fields|form|details)\b|"
+                      r"\ball\s+(?:the\s+)?required\s+fields\b", re.I)
+
 #: words that describe where a value is rather than being one
 _NOT_VALUE = frozenset("""shown given displayed listed below above provided printed written mentioned found there
 here field box yourself itself them it""".split())
@@ -224,6 +232,8 @@ def _valid(value: str, kind: str) -> bool:
         return " " not in v and len(v) >= 4 and bool(re.search(r"[\d\W_]|[A-Z].*[A-Z]|[a-z][A-Z]", v))
     if kind == "free":
         return len(v.split()) >= 2
+    if kind == "name" and (re.search(r"[@\d]", v) or is_description(v)):
+        return False  # "@example.com" or "use a realistic name" is no name
     first = v.split()[0].lower()
     if len(v.split()) == 1 and (first in _NOT_VALUE or re.fullmatch(r"[a-z]+(?:ed|ing|ly)", v)):
         return False  # "use the voucher shown", "the code displayed": a description, not the value
@@ -298,12 +308,14 @@ class TaskFacts:
         the first one the page does not show yet is returned, and a loosely attached value the page already
         shows is not offered again."""
         kind = field_kind(label, input_type, role)
-        best, best_score = self._pair_for(label, kind, self.pairs)
+        best, best_score = self._pair_for(label, kind, self.pairs, describing=True)
         if best is not None and best_score >= 0.5:
-            return best
+            if kind == "password" and is_description(best):
+                return None  # described, not given: the caller makes one that meets the rules
+            return realistic(label, kind, best, input_type) if is_description(best) else best
         near = self.value_near(label, kind, present=present)
         if near is not None:
-            return near
+            return realistic(label, kind, near, input_type) if is_description(near) else near
         if kind == "email" and self.emails:
             return self.emails[0]
         if re.search(r"\b(phone|tel|mobile)\b", f"{label} {input_type}".lower()) and self.phones:
@@ -327,12 +339,21 @@ class TaskFacts:
         lbest, lscore = self._pair_for(label, kind, loose)
         if lbest is not None and lscore >= 0.5:
             return lbest
-        if best is not None and best_score >= 0.34:
-            return best
+        if best is not None and best_score >= 0.34 and not (kind == "password" and is_description(best)):
+            return realistic(label, kind, best, input_type) if is_description(best) else best
+        if self.wants_made_up and kind != "password":
+            return realistic(label, kind, self.text, input_type)
         return None
 
+    @property
+    def wants_made_up(self) -> bool:
+        """The task asks for plausible values for the fields it does not give ("fill in the form with
+        realistic details", "complete all required fields")."""
+        return bool(_MADE_UP.search(self.text))
+
     @staticmethod
-    def _pair_for(label: str, kind: str, pairs: list[tuple[str, str]]) -> tuple[str | None, float]:
+    def _pair_for(label: str, kind: str, pairs: list[tuple[str, str]], *,
+                  describing: bool = False) -> tuple[str | None, float]:
         lw = words(label)
         best, best_score = None, 0.0
         for key, val in pairs:
@@ -341,7 +362,7 @@ class TaskFacts:
                 continue
             inter = len(kw & lw)
             score = inter / len(kw | lw) + (0.3 if inter and kw <= lw else 0) + (0.3 if inter and lw <= kw else 0)
-            if score > best_score and (kind == "text" or _valid(val, kind)):
+            if score > best_score and (kind == "text" or _valid(val, kind) or (describing and is_description(val))):
                 best, best_score = val, score
         return best, best_score
 
@@ -380,6 +401,10 @@ class TaskFacts:
                         return num.group(0).rstrip(",.")
                     continue
                 val, _ = _run(text, pos, kind)
+                if val and is_description(val if kind == "free" else _run(text, pos, "free")[0]):
+                    if kind == "password":
+                        return None  # described, not given: the caller makes one that meets the rules
+                    return realistic(label, kind, _run(text, pos, "free")[0])
                 if val and _valid(val, kind):
                     return val
         return None
