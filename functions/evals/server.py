@@ -64,7 +64,10 @@ class Options:
     """Server behaviour; :meth:`from_env` reads it from the environment."""
 
     secret: str = field(default="", repr=False)
-    disclose_secret: bool = False
+    #: the reference server's handshake, which sends a secret in ``auth_required`` for unmodified DevTools
+    #: builds: "" (never), "registered" (only to client ids with a client file, and only that file's own
+    #: ``secret_key``), "all" (the server secret to anyone; ``True`` means the same)
+    disclose_secret: str | bool = ""
     auto_create: bool = True
     default_concurrency: int = 3
     max_concurrency: int = 20
@@ -83,7 +86,7 @@ class Options:
 
         return cls(
             secret=secret("AGENTHOST_EVALS_SECRET"),
-            disclose_secret=flag("AGENTHOST_EVALS_DISCLOSE_SECRET", False),
+            disclose_secret=disclosure_mode(os.environ.get("AGENTHOST_EVALS_DISCLOSE_SECRET", "")),
             auto_create=flag("AGENTHOST_EVALS_AUTO_CREATE", settings().local),
             default_concurrency=int(os.environ.get("AGENTHOST_EVALS_DEFAULT_CONCURRENCY", "3") or 3),
             max_concurrency=int(os.environ.get("AGENTHOST_EVALS_MAX_CONCURRENCY", "20") or 20),
@@ -247,15 +250,31 @@ class Server:
                 self._reject(connection_id, client_id, "Invalid secret key")
         else:
             nonce = secrets.token_hex(16)
-            self.store.put({**keys.connection(connection_id), **pending, "nonce": nonce}, ttl_s=CONN_TTL_S)
+            disclosed = self._disclosable(client_id, cf, secret)
+            self.store.put({**keys.connection(connection_id), **pending, "nonce": nonce,
+                            "disclosed": bool(disclosed)}, ttl_s=CONN_TTL_S)
             extra: dict[str, Any] = {"challenge": nonce}
             text = ("Authentication required: reply with auth_verify carrying secretKey, or proof = "
                     "hex HMAC-SHA256(secret, challenge)")
-            if self.options.disclose_secret:
+            if disclosed:
                 # The reference server's handshake for unmodified DevTools builds (operator opt-in only).
-                extra["serverSecretKey"] = secret
+                extra["serverSecretKey"] = disclosed
                 text = "Authentication required: verify the server secret"
             self._ack(connection_id, client_id, "auth_required", text, **extra)
+
+    def _disclosable(self, client_id: str, cf: ClientFile | None, secret: str) -> str:
+        """The secret the disclosing handshake may send this client ("" for none): under "registered" only a
+        pre-registered client's own ``secret_key`` (never the shared server secret, never to an auto-created
+        id); under "all" the secret it must prove, to anyone."""
+        mode = disclosure_mode(self.options.disclose_secret)
+        if mode == "all":
+            return secret
+        if mode == "registered":
+            if cf is not None and cf.client.secret_key:
+                return cf.client.secret_key
+            _log_warning("secret not disclosed: the client id has no client file with its own secret_key",
+                         clientId=client_id)
+        return ""
 
     def on_auth_verify(self, connection_id: str, message: dict[str, Any]) -> None:
         client_id = str(message.get("clientId") or "")[:MAX_ECHO]
@@ -274,8 +293,8 @@ class Server:
         elif isinstance(proof, str) and proof:
             want = hmac.new(secret.encode(), str(conn.get("nonce", "")).encode(), "sha256").hexdigest()
             proven = hmac.compare_digest(proof.lower().encode(), want.encode())
-        elif self.options.disclose_secret:
-            proven = message.get("verified") is True
+        elif conn.get("disclosed"):
+            proven = message.get("verified") is True  # it was sent the secret this connection must hold
         if not proven:
             self._reject(connection_id, client_id, "Invalid secret key")
             return
@@ -818,6 +837,16 @@ class Server:
 
 LLM_PROVIDERS_MAX = 40
 LLM_FIELD_MAX = 200
+
+
+def disclosure_mode(value: Any) -> str:
+    """``AGENTHOST_EVALS_DISCLOSE_SECRET`` read: "registered", "all" (also true/yes/1/on), else "" (off)."""
+    if value is True:
+        return "all"
+    raw = str(value or "").strip().lower()
+    if raw == "registered":
+        return "registered"
+    return "all" if raw in ("all", "true", "1", "yes", "on") else ""
 
 
 def llm_config(params: Any, current: dict[str, Any] | None = None) -> dict[str, Any]:

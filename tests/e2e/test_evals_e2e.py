@@ -135,8 +135,14 @@ def test_handshake_variants_and_rejections(stack):
         await b.connect()
         ack = await b.register("wrong-key")
         assert ack["status"] == "rejected" and ack["reason"] == "Invalid secret key"
-        with pytest.raises(Exception):  # noqa: B017 - any close is fine, the socket must end
+        import websockets
+
+        with pytest.raises(websockets.ConnectionClosed) as closed:  # the rejection, then the close
             await b.recv(5)
+        # the reference server closes with 1008; a Lambda can only ask the @connections API to close, which
+        # takes no close code: the closest is a clean close after the rejected ack (DevTools, which reconnects
+        # only after an unclean close, does not retry the wrong key)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1000
         # unmodified DevTools build on a non-disclosing server: no secret in auth_required, claim refused
         c = Scripted(stack.ws_url)
         await c.connect()
@@ -476,17 +482,19 @@ def test_usage_report_counts_evaluation_messages_and_connection_minutes(stack):
 def disclosing_stack():
     from tests.support.stack import start_stack
 
-    running = start_stack({"AGENTHOST_EVALS_DISCLOSE_SECRET": "true"})
+    running = start_stack({"AGENTHOST_EVALS_DISCLOSE_SECRET": "registered"})
     yield running
     running.stop()
 
 
 def test_devtools_transcript_replayed_exactly(disclosing_stack):
     """What an unmodified DevTools build sends, in order, against a server whose operator opted in to the
-    reference server's disclosing handshake."""
+    reference server's disclosing handshake for pre-registered clients (a client file, uploaded through the
+    admin API, with the client's own key)."""
     stack = disclosing_stack
     cid = str(uuid.uuid4())
-    upload_client(stack.http_url, cid, [chat_eval("devtools-1")])
+    own_key = f"devtools-key-{uuid.uuid4().hex}"
+    upload_client(stack.http_url, cid, [chat_eval("devtools-1")], secret_key=own_key)
 
     async def scenario():
         c = Scripted(stack.ws_url, cid)
@@ -496,8 +504,8 @@ def test_devtools_transcript_replayed_exactly(disclosing_stack):
                       "capabilities": {"tools": [], "maxConcurrency": 1, "version": "1.0.0"}})
         ack = await c.recv()
         assert ack["type"] == "registration_ack" and ack["status"] == "auth_required"
-        assert ack["serverSecretKey"] == SECRET
-        await c.send({"type": "auth_verify", "clientId": cid, "verified": ack["serverSecretKey"] == SECRET})
+        assert ack["serverSecretKey"] == own_key  # its own key, never the server's shared secret
+        await c.send({"type": "auth_verify", "clientId": cid, "verified": ack["serverSecretKey"] == own_key})
         ack = await c.recv()
         assert ack["status"] == "accepted" and ack["evaluationsCount"] == 1
         await c.send({"type": "ready", "timestamp": "2024-01-01T00:00:00Z"})
@@ -519,3 +527,20 @@ def test_devtools_transcript_replayed_exactly(disclosing_stack):
     asyncio.run(scenario())
     ev = wait_finished(stack.http_url, cid)["evaluations"][0]
     assert ev["status"] == "completed" and ev["passed"] is True and ev["result"]["executionTime"] == 12
+
+
+def test_an_auto_created_devtools_client_is_never_sent_a_secret(disclosing_stack):
+    """Same server: a client id nobody set up (auto-created locally) gets no secret and cannot claim one."""
+    async def scenario():
+        c = Scripted(disclosing_stack.ws_url)
+        await c.connect()
+        await c.send({"type": "register", "clientId": c.client_id,
+                      "capabilities": {"tools": [], "maxConcurrency": 1, "version": "1.0.0"}})
+        ack = await c.recv()
+        assert ack["status"] == "auth_required" and "serverSecretKey" not in ack and SECRET not in str(ack)
+        await c.send({"type": "auth_verify", "clientId": c.client_id, "verified": True})
+        ack = await c.recv_until(lambda m: m.get("type") == "registration_ack")
+        assert ack["status"] == "rejected"
+
+    asyncio.run(scenario())
+

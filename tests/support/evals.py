@@ -43,9 +43,12 @@ def chat_eval(eid: str, url: str = "http://127.0.0.1:9/x.html", timeout: int = 2
             "validation": {"type": "schema", "schema": {"type": "object", "required": ["response"]}}, **extra}
 
 
-def upload_client(http_url: str, client_id: str, evaluations: list[dict[str, Any]], **settings: Any) -> None:
-    doc = {"client": {"id": client_id, "name": f"test {client_id[:8]}"}, "settings": settings,
-           "evaluations": evaluations}
+def upload_client(http_url: str, client_id: str, evaluations: list[dict[str, Any]], secret_key: str | None = None,
+                  **settings: Any) -> None:
+    client: dict[str, Any] = {"id": client_id, "name": f"test {client_id[:8]}"}
+    if secret_key is not None:
+        client["secret_key"] = secret_key
+    doc = {"client": client, "settings": settings, "evaluations": evaluations}
     r = httpx.post(f"{http_url}/evals/definitions", json=doc, timeout=30)
     assert r.status_code == 201, r.text
 

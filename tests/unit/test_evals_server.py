@@ -723,3 +723,41 @@ def test_a_1009_close_fails_the_evaluations_in_flight_on_that_connection_at_once
         assert "32 KB" in ev["error"]["message"] and "Message too big" in ev["error"]["message"]
     assert s.store.get("CLIENT#c1", "META")["inflight"] == 0
     assert s.on_frame_too_big("k1", "c1") == 0  # nothing left in flight there
+
+
+def test_disclosure_to_registered_clients_only_and_only_their_own_key(env):
+    """AGENTHOST_EVALS_DISCLOSE_SECRET=registered: an unmodified DevTools build registers (no secretKey, tools
+    []) under a client id the operator set up with its own key, and is sent that key; an auto-created id, or a
+    file without its own key, is sent nothing, and a bare ``verified: true`` gets it nowhere."""
+    import yaml
+
+    make, hub, *_, root = env
+    (root / "clients").mkdir()
+    (root / "clients" / "dev-1.yaml").write_text(yaml.safe_dump({
+        "client": {"id": "dev-1", "secret_key": "dev-1-own-key"},
+        "evaluations": [{"id": "d1", "target": {"url": "http://127.0.0.1:9/x.html"}, "tool": "chat"}]}))
+    (root / "clients" / "dev-2.yaml").write_text(yaml.safe_dump({
+        "client": {"id": "dev-2"},
+        "evaluations": [{"id": "d2", "target": {"url": "http://127.0.0.1:9/x.html"}, "tool": "chat"}]}))
+    s = make(disclose_secret="registered")
+    hub.connect("k1")
+    s.on_message("k1", json.dumps({"type": "register", "clientId": "dev-1", "capabilities": {"tools": []}}))
+    [ack] = hub.take("k1")
+    assert ack["status"] == "auth_required" and ack["serverSecretKey"] == "dev-1-own-key"
+    s.on_message("k1", json.dumps({"type": "auth_verify", "clientId": "dev-1", "verified": True}))
+    [ok] = hub.take("k1")
+    assert ok["status"] == "accepted" and ok["evaluationsCount"] == 1
+    for conn, client in (("k2", "auto-created"), ("k3", "dev-2")):
+        hub.connect(conn)
+        s.on_message(conn, json.dumps({"type": "register", "clientId": client, "capabilities": {"tools": []}}))
+        [ack] = hub.take(conn)
+        assert ack["status"] == "auth_required" and "serverSecretKey" not in ack
+        assert SECRET not in json.dumps(ack)
+        s.on_message(conn, json.dumps({"type": "auth_verify", "clientId": client, "verified": True}))
+        assert hub.take(conn)[0]["status"] == "rejected"
+
+
+@pytest.mark.parametrize(("raw", "mode"), [("", ""), ("false", ""), ("registered", "registered"),
+                                           ("Registered", "registered"), ("true", "all"), ("all", "all")])
+def test_disclosure_setting_values(raw, mode):
+    assert server_module.disclosure_mode(raw) == mode
