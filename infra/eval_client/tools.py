@@ -5,6 +5,8 @@
 * ``action_agent`` / ``web_task_agent``: the shared brain (:mod:`agenthost.agent`) decides, the browser
   function's action runner (:func:`browser.app.run_action`) acts, on the same live page, until the brain
   says done or the step budget runs out; ``web_task_agent`` with ``extraction_schema`` extracts at the end;
+  on a page that judges itself (the task suite's ``window.__taskRecord``) the output carries its record as
+  ``pageRecord``, so the server judges the page's verdict rather than the agent's ``success``;
 * ``research_agent``: the target page plus same-site pages linked from it, ranked by the query's words;
 * ``chat``: answers from the page's content (the deterministic brain cannot converse).
 
@@ -122,6 +124,9 @@ def run_tool(browser: Browser, params: dict[str, Any], progress: Progress) -> di
             if inp.get("hint"):
                 task += f" (hint: {inp['hint']})"
             output = _agent(page, task, deadline, progress)
+            record = _page_record(page)
+            if record is not None:
+                output["pageRecord"] = record
             schema = inp.get("extraction_schema")
             if kind == "web_task" and isinstance(schema, dict):
                 output["data"] = fill(schema, collect(page))
@@ -135,6 +140,18 @@ def run_tool(browser: Browser, params: dict[str, Any], progress: Progress) -> di
             page.context.close()
         except Exception:  # noqa: BLE001, S110 - the browser may already be gone
             pass
+
+
+def _page_record(page: Any) -> dict[str, Any] | None:
+    """The page's own verdict where it keeps one (pages with the task suite's recorder, ``window.__taskRecord``):
+    its success record if it made one, else its latest. Reported beside the agent's claim so that a server
+    can judge by what the page recorded (``validation.expected: {pageRecord: {success: true}}``)."""
+    try:
+        rec = page.evaluate("""() => Array.isArray(window.__taskRecords)
+            ? (window.__taskRecords.find(r => r.success) || window.__taskRecord || {recorded: false}) : null""")
+    except Exception:  # noqa: BLE001 - a page that is gone has no record
+        return None
+    return rec if isinstance(rec, dict) else None
 
 
 def _iso() -> str:

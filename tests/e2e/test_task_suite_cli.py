@@ -94,3 +94,39 @@ def test_extension_emulator_counts_a_finish_on_an_unsolved_page_as_false_done(si
     finally:
         srv.shutdown()
         srv.server_close()
+
+
+def test_the_eval_client_reports_the_page_record_and_the_packaged_web_tasks_judge_by_it(site):
+    """The evaluation client's output carries the page's own record; the packaged web-task evaluations pass
+    on it, not on the agent's ``success`` claim."""
+    from evals.definitions import PACKAGED_DIR, load_dir
+    from evals.judging import judge
+
+    from infra.eval_client.tools import Browser, _page_record
+
+    ev = load_dir(PACKAGED_DIR).evaluations["task-chess-move-022"]
+    assert ev.url("http://pages").endswith("/tasks/chess-move/index.html")
+    t = BY_ID["chess-move"]
+    browser = Browser()
+    try:
+        page = browser.page()
+        page.goto(site.url + t.start)
+        assert _page_record(page) == {"recorded": False}
+        unsolved = {"status": "success", "output": {"done": True, "success": True, "pageRecord": _page_record(page)}}
+        assert not judge(ev, unsolved)["passed"]  # a claim alone does not pass
+        page.get_by_label("Your move").fill("Ra7")
+        page.get_by_role("button", name="Play move").click()
+        wrong = _page_record(page)
+        assert wrong["success"] is False and wrong["task"] == "chess-move"
+        assert not judge(ev, {"status": "success", "output": {"done": True, "success": True, "pageRecord": wrong}})[
+            "passed"]
+        page.get_by_label("Your move").fill("Ra8#")
+        page.get_by_role("button", name="Play move").click()
+        right = _page_record(page)
+        assert right["success"] is True
+        assert judge(ev, {"status": "success", "output": {"done": True, "success": False, "pageRecord": right}})[
+            "passed"]
+        page.goto("about:blank")
+        assert _page_record(page) is None  # no recorder on the page: nothing reported
+    finally:
+        browser.close()

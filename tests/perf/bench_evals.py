@@ -216,7 +216,7 @@ def through_stack() -> None:
         client = EvalClient(ClientConfig(url=stack.ws_url, client_id=cid, secret=secret, max_concurrency=2,
                                          idle_exit_s=8.0))
         t0 = time.perf_counter()
-        stats = asyncio.run(asyncio.wait_for(client.run(), 400))
+        stats = asyncio.run(asyncio.wait_for(client.run(), 900))
         state = wait_finished(stack.http_url, cid, timeout=30)
         took = time.perf_counter() - t0
         evals = state["evaluations"]
