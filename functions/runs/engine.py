@@ -40,7 +40,7 @@ from agenthost.http import ApiError
 from agenthost.store import VersionConflict
 from runs import reflect
 from runs.brain import Brain, Decision, Risk, StepContext
-from runs.models import END_STATES, MASK, AnswerRequest, PageSnapshot, StartRequest, StepRequest, ToolResult
+from runs.models import END_STATES, MASK, AnswerRequest, PageSnapshot, StartRequest, StepRequest, ToolResult, mask_text
 from runs.repo import RunRepo
 
 #: recent steps kept on the run item (policy context, loop detection, stale-retry detection)
@@ -357,6 +357,9 @@ class RunEngine:
             response = self._response(meta, "error", error=stop)
         elif decision.tool == "finish":
             text = decision.text or str(decision.parameters.get("result", "")) or "Task finished"
+            # the page's text was masked before the brain saw it; a result is masked the same way in case a
+            # secret reached it another way (never stored or returned in clear)
+            text = mask_text(text, (e._masked for e in snap.elements) if snap is not None else ())
             self._end(meta, "completed", result=text)
             step_item.update(action="finish", parameters={}, result=text)
             response = self._response(meta, "finish", result=text)

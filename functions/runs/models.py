@@ -7,9 +7,10 @@ outputs are strict models serialized without ``None`` fields.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 RunStatus = Literal["created", "running", "waiting_user", "completed", "error", "cancelled"]
 RunMode = Literal["autonomous", "careful"]
@@ -40,6 +41,24 @@ def _luhn(digits: str) -> bool:
             d = d * 2 - 9 if d > 4 else d * 2
         total += d
     return total % 10 == 0
+
+
+_CARD_IN_TEXT = re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])")
+
+
+def mask_card_numbers(text: str) -> str:
+    """``text`` with every Luhn-valid card number (13-19 digits, spaces/dashes allowed) replaced by :data:`MASK`."""
+    if not text or sum(ch.isdigit() for ch in text) < 13:
+        return text
+    return _CARD_IN_TEXT.sub(lambda m: MASK if _luhn(re.sub(r"\D", "", m.group())) else m.group(), text)
+
+
+def mask_text(text: str, secrets: Iterable[str] = ()) -> str:
+    """``text`` as it may be stored or shown: each of ``secrets`` (values typed into secret fields, 4+
+    characters) and every card number replaced by :data:`MASK`."""
+    for value in sorted({v for v in secrets if v and len(v) >= 4}, key=len, reverse=True):
+        text = text.replace(value, MASK)
+    return mask_card_numbers(text)
 
 
 def looks_like_card_number(value: str) -> bool:
@@ -96,6 +115,8 @@ class ElementInfo(_In):
     form: str | None = None
     autocomplete: str | None = None
 
+    _masked: str = PrivateAttr(default="")
+
     @field_validator("id", "form", mode="before")
     @classmethod
     def _id_str(cls, v: Any) -> Any:
@@ -114,6 +135,7 @@ class ElementInfo(_In):
         # the server-side defence: snapshots from an extension may carry what the user typed into
         # password or card fields; nothing downstream (the policy, DynamoDB, GET, logs) needs it
         if self.value and (self.secret or looks_like_card_number(self.value)):
+            self._masked = self.value  # only for masking the same value in the page's text, never stored
             self.value = MASK
         return self
 
@@ -158,6 +180,14 @@ class PageSnapshot(_In):
     @classmethod
     def _elements(cls, v: Any) -> Any:
         return v[:MAX_ELEMENTS] if isinstance(v, list) else ([] if v is None else v)
+
+    @model_validator(mode="after")
+    def _redact_text(self) -> PageSnapshot:
+        # what was masked in the elements is masked in the page's text too (a page may echo a typed
+        # password; a card number shows on a confirmation page), before anything stores or returns it
+        self.visibleText = mask_text(self.visibleText, (e._masked for e in self.elements))
+        self.title = mask_card_numbers(self.title)
+        return self
 
 
 class ToolResult(_In):

@@ -107,3 +107,28 @@ def test_retried_step_with_secret_still_replays_the_same_answer(brain):
     first = call(runs_app.handler, "POST", f"/agent/run/{rid}/step", json_body={"snapshot": SNAP}, headers=H)
     again = call(runs_app.handler, "POST", f"/agent/run/{rid}/step", json_body={"snapshot": SNAP}, headers=H)
     assert again.json() == first.json() and again.json()["state"]["currentStep"] == 1
+
+
+def test_visible_text_and_the_result_are_masked_like_the_fields(aws, monkeypatch, capsys):
+    """A page that echoes the typed password and shows card numbers in its text: the policy, the stored
+    snapshot, GET and a result built from the text never carry them."""
+    other_card = "5555-5555-5555-4444"  # Luhn-valid, in no field
+    snap = {**SNAP, "title": f"Receipt {other_card}",
+            "visibleText": f"Welcome back! Your password is {PASSWORD}.\nCard {CARD} and {other_card}\n"
+                           "Order 123456789012 (not a card)"}
+    monkeypatch.setenv("AGENTHOST_RUNS_API_KEY", API_KEY)
+    b = ScriptedBrain(choose=lambda ctx: Decision("finish", {}, text=ctx.snapshot.visibleText + f" / {CARD}"))
+    monkeypatch.setattr(runs_app, "_brain", b)
+    rid = call(runs_app.handler, "POST", "/agent/run/start", json_body={"task": "Read the receipt"},
+               headers=H).json()["runId"]
+    r = call(runs_app.handler, "POST", f"/agent/run/{rid}/step", json_body={"snapshot": snap}, headers=H)
+    assert r.status == 200 and r.json()["action"] == "finish"
+    seen = b.contexts[-1].snapshot.visibleText
+    assert MASK in seen and "Order 123456789012" in seen  # only secrets are masked
+    state = call(runs_app.handler, "GET", f"/agent/run/{rid}", headers=H).json()["state"]
+    assert state["status"] == "completed" and MASK in state["result"]
+    shown = json.dumps(state) + r.text + everything_stored(aws, rid)
+    out = capsys.readouterr()
+    for secret in (PASSWORD, CARD, other_card, CARD.replace(" ", "")):
+        assert secret not in shown and secret not in seen
+        assert secret not in out.out and secret not in out.err
