@@ -19,7 +19,7 @@ help:
 	@echo "make test    run the test suite (unit, contract, e2e through the local stack)"
 	@echo "make test-containers  the built artifacts in Docker: the browser image on Lambda's terms, sam local (CONTAINER_TESTS=...)"
 	@echo "make lint    ruff, mypy on the shared core, sam validate --lint"
-	@echo "make build   sam build of every function (the browser image with Docker) for this machine's architecture"
+	@echo "make build   sam build of every function (the browser image with Docker) for this machine's architecture (layers/stockfish/build.sh first)"
 	@echo "make deploy  sam deploy (--guided the first time)"
 	@echo "make bench   benchmarks in tests/perf (numbers printed, nothing asserted)"
 	@echo "make usage   cost report table (GET /usage of make dev; USAGE_ARGS=\"--url URL --agent A --from YYYY-MM-DD\")"
@@ -73,6 +73,7 @@ lint: $(STAMP) $(SAM)
 # image functions (infra/zip_template.py); deploying needs Docker.
 ARCH_TEMPLATE := .template-local.json
 build: $(STAMP) $(SAM)
+	@bash layers/stockfish/build.sh
 	@if docker info >/dev/null 2>&1; then \
 		bash infra/images/base.sh && \
 		.venv-sam/bin/python infra/arch_template.py template.yaml $(ARCH_TEMPLATE) && \
@@ -112,6 +113,6 @@ bench: $(STAMP)
 	@for f in tests/perf/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done
 
 clean:
-	rm -rf .aws-sam .template-zip-only.json .template-local.json .pytest_cache .mypy_cache .ruff_cache build dist
+	rm -rf .aws-sam .template-zip-only.json .template-local.json .pytest_cache .mypy_cache .ruff_cache build dist layers/stockfish/build
 	find . -name __pycache__ -type d -prune -exec rm -rf {} +
 	rm -rf $(VENV) .venv-sam

@@ -1,6 +1,7 @@
 """The template as the local stack reads it: routes, WebSocket routes, table, functions."""
 
 import json
+from pathlib import Path
 
 from infra.local.template import parse
 
@@ -134,3 +135,19 @@ def test_the_local_stack_reads_the_function_urls_and_their_condition():
     assert parse().function_urls == {"OlympicsFunctionUrl": "OlympicsFunction",
                                      "WerewolfFunctionUrl": "WerewolfFunction"}
     assert parse(parameter_overrides={"WebhookFunctionUrls": "false"}).function_urls == {}
+
+
+def test_the_agent_functions_get_the_stockfish_layer_and_memory_for_it():
+    raw = _raw()
+    layer = raw["Resources"]["StockfishLayer"]
+    assert layer["Type"] == "AWS::Serverless::LayerVersion"
+    assert layer["Properties"]["ContentUri"] == "layers/stockfish/build/"  # what layers/stockfish/build.sh makes
+    assert layer["Properties"]["CompatibleArchitectures"] == ["arm64"]
+    for name in ("OlympicsFunction", "RunsFunction"):
+        props = raw["Resources"][name]["Properties"]
+        assert props["Layers"] == [{"Ref": "StockfishLayer"}], name  # with the global CoreLayer
+        from agenthost.skills.chess import MIN_FUNCTION_MB
+
+        assert props["MemorySize"] >= MIN_FUNCTION_MB, name
+    build = (Path(__file__).resolve().parents[2] / "layers" / "stockfish" / "build.sh").read_text()
+    assert "stockfish" in build and "arm64" in build and 'out="$here/build"' in build

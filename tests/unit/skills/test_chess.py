@@ -79,3 +79,10 @@ def test_not_a_position():
     assert solve("Chess: find the winning move") is None  # no position given
     assert solve("Please log in") is None
     assert solve("White to move: 8/8/8/8/8/8/8/8 w - - 0 1") is None  # no kings: illegal
+
+
+def test_a_lambda_function_too_small_for_the_engine_says_so(monkeypatch):
+    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "128")
+    with pytest.raises(chess.EngineMissing, match="the function has 128 MB"):
+        chess.best_move(FORK)
+    assert solve(f"White to move, FEN {SCHOLAR}").answer == "Qxf7#"  # a mate in one needs no engine

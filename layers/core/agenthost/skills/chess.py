@@ -37,6 +37,8 @@ from agenthost.skills import Context, Solution, Tool, Unsolvable
 MAX_THINK_S = 2.0
 #: seconds kept back from the deadline for starting the engine and answering
 MARGIN_S = 0.3
+#: a Lambda function with less memory cannot hold the engine (about 140 MB resident) beside Python
+MIN_FUNCTION_MB = 384
 ENGINE_PATHS = ("/opt/bin/stockfish", "/usr/games/stockfish", "/usr/bin/stockfish", "/usr/local/bin/stockfish")
 
 _FEN = re.compile(r"(?<![\w/])((?:[rnbqkpRNBQKP1-8]{1,8}/){7}[rnbqkpRNBQKP1-8]{1,8})"
@@ -84,6 +86,10 @@ def _get_engine() -> chess.engine.SimpleEngine:
     if path is None:
         raise EngineMissing("no chess engine found: set AGENTHOST_STOCKFISH, or install stockfish "
                             f"(looked on PATH and at {', '.join(ENGINE_PATHS)})")
+    memory = os.environ.get("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "")
+    if memory.isdigit() and int(memory) < MIN_FUNCTION_MB:
+        raise EngineMissing(f"the function has {memory} MB; the chess engine needs about 140 MB beside Python: "
+                            f"give it at least {MIN_FUNCTION_MB} MB (the template gives the agent's functions 512)")
     if _engine is None or _engine_path != path:
         close()
         engine = chess.engine.SimpleEngine.popen_uci(path, timeout=10.0)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -36,6 +37,22 @@ _PATH = re.compile(r"(?<![\w.])(/[\w\-./]*(?:api|json|data)[\w\-./?=&%]*)", re.I
 _CUE = re.compile(r"\b(?:api|json|endpoint)\b", re.I)
 
 
+_client: Any = None
+_client_lock = threading.Lock()
+
+
+def _shared_client() -> Any:
+    """One guarded client per container (its TLS context is costly to build; timeouts are set per request)."""
+    global _client
+    if _client is None:
+        with _client_lock:
+            if _client is None:
+                from agenthost.netguard import guarded_client
+
+                _client = guarded_client(timeout=FETCH_TIMEOUT_S, follow_redirects=True)
+    return _client
+
+
 class FetchError(Exception):
     """The data could not be fetched (refused by the network guard, an HTTP error, not JSON, too large)."""
 
@@ -44,13 +61,12 @@ def fetch_json(url: str, *, deadline: float | None = None, client: Any = None) -
     """The JSON document at ``url`` (GET through the guarded client). Raises :class:`FetchError`."""
     import httpx
 
-    from agenthost.netguard import Blocked, guarded_client
+    from agenthost.netguard import Blocked
 
     timeout = FETCH_TIMEOUT_S if deadline is None else min(FETCH_TIMEOUT_S, deadline - time.monotonic())
     if timeout < 0.1:
         raise FetchError("no time left to fetch")
-    own = client is None
-    http = client or guarded_client(timeout=timeout, follow_redirects=True)
+    http = client or _shared_client()
     try:
         with http.stream("GET", url, headers={"Accept": "application/json"}, timeout=timeout) as resp:
             if resp.status_code >= 400:
@@ -64,9 +80,6 @@ def fetch_json(url: str, *, deadline: float | None = None, client: Any = None) -
         raise FetchError(f"refused: {exc.reason}") from None
     except httpx.HTTPError as exc:
         raise FetchError(f"cannot fetch {url} ({exc.__class__.__name__})") from None
-    finally:
-        if own:
-            http.close()
     try:
         return json.loads(body)
     except ValueError:

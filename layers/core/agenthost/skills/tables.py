@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from agenthost.skills import Context, Solution, Tool
@@ -57,6 +58,7 @@ _NUMBER = re.compile(r"^\s*[(]?\s*(?P<sign>[-−+]?)\s*[$€£¥]?\s*(?P<num>\d[
 class Table:
     header: list[str]
     rows: list[list[str]] = field(default_factory=list)
+    _numeric: dict[int, bool] = field(default_factory=dict, repr=False)
 
     @classmethod
     def of(cls, table: Sequence[Sequence[Any]]) -> Table | None:
@@ -75,8 +77,10 @@ class Table:
         raise KeyError(f"no column {name!r}")
 
     def numeric(self, i: int) -> bool:
-        values = [r[i] for r in self.rows if r[i]]
-        return bool(values) and sum(parse_number(v) is not None for v in values) >= 0.8 * len(values)
+        if i not in self._numeric:
+            values = [r[i] for r in self.rows if r[i]]
+            self._numeric[i] = bool(values) and sum(_NUMBER.match(v) is not None for v in values) >= 0.8 * len(values)
+        return self._numeric[i]
 
 
 def rows_to_table(rows: Iterable[Any]) -> list[list[str]]:
@@ -107,6 +111,11 @@ def parse_number(cell: str) -> Fraction | None:
     return -value if m.group("sign") in ("-", "−") else value
 
 
+@lru_cache(maxsize=1024)
+def _norm_cached(s: str) -> str:
+    return _norm(s)
+
+
 def _norm(s: str) -> str:
     return re.sub(r"[^a-z0-9]+", " ", s.lower()).strip()
 
@@ -115,10 +124,15 @@ def _stem(w: str) -> str:
     return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
 
 
+@lru_cache(maxsize=4096)
+def _stemmed(text: str) -> str:
+    return " ".join(_stem(w) for w in _norm(text).split())
+
+
 def mentions(question: str, phrase: str) -> bool:
-    q = " " + " ".join(_stem(w) for w in _norm(question).split()) + " "
-    p = " ".join(_stem(w) for w in _norm(phrase).split())
-    return bool(p) and f" {p} " in q
+    """Whether ``question`` names ``phrase`` as whole words (case, punctuation and plural -s ignored)."""
+    p = _stemmed(phrase)
+    return bool(p) and f" {p} " in f" {_stemmed(question)} "
 
 
 @dataclass
@@ -130,7 +144,7 @@ class Filter:
     def keep(self, row: list[str]) -> bool:
         cell = row[self.column]
         if self.op == "=":
-            return _norm(cell) == _norm(self.value)
+            return _norm(cell) == _norm_cached(self.value)
         a, b = parse_number(cell), parse_number(self.value)
         if a is None or b is None:
             return False
@@ -227,12 +241,17 @@ def _filters(question: str, t: Table, skip: set[int]) -> list[Filter]:
         op = _COMPARISONS.get(word, word)
         out.append(Filter(col, op, m.group("num").replace(",", "")))
     values: dict[tuple[int, str], str] = {}
-    for row in t.rows:
-        for j, cell in enumerate(row):
-            if j in skip or not cell or parse_number(cell) is not None or len(cell) > 60:
+    q = f" {_stemmed(question)} "
+    headers = {_norm(h) for h in t.header}
+    for j in range(len(t.header)):
+        if j in skip:
+            continue
+        for cell in dict.fromkeys(r[j] for r in t.rows):
+            if not cell or len(cell) > 60 or (j, _norm(cell)) in values:
                 continue
-            if _norm(cell) and _norm(cell) not in {_norm(h) for h in t.header} and mentions(question, cell):
-                values.setdefault((j, _norm(cell)), cell)
+            stem = _stemmed(cell)
+            if stem and f" {stem} " in q and _norm(cell) not in headers and _NUMBER.match(cell) is None:
+                values[(j, _norm(cell))] = cell
     for (j, _), cell in values.items():
         out.append(Filter(j, "=", cell))
     return out
