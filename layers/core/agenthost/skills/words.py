@@ -9,8 +9,9 @@ other fitting words; ``None`` when no word fits.
 
 The word list is pyspellchecker's English dictionary (about 130,000 plain words with how often each
 occurs), shipped in the core layer; words are ranked by that frequency, so ``c_t`` gives "cut" before "cat"
-and "cot". It loads once per container (about 0.3 s) and is indexed by sorted letters (anagrams) and by
-length and letter position (patterns), so a puzzle then takes well under a millisecond.
+and "cot". It loads once per container (its JSON read and grouped by length: about 0.4 s on an idle core)
+and anagrams are indexed by sorted letters per word length on first use, so a puzzle then takes about a
+millisecond or less.
 """
 
 from __future__ import annotations
@@ -41,10 +42,10 @@ _STOP = {"unscramble", "anagram", "anagrams", "scrambled", "jumbled", "rearrange
 
 @dataclass
 class _Index:
-    rank: dict[str, int]
-    by_letters: dict[str, list[str]]
-    by_position: dict[tuple[int, int, str], list[str]]
+    count: dict[str, int]
     by_length: dict[int, list[str]]
+    #: sorted letters -> words, built per word length on first use (an anagram only needs its length)
+    by_letters: dict[int, dict[str, list[str]]]
 
 
 _index: _Index | None = None
@@ -56,33 +57,56 @@ def _load() -> _Index:
     if _index is None:
         with _lock:
             if _index is None:
-                from spellchecker import SpellChecker
-
-                counts = SpellChecker(language="en", distance=1).word_frequency.dictionary
-                ranked = sorted((w for w, n in counts.items() if n >= MIN_COUNT and w.isascii() and w.isalpha()),
-                                key=lambda w: (-counts[w], w))
-                by_letters: dict[str, list[str]] = defaultdict(list)
-                by_position: dict[tuple[int, int, str], list[str]] = defaultdict(list)
+                counts = _word_counts()
+                kept = {w: n for w, n in counts.items() if n >= MIN_COUNT and w.isascii() and w.isalpha()}
                 by_length: dict[int, list[str]] = defaultdict(list)
-                for w in ranked:
-                    by_letters["".join(sorted(w))].append(w)
+                for w in kept:
                     by_length[len(w)].append(w)
-                    for i, ch in enumerate(w):
-                        by_position[(len(w), i, ch)].append(w)
-                _index = _Index({w: i for i, w in enumerate(ranked)}, dict(by_letters), dict(by_position),
-                                dict(by_length))
+                _index = _Index(kept, dict(by_length), {})
     return _index
+
+
+def _word_counts() -> dict[str, int]:
+    """pyspellchecker's English word list with its frequencies (the JSON file the package ships, read
+    directly: its spell-checker object would add a second pass over it that these puzzles do not need)."""
+    import gzip
+    import json
+    from importlib import resources
+
+    try:
+        with resources.files("spellchecker").joinpath("resources", "en.json.gz").open("rb") as raw:
+            data = json.loads(gzip.decompress(raw.read()))
+        if isinstance(data, dict) and data:
+            return {str(k).lower(): int(v) for k, v in data.items()}
+    except (OSError, ValueError, TypeError):
+        pass
+    from spellchecker import SpellChecker  # the layout changed: through its public API
+
+    return dict(SpellChecker(language="en", distance=1).word_frequency.dictionary)
+
+
+def _ranked(words: list[str], index: _Index) -> list[str]:
+    return sorted(words, key=lambda w: (-index.count[w], w))
 
 
 def is_word(word: str) -> bool:
     """Whether ``word`` is in the list (any case)."""
-    return word.lower() in _load().rank
+    return word.lower() in _load().count
 
 
 def unscramble(letters: str) -> list[str]:
     """Every word made of exactly ``letters`` (spaces and case ignored), most common first."""
     key = "".join(sorted(ch for ch in letters.lower() if ch.isalpha()))
-    return list(_load().by_letters.get(key, [])) if key else []
+    if not key:
+        return []
+    index = _load()
+    table = index.by_letters.get(len(key))
+    if table is None:
+        built: dict[str, list[str]] = defaultdict(list)
+        for w in index.by_length.get(len(key), []):
+            built["".join(sorted(w))].append(w)
+        table = index.by_letters[len(key)] = {k: _ranked(v, index) for k, v in built.items()}
+    return list(table.get(key, []))
 
 
 def fill(pattern: str) -> list[str]:
@@ -92,12 +116,8 @@ def fill(pattern: str) -> list[str]:
     if not p or any(not (ch.isalpha() or ch in _BLANK) for ch in p):
         return []
     index = _load()
-    known = [(i, ch) for i, ch in enumerate(p) if ch.isalpha()]
-    if not known:
-        return list(index.by_length.get(len(p), []))
-    buckets = [index.by_position.get((len(p), i, ch), []) for i, ch in known]
-    smallest = min(buckets, key=len)
-    return [w for w in smallest if all(w[i] == ch for i, ch in known)]
+    rx = re.compile("".join("." if ch in _BLANK else re.escape(ch) for ch in p))
+    return _ranked([w for w in index.by_length.get(len(p), []) if rx.fullmatch(w)], index)
 
 
 def _case(word: str, like: str) -> str:
