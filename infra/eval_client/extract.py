@@ -3,8 +3,10 @@
 :func:`collect` gathers what a page states plainly: title, meta tags, headings, lists, tables, links,
 labelled values (``<dl>``, two-column tables, ``Label: value`` lines) and paragraphs. :func:`fill` maps
 that onto a JSON schema by property names (``title``, ``summary``, ``price``, ``tableOfContents``,
-``links``, a table whose columns match an array's item properties, ...). Without a schema the collected
-page data itself is the output.
+``links``, a table whose columns match an array's item properties, ...). The output has exactly the
+schema's properties, each of its type, and ``null`` where the page does not state it (never an unrelated
+paragraph or list, never ``false`` for an unknown boolean). Without a schema the collected page data itself
+is the output.
 """
 
 from __future__ import annotations
@@ -71,7 +73,10 @@ COLLECT_JS = r"""
     .map(a => ({text: clean(a.innerText), url: a.href})).filter(l => l.text);
   const paragraphs = [...document.querySelectorAll('p')].filter(visible).map(p => clean(p.innerText))
     .filter(t => t.length > 20);
-  return {url: location.href, title: clean(document.title), meta, headings, lists, tables, pairs, links, paragraphs};
+  const messages = [...document.querySelectorAll('[role=status],[role=alert],output,p,.message,.alert,.notice')]
+    .filter(visible).map(e => clean(e.innerText)).filter(t => t && t.length <= 300 && !paragraphs.includes(t));
+  return {url: location.href, title: clean(document.title), meta, headings, lists, tables, pairs, links, paragraphs,
+          messages};
 }
 """
 
@@ -124,7 +129,7 @@ def _number(text: str | None) -> float | None:
         return None
 
 
-def _string(data: dict[str, Any], name: str) -> str:
+def _string(data: dict[str, Any], name: str) -> str | None:
     w = set(words(name))
     if w & {"title", "name", "headline", "heading"} and not w & {"page"}:
         pair = _pair(data, name) if w - {"title", "name"} else None
@@ -138,10 +143,15 @@ def _string(data: dict[str, Any], name: str) -> str:
         meta = data.get("meta", {})
         paras = data.get("paragraphs", [])
         return str(meta.get("description") or meta.get("og:description") or (paras[0] if paras else ""))
+    if w & {"message", "status", "confirmation", "notice", "alert", "feedback", "outcome"}:
+        shown = data.get("messages") or []
+        if shown:
+            return str(shown[-1])  # status texts and short notes (a confirmation the page printed)
+    key = {x for x in w if len(x) > 3}
     for p in data.get("paragraphs", []):
-        if any(x in p.lower() for x in w if len(x) > 3):
+        if key and all(x in p.lower() for x in key):
             return str(p)
-    return ""
+    return None  # not on the page: null, never an unrelated text
 
 
 def _best_list(data: dict[str, Any], name: str) -> list[str] | None:
@@ -179,13 +189,24 @@ def _table_objects(data: dict[str, Any], name: str, props: dict[str, Any]) -> li
     return out
 
 
-def _coerce(schema: Any, text: str) -> Any:
+_TRUE = ("yes", "true", "in stock", "available", "1", "y", "on", "enabled")
+_FALSE = ("no", "false", "out of stock", "unavailable", "sold out", "0", "n", "off", "disabled")
+
+
+def _coerce(schema: Any, text: str | None) -> Any:
+    """``text`` as the schema's type; None where it is missing or is not of that type (never a guess)."""
+    if text is None:
+        return None
     t = schema.get("type") if isinstance(schema, dict) else None
     if t in ("number", "integer"):
         n = _number(text)
         return (int(n) if t == "integer" else n) if n is not None else None
     if t == "boolean":
-        return text.strip().lower() in ("yes", "true", "in stock", "available", "1")
+        low = text.strip().lower()
+        return True if low in _TRUE else False if low in _FALSE else None
+    enum = schema.get("enum") if isinstance(schema, dict) else None
+    if isinstance(enum, list) and enum:
+        return next((e for e in enum if str(e).lower() == text.strip().lower()), None)
     return text
 
 
@@ -220,9 +241,11 @@ def fill(schema: Any, data: dict[str, Any], name: str = "") -> Any:
         if w & {"links", "urls"}:
             return [lk["url"] if "url" in w else lk["text"] for lk in data.get("links", [])]
         lst = _best_list(data, name)
-        if lst is None and data.get("lists"):
-            lst = data["lists"][0]["items"]
-        return [_coerce(items, x) for x in (lst or [])]
+        if lst is None and len(data.get("lists") or []) == 1:
+            lst = data["lists"][0]["items"]  # the page's only list
+        if lst is None:
+            return None  # no list on the page matches: null, never an unrelated one
+        return [_coerce(items, x) for x in lst]
     if t in ("number", "integer", "boolean"):
-        return _coerce(schema, _pair(data, name) or "")
-    return _string(data, name)
+        return _coerce(schema, _pair(data, name))
+    return _coerce(schema, _string(data, name))

@@ -17,6 +17,7 @@ Tool names drift between versions, so :data:`ALIASES` maps every known name; unk
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -123,6 +124,7 @@ def run_tool(browser: Browser, params: dict[str, Any], progress: Progress) -> di
             task = str(inp.get("task") or inp.get("objective") or "")
             if inp.get("hint"):
                 task += f" (hint: {inp['hint']})"
+            task += credentials_text(inp)
             output = _agent(page, task, deadline, progress)
             record = _page_record(page)
             if record is not None:
@@ -152,6 +154,34 @@ def _page_record(page: Any) -> dict[str, Any] | None:
     except Exception:  # noqa: BLE001 - a page that is gone has no record
         return None
     return rec if isinstance(rec, dict) else None
+
+
+_CREDENTIAL_KEY = re.compile(r"^(user(?:name|_?id)?|login|e-?mail|password|passcode|pin|otp|code|account|"
+                             r"credentials?|auth)$", re.I)
+
+
+def credentials_text(inp: dict[str, Any]) -> str:
+    """Credentials an evaluation's input gives beside its task (``username``/``password``/``email`` keys, or a
+    ``credentials``/``login`` object) as ``Label: value`` lines the policy reads as stated values, so a login
+    uses exactly the given ones (never a generated password)."""
+    found: list[tuple[str, str]] = []
+
+    def walk(obj: Any, depth: int = 0) -> None:
+        if not isinstance(obj, dict) or depth > 2:
+            return
+        for k, v in obj.items():
+            if not isinstance(k, str) or not _CREDENTIAL_KEY.match(k.strip()):
+                continue
+            if isinstance(v, dict):
+                walk(v, depth + 1)
+            elif isinstance(v, (str, int)) and str(v).strip() and k.lower() not in ("credentials", "credential",
+                                                                                      "auth", "account"):
+                label = {"user": "Username", "userid": "Username", "user_id": "Username", "login": "Username",
+                         "e-mail": "Email"}.get(k.lower(), k.strip().capitalize())
+                found.append((label, str(v).strip()))
+
+    walk(inp)
+    return "".join(f"\n{label}: {value}" for label, value in found[:6])
 
 
 def _iso() -> str:

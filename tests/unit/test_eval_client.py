@@ -199,3 +199,38 @@ def test_the_console_command_never_prints_the_connect_token(capsys):
         client_module.EvalClient.run = real_run
     out = capsys.readouterr()
     assert "top-secret-token" not in out.out + out.err and "token=***" in out.out
+
+
+def test_extraction_gives_exactly_the_schema_and_null_for_what_the_page_does_not_state():
+    from infra.eval_client.extract import fill
+
+    data = {"url": "http://x.test/", "title": "Blue Mug", "headings": [{"level": 1, "text": "Blue Mug"}],
+            "pairs": [["Price", "$8.50"], ["In stock", "yes"], ["Colour", "Blue"]],
+            "lists": [{"heading": "Related", "id": "", "cls": "", "items": ["Red Mug", "Tea Towel"]},
+                      {"heading": "Reviews", "id": "", "cls": "", "items": ["Great mug"]}],
+            "tables": [], "paragraphs": ["A sturdy stoneware mug for tea and coffee lovers everywhere."],
+            "links": []}
+    schema = {"type": "object", "properties": {
+        "name": {"type": "string"}, "price": {"type": "number"}, "inStock": {"type": "boolean"},
+        "colour": {"type": "string", "enum": ["Red", "Blue"]}, "weight": {"type": "number"},
+        "warranty": {"type": "string"}, "giftWrap": {"type": "boolean"}, "sizes": {"type": "array"}}}
+    out = fill(schema, data)
+    assert set(out) == set(schema["properties"])  # nothing more, nothing less
+    assert out["name"] == "Blue Mug" and out["price"] == 8.5 and out["inStock"] is True and out["colour"] == "Blue"
+    # not on the page: null (no unrelated paragraph, no false for an unknown boolean, no unrelated list)
+    assert out["weight"] is None and out["warranty"] is None and out["giftWrap"] is None and out["sizes"] is None
+
+
+def test_a_login_uses_the_credentials_the_evaluation_gives():
+    from agenthost.agent import DeterministicPolicy, deadline_in
+    from agenthost.agent import page as pages
+    from infra.eval_client.tools import credentials_text
+
+    inp = {"task": "Log in and open your orders.", "credentials": {"username": "ada", "password": "Tr1cky-Pass"}}
+    text = inp["task"] + credentials_text(inp)
+    page = pages.from_aria('- textbox "Username"\n- textbox "Password"\n- button "Sign in"')
+    d = DeterministicPolicy().decide(text, page, [], {}, None, deadline_in(5))
+    typed = {a.args["element"]: a.args["text"] for a in d.actions if a.tool == "type"}
+    assert typed == {"Username": "ada", "Password": "Tr1cky-Pass"}  # exactly as given, no generated password
+    flat = credentials_text({"objective": "x", "email": "ada@example.com", "password": "pw-1234"})
+    assert flat == "\nEmail: ada@example.com\nPassword: pw-1234"
