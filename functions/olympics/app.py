@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 import time
 from typing import Any
 
@@ -20,25 +19,18 @@ _IMPORTED = time.monotonic()  # start of the cold start: the 20 s budget include
 from aws_lambda_powertools import Logger  # noqa: E402
 
 from agenthost import limits, metering, signing  # noqa: E402
+from agenthost.config import settings  # noqa: E402
+from agenthost.deadline import Deadline  # noqa: E402
 from olympics import auth, brain  # noqa: E402
 from olympics.memory import MemoryStore  # noqa: E402
 from olympics.models import TurnRequest  # noqa: E402
-from olympics.turn import BUDGET_S, TurnStats, idle_response, play  # noqa: E402
+from olympics.turn import TurnStats, idle_response, play  # noqa: E402
 
 logger = Logger(service="agenthost", use_rfc3339=True)
 _cold = True
 MAX_INIT_S = 10.0
 
 JSON_HEADERS = {"content-type": "application/json", "cache-control": "no-store"}
-
-
-def budget_s() -> float:
-    """Seconds a turn may take, cold start included (``AGENTHOST_OLYMPICS_BUDGET_S``, 2..25, default 20)."""
-    try:
-        value = float(os.environ.get("AGENTHOST_OLYMPICS_BUDGET_S", "") or BUDGET_S)
-    except ValueError:
-        value = BUDGET_S
-    return max(2.0, min(value, 25.0))
 
 
 def _respond(status: int, body: dict[str, Any]) -> dict[str, Any]:
@@ -131,8 +123,7 @@ def _handle(event: dict[str, Any], context: Any, started: float) -> dict[str, An
             memory_store=memory_store,
             deterministic=brain.deterministic,
             llm=brain.llm_policy(),
-            started=started,
-            budget_s=budget_s(),
+            deadline=Deadline.since(started, settings().olympics_budget_s),
             fold=fold,
             digest=hashlib.sha256(raw).hexdigest()[:32],
         )
@@ -142,6 +133,7 @@ def _handle(event: dict[str, Any], context: Any, started: float) -> dict[str, An
         "agent": caller.agent_id, "turn": request.turnNumber, "test_ping": caller.test_ping,
         "source": stats.source, "actions": len(response.actions), "done": response.done,
         "dropped": stats.dropped[:5], "llm_error": stats.llm_error, "memory_error": stats.memory_error,
-        "dynamodb_calls": stats.dynamodb_calls, "duration_ms": round((time.monotonic() - started) * 1000, 1),
+        "dynamodb_calls": stats.dynamodb_calls, "budget": stats.budget,
+        "duration_ms": round((time.monotonic() - started) * 1000, 1),
     })
     return _respond(200, response.wire())

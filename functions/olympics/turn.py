@@ -12,14 +12,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agenthost.agent.page import Page, from_aria
+from agenthost.config import settings
+from agenthost.deadline import Deadline
 from olympics import guard
 from olympics.memory import MemoryStore, TaskMemory, task_hash
 from olympics.models import TurnRequest, TurnResponse
 
-#: a turn must be answered within this many seconds of the request arriving (platform cut-off: 30 s)
-BUDGET_S = 20.0
-#: kept back from the LLM for the deterministic policy, the guard and the memory write
-MARGIN_S = 3.0
+#: the LLM is not started with less time than this left before its deadline
+MIN_LLM_S = 0.5
 MAX_THINKING = 1500
 
 
@@ -41,7 +41,7 @@ class TurnInput:
     page: Page
     memory: TaskMemory
     offered: tuple[str, ...]
-    deadline: float  # time.monotonic() by which the policy must have answered
+    deadline: Deadline  # by which the policy must have answered
 
 
 Policy = Callable[[TurnInput], Decision]
@@ -54,6 +54,8 @@ class TurnStats:
     llm_error: str = ""
     memory_error: str = ""
     dynamodb_calls: int = 0
+    #: how the turn's budget was split (the deadline the deciding policy worked to)
+    budget: str = ""
 
 
 _pool = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="olympics-llm")
@@ -125,15 +127,18 @@ def play(
     memory_store: MemoryStore | None,
     deterministic: Policy,
     llm: Policy | None = None,
-    started: float | None = None,
-    budget_s: float = BUDGET_S,
+    deadline: Deadline | None = None,
     fold: Callable[[TurnStats], dict[str, Any]] | None = None,
     digest: str = "",
 ) -> tuple[TurnResponse, TurnStats]:
-    """Play one turn. ``started`` is the ``time.monotonic()`` the request (or cold start) began; ``fold``
+    """Play one turn to ``deadline`` (the turn's whole budget, created where the request arrived; by
+    default ``olympics_budget_s`` from now). The LLM works to a deadline that keeps ``olympics_reserve_s``
+    back for the deterministic policy, the guard and the memory write; the deterministic policy to one
+    that keeps ``guard_reserve_s``; no memory write starts in the last ``answer_reserve_s``. ``fold``
     gives a write to send with the task memory's own (the turn's usage counters), keeping one write."""
-    started = time.monotonic() if started is None else started
-    deadline = started + budget_s
+    cfg = settings()
+    deadline = deadline if deadline is not None else Deadline.after(cfg.olympics_budget_s)
+    answer_by = deadline.reserve(cfg.answer_reserve_s, "answer")
     stats = TurnStats()
     tree = ping_tree(request.pageState.accessibilityTree)
     page = from_aria(tree, url=request.pageState.url, title=request.pageState.title)
@@ -165,10 +170,11 @@ def play(
     decision: Decision | None = None
     verdict: guard.Verdict | None = None
     if llm is not None:
-        llm_deadline = deadline - MARGIN_S
+        llm_deadline = deadline.reserve(cfg.olympics_reserve_s, "fallback, guard and memory write")
+        stats.budget = llm_deadline.describe("llm")
         inp = TurnInput(request, page, memory, offered, llm_deadline)
-        remaining = llm_deadline - time.monotonic()
-        if remaining > 0.5:
+        remaining = llm_deadline.remaining()
+        if remaining > MIN_LLM_S:
             # the worker sees this turn's context (metering records the LLM call on the turn)
             future = _pool.submit(contextvars.copy_context().run, llm, inp)
             try:
@@ -193,7 +199,9 @@ def play(
         if decision is not None:
             verdict = guard.sanitize(decision.actions, tree, offered, page)
     if decision is None:
-        inp = TurnInput(request, page, memory, offered, deadline - 1.0)
+        det_deadline = deadline.reserve(cfg.guard_reserve_s, "guard and memory write")
+        stats.budget = stats.budget or det_deadline.describe("deterministic")
+        inp = TurnInput(request, page, memory, offered, det_deadline)
         decision = deterministic(inp)
         verdict = guard.sanitize(decision.actions, tree, offered, page)
     assert verdict is not None
@@ -210,7 +218,7 @@ def play(
     )
     memory.record_actions([{"tool": a.tool, "args": a.args} for a in response.actions])
     memory.remember_answer(digest, response.wire())
-    if memory_store is not None and time.monotonic() < deadline - 0.5:
+    if memory_store is not None and not answer_by.expired:
         try:
             memory_store.save(memory, also=[fold(stats)] if fold is not None else None)
         except Exception as exc:  # noqa: BLE001

@@ -29,10 +29,12 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import urlsplit
 
-from agenthost.agent import Action, deadline_in, make_policy
+from agenthost.agent import Action, make_policy
 from agenthost.agent import page as pages
 from agenthost.agent.guards import check_actions, classify_risk
 from agenthost.agent.policy import avoid_set, is_avoided
+from agenthost.config import settings
+from agenthost.deadline import Deadline
 from runs.brain import Decision, Risk, StepContext
 
 #: the Proxy Server API's tools, as the brain names them
@@ -48,7 +50,6 @@ _VERB = {"payment": "pay or place an order", "deletion": "delete something that 
 _TOOL_ALIASES = {"click": ("click", "check"), "type": ("type", "select"), "observe": ("observe", "extract"),
                  "finish": ("finish", "done")}
 #: seconds a decision may take (the LLM policy falls back to the deterministic one when late)
-DECIDE_BUDGET_S = 18.0
 #: memory keys of the adapter (beside the policy's own): the brain-level actions handed out, by step, and
 #: the rest of the current plan
 SENT_KEY = "proxy_sent"
@@ -143,7 +144,7 @@ class AgentBrain:
             memory.pop("sent", None)
         memory["hints"] = [str(h) for h in ctx.hints]
         memory["user_answers"] = [str(a) for a in ctx.answers]
-        d = self._policy_decide(ctx.task, page, history, memory, deadline_in(DECIDE_BUDGET_S),
+        d = self._policy_decide(ctx.task, page, history, memory, Deadline.after(settings().runs_decide_budget_s),
                                 careful=ctx.mode == "careful", avoid=avoid)
         memory = dict(d.memory or memory)
         # per-decision context, not brain memory: the engine passes them afresh every step
@@ -183,7 +184,7 @@ class AgentBrain:
         return Decision(wire["name"], wire.get("parameters") or {}, thinking=thinking[:500], memory=memory, raw=a)
 
     def _policy_decide(self, task: str, page: pages.Page, history: list[Action], memory: dict[str, Any],
-                       deadline: float, *, careful: bool, avoid: list[tuple[str, str]]) -> Any:
+                       deadline: Deadline, *, careful: bool, avoid: list[tuple[str, str]]) -> Any:
         if self._avoid_ok:
             try:
                 return self.policy.decide(task, page, history, memory, PROXY_TOOLS, deadline, careful=careful,

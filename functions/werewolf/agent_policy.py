@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from agenthost.deadline import Deadline
 from agenthost.plugins import MARGIN_S, Refused, WerewolfState, agent_deadline, call_with_deadline, json_memory
 from werewolf.knowledge import View
 from werewolf.llm_strategy import to_answer
@@ -33,7 +34,7 @@ class AgentPolicy(Policy):
         self.margin_s = margin_s
         self.load_error = load_error
 
-    def decide(self, view: View, say: Say, deadline: float) -> Proposal:
+    def decide(self, view: View, say: Say, deadline: Deadline | float) -> Proposal:
         if self.agent is None:
             raise Refused("load", self.load_error or "no agent")
         state = build_state(view, say, agent_deadline(deadline, self.margin_s))

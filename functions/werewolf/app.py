@@ -19,8 +19,9 @@ Never failing a turn, in detail:
   not the platform's (it always signs) and still gets 401.
 * **DynamoDB is slow**: the game memory and the usage counters go through turn-sized clients
   (reads: 1 s connect, 2 s read, 2 attempts; writes: 1 attempt), the decision (LLM included) must be
-  ready ``WRITE_RESERVE_S`` before the turn budget ends, and the memory write is skipped when less
-  than that is left. A turn is answered within about ``TURN_BUDGET_S`` whatever DynamoDB does.
+  ready ``werewolf_write_reserve_s`` before the turn budget ends, and the memory write is skipped when
+  less than that is left. A turn is answered within about ``werewolf_budget_s`` (settings) whatever
+  DynamoDB does; the request's access line says how that budget was split.
 * **Big bodies**: a late game's ``chat_history`` can pass 1 MB, so this function accepts bodies up to
   ``MAX_TURN_BYTES`` (the HTTP API's own limit; nothing larger can reach a Lambda) and plays them.
 * **Any path**: the function URL sends every path here; like the AI Olympics webhook, a POST to any path
@@ -44,15 +45,14 @@ from fastapi import Request
 from fastapi.responses import JSONResponse, Response
 
 from agenthost import limits, metering, signing
-from agenthost.config import secret
+from agenthost.config import secret, settings
+from agenthost.deadline import Deadline
 from agenthost.http import annotate, create_app, logger, make_handler
 from werewolf.player import GENERIC, Policy, play
 from werewolf.speech import Say
 
 SIGNATURE_HEADER = "x-werewolf-signature"
 KEY_NAME = "AGENTHOST_WEREWOLF_API_KEY"
-TURN_BUDGET_S = 20.0      # the answer is out by then (the platform waits 30 s, the Lambda 25 s)
-WRITE_RESERVE_S = 3.0     # one write attempt: 1 s connect + 2 s read
 KEY_WAIT_S = 2.0          # fetching the api key (cold start only; cached afterwards)
 MAX_TURN_BYTES = 10 * 1024 * 1024
 PROBE = {"status": "ok", "message": "Werewolf Arena webhook: the platform POSTs signed turns here."}
@@ -143,7 +143,8 @@ async def probe(request: Request) -> Response:
 
 @app.api_route("/werewolf/turn", methods=["POST"])
 async def turn(request: Request) -> JSONResponse:
-    started = time.monotonic()
+    cfg = settings()
+    turn_deadline = Deadline.after(cfg.werewolf_budget_s)
     body = await request.body()
     header = request.headers.get(SIGNATURE_HEADER)
     verified = True
@@ -194,15 +195,16 @@ async def turn(request: Request) -> JSONResponse:
 
         # the usage counters ride along with the memory write (one round trip), see agenthost.metering
         outcome = play(raw, memory_store, say=get_say(), policy=policy,
-                       deadline=started + TURN_BUDGET_S - WRITE_RESERVE_S,
-                       save_by=started + TURN_BUDGET_S - WRITE_RESERVE_S,
+                       deadline=(decide_by := turn_deadline.reserve(cfg.werewolf_write_reserve_s,
+                                                                    "memory write")),
+                       save_by=decide_by,
                        logger=logger, on_decided=decided, fold=usage.fold if memory_store is not None else None,
                        digest=hashlib.sha256(body).hexdigest()[:32] if verified else "")
     turn_info = raw if isinstance(raw, dict) else {}
     annotate(  # on the request's one access line
         game_id=str(turn_info.get("game_id", ""))[:64], action_type=str(turn_info.get("action_type", ""))[:32],
         round=turn_info.get("round") if isinstance(turn_info.get("round"), int) else None,
-        source=outcome.source, problems=outcome.problems[:3], verified=verified)
+        source=outcome.source, problems=outcome.problems[:3], verified=verified, budget=outcome.budget)
     return JSONResponse(outcome.answer)
 
 

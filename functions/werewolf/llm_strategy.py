@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import json
 import secrets
-import time
 from typing import Any
 
+from agenthost.config import settings
+from agenthost.deadline import Deadline
 from werewolf.knowledge import View
 from werewolf.models import PAIR_ACTIONS, SPEECH_ACTIONS, TARGET_ACTIONS, WerewolfAnswer
 from werewolf.player import Policy
 from werewolf.speech import Say
 from werewolf.strategy import decide
 
-MARGIN_S = 1.5   # answer assembly + response after the model returns
+#: the model is not called with less time than this left before its deadline
+MIN_CALL_S = 0.5
 MAX_CHAT = 40
 
 SCHEMA: dict[str, Any] = {
@@ -53,16 +55,20 @@ RULES = (
 class LlmPolicy(Policy):
     name = "llm"
 
-    def __init__(self, provider: Any, margin_s: float = MARGIN_S):
+    def __init__(self, provider: Any, margin_s: float | None = None):
         self.provider = provider
+        #: kept back for checking and assembling the answer (``werewolf_answer_reserve_s`` by default)
         self.margin_s = margin_s
         self.last_usage: Any = None
+        self.last_budget = ""
 
-    def decide(self, view: View, say: Say, deadline: float) -> WerewolfAnswer | None:
+    def decide(self, view: View, say: Say, deadline: Deadline) -> WerewolfAnswer | None:
         from agenthost.llm import LlmError
 
-        until = deadline - self.margin_s
-        if until - time.monotonic() < 0.5:
+        margin = settings().werewolf_answer_reserve_s if self.margin_s is None else self.margin_s
+        until = deadline.reserve(margin, "answer check")
+        self.last_budget = until.describe("llm")
+        if until.remaining() < MIN_CALL_S:
             return None
         try:
             obj, usage = self.provider.complete_json(messages(view, say), SCHEMA, until)

@@ -112,7 +112,7 @@ class TurnStore(Store):
     """The single table through turn-sized clients, so a slow DynamoDB cannot hold a turn past its budget:
     reads (the memory, metering's LLM budget) 1 s connect / 2 s read / 2 attempts in all; writes (the
     memory, the usage counters) 1 s / 2 s / a single attempt, so a write costs at most ~3 s
-    (``werewolf.app.WRITE_RESERVE_S``)."""
+    (the ``werewolf_write_reserve_s`` setting)."""
 
     @property
     def client(self) -> Any:

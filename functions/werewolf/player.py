@@ -6,10 +6,11 @@ Never raises: whatever goes wrong, the answer is the safest valid object we can 
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Any
 
+from agenthost.config import settings
+from agenthost.deadline import Deadline
 from werewolf import memory as memory_mod
 from werewolf.contract import problems
 from werewolf.knowledge import View, build_view
@@ -30,6 +31,8 @@ class Outcome:
     view: View | None = None
     #: why the policy's answer was not used ("" when it was, or when there was no policy)
     policy_error: str = ""
+    #: how the turn's budget was split (the deadline the deciding policy worked to)
+    budget: str = ""
 
 
 @dataclass
@@ -45,14 +48,16 @@ class Policy:
     an exception whose ``reason`` says why."""
 
     name = "deterministic"
+    #: the split of the last decision's budget (a policy that reserves time says how)
+    last_budget = ""
 
-    def decide(self, view: View, say: Say, deadline: float) -> WerewolfAnswer | Proposal | None:
+    def decide(self, view: View, say: Say, deadline: Deadline) -> WerewolfAnswer | Proposal | None:
         return None
 
 
 def play(raw: Any, store: StoreLike | None, *, say: Say | None = None, policy: Policy | None = None,
-         deadline: float | None = None, save_by: float | None = None, logger: Any = None,
-         on_decided: Any = None, fold: Any = None, digest: str = "") -> Outcome:
+         deadline: Deadline | float | None = None, save_by: Deadline | float | None = None,
+         logger: Any = None, on_decided: Any = None, fold: Any = None, digest: str = "") -> Outcome:
     """One turn. ``deadline``: when the policy must have decided; ``save_by``: past it the memory write
     is skipped (the answer matters more than the memory); ``on_decided(source, policy_error)`` runs once the answer is
     final; ``fold()`` (metering) returns a transaction entry written together with the memory item."""
@@ -62,10 +67,12 @@ def play(raw: Any, store: StoreLike | None, *, say: Say | None = None, policy: P
 
 
 def _play(raw: Any, store: StoreLike | None, *, say: Say | None, policy: Policy | None,
-          deadline: float | None, save_by: float | None, logger: Any, on_decided: Any, fold: Any,
-          digest: str = "") -> Outcome:
+          deadline: Deadline | float | None, save_by: Deadline | float | None, logger: Any, on_decided: Any,
+          fold: Any, digest: str = "") -> Outcome:
     say = say or Say()
-    deadline = deadline or (time.monotonic() + 20.0)
+    deadline = Deadline.of(deadline, settings().werewolf_budget_s)
+    save_deadline = None if save_by is None else Deadline.of(save_by, 0.0)
+    budget = deadline.describe("decision")
     try:
         turn = WerewolfTurn.lenient(raw)
     except Exception:  # noqa: BLE001 - lenient parsing should not fail; answer anyway
@@ -118,6 +125,7 @@ def _play(raw: Any, store: StoreLike | None, *, say: Say | None, policy: Policy 
             policy_error = f"{getattr(exc, 'reason', 'error')}: {getattr(exc, 'detail', '') or type(exc).__name__}"
         if isinstance(proposed, Proposal):
             agent_memory, proposed = proposed.agent_memory, proposed.answer
+        budget = getattr(policy, "last_budget", "") or budget
         if proposed is not None:
             wire, issues = check(proposed)
             if not issues:
@@ -151,7 +159,7 @@ def _play(raw: Any, store: StoreLike | None, *, say: Say | None, policy: Policy 
     mem.remember_answer(digest, answer)
     if on_decided is not None:
         on_decided(source, policy_error)
-    if mem.fingerprint() != before and store is not None and save_by is not None and time.monotonic() > save_by:
+    if mem.fingerprint() != before and store is not None and save_deadline is not None and save_deadline.expired:
         if logger:
             logger.warning("werewolf memory write skipped: the turn deadline is near")
     elif mem.fingerprint() != before:
@@ -160,7 +168,7 @@ def _play(raw: Any, store: StoreLike | None, *, say: Say | None, policy: Policy 
         except Exception:  # noqa: BLE001
             if logger:
                 logger.warning("werewolf memory write failed")
-    return Outcome(answer, source, issues, view, policy_error)
+    return Outcome(answer, source, issues, view, policy_error, budget)
 
 
 def _finish(ans: WerewolfAnswer, say: Say) -> WerewolfAnswer:

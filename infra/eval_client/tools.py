@@ -23,8 +23,11 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlparse
 
+from agenthost.deadline import Deadline
 from infra.eval_client.extract import collect, fill, words
 
+#: the most one agent step's decision may take
+STEP_DECIDE_S = 18.0
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
                "--disable-component-update", "--disable-sync", "--no-first-run"]
 EXTRACTION = {"extract_schema_data", "extract_data", "extract_schema_streamlined", "extract_schema",
@@ -81,10 +84,10 @@ class Browser:
             self._pw = self._browser = None
 
 
-def _goto(page: Any, url: str, params: dict[str, Any], deadline: float) -> None:
+def _goto(page: Any, url: str, params: dict[str, Any], deadline: Deadline) -> None:
     if not url:
         return
-    budget = max(1000, int((deadline - time.monotonic()) * 1000))
+    budget = max(1000, int(deadline.remaining() * 1000))
     try:
         page.goto(url, wait_until="load", timeout=min(budget, 15000))
     except Exception as exc:  # noqa: BLE001 - reported as the tool's failure
@@ -99,7 +102,7 @@ def run_tool(browser: Browser, params: dict[str, Any], progress: Progress) -> di
         raise ToolError(f"Tool not available: {tool}")
     inp = params.get("input") if isinstance(params.get("input"), dict) else {}
     timeout_s = max(1.0, float(params.get("timeout", 30000)) / 1000)
-    deadline = time.monotonic() + timeout_s * 0.9
+    deadline = Deadline.after(timeout_s).reserve(timeout_s * 0.1, "result message")
     started = time.monotonic()
     page = browser.page()
     try:
@@ -190,14 +193,14 @@ def _iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _llm_extract(data: dict[str, Any], schema: dict[str, Any], instruction: str, deadline: float) -> Any:
+def _llm_extract(data: dict[str, Any], schema: dict[str, Any], instruction: str, deadline: Deadline) -> Any:
     """Schema-guided extraction by the configured LLM; None when there is none, it fails, or its answer does
     not validate (the deterministic extraction answers instead)."""
     try:
         from agenthost.llm import LlmError, complete_json, provider_from_settings
     except ImportError:
         return None
-    if provider_from_settings() is None or deadline - time.monotonic() < 3:
+    if provider_from_settings() is None or deadline.remaining() < 3:
         return None
     import json
 
@@ -210,7 +213,7 @@ def _llm_extract(data: dict[str, Any], schema: dict[str, Any], instruction: str,
                                             f"Page (structured): {json.dumps(page)[:20000]}"}]
     target = schema if schema.get("type") == "object" else {"type": "object", "properties": {"data": schema}}
     try:
-        out, _usage = complete_json(messages, target, deadline - 1)
+        out, _usage = complete_json(messages, target, deadline.reserve(1.0, "schema validation"))
         jsonschema.validate(out, target)
     except (LlmError, jsonschema.ValidationError, ValueError):
         return None
@@ -224,7 +227,7 @@ def _chat(page: Any, message: str) -> dict[str, Any]:
     return {"response": best or data.get("title", ""), "title": data.get("title", ""), "url": data.get("url", "")}
 
 
-def _research(page: Any, query: str, deadline: float, urls: list[str] | None = None) -> dict[str, Any]:
+def _research(page: Any, query: str, deadline: Deadline, urls: list[str] | None = None) -> dict[str, Any]:
     """The target page, the extra ``urls`` given, and same-site pages linked from them (at most 12 pages)."""
     w = {x for x in words(query) if len(x) > 2}
     first = collect(page)
@@ -233,7 +236,7 @@ def _research(page: Any, query: str, deadline: float, urls: list[str] | None = N
     queue = [(u, True) for u in (urls or [])[:5]]
     queue += [(lk["url"], False) for lk in first.get("links", [])]
     hosts = {urlparse(first.get("url", "")).netloc} | {urlparse(u).netloc for u in (urls or [])}
-    while queue and len(pages) < 12 and time.monotonic() < deadline - 2:
+    while queue and len(pages) < 12 and deadline.remaining() > 2:
         url, given = queue.pop(0)
         bare = url.split("#")[0]
         if bare in seen or not url.startswith(("http://", "https://")) or urlparse(url).netloc not in hosts:
@@ -259,7 +262,7 @@ def _research(page: Any, query: str, deadline: float, urls: list[str] | None = N
             "sources": [{"url": p["url"], "title": p.get("title", "")} for p in pages]}
 
 
-def _agent(page: Any, task: str, deadline: float, progress: Progress, max_steps: int = 8) -> dict[str, Any]:
+def _agent(page: Any, task: str, deadline: Deadline, progress: Progress, max_steps: int = 8) -> dict[str, Any]:
     from browser.app import ActionError, run_action
 
     from agenthost.agent import make_policy
@@ -272,11 +275,13 @@ def _agent(page: Any, task: str, deadline: float, progress: Progress, max_steps:
     steps: list[dict[str, Any]] = []
     done, result, success = False, None, False
     for step in range(max_steps):
-        left = deadline - time.monotonic()
-        if left < 2:
+        if deadline.remaining() < 2:
             break
         model = pages.from_observation(observe(page))
-        decision = policy.decide(task, model, history, memory, None, time.monotonic() + min(left - 1, 18))
+        decide_by = deadline.reserve(1.0, "the step's actions")
+        if decide_by.remaining() > STEP_DECIDE_S:
+            decide_by = Deadline.after(STEP_DECIDE_S)
+        decision = policy.decide(task, model, history, memory, None, decide_by)
         memory = decision.memory or memory
         for action in decision.actions:
             try:

@@ -121,9 +121,8 @@ def test_unknown_tool_fails_before_touching_the_browser():
 
 
 def test_llm_extraction_when_configured_else_deterministic(monkeypatch):
-    import time
-
     from agenthost import config
+    from agenthost.deadline import Deadline
     from infra.eval_client.extract import fill
     from infra.eval_client.tools import _llm_extract
     from tests.support.fake_llm import FakeLLM
@@ -132,7 +131,7 @@ def test_llm_extraction_when_configured_else_deterministic(monkeypatch):
             "pairs": [["Prep time", "15 minutes"]], "lists": [], "tables": [], "paragraphs": [], "links": []}
     schema = {"type": "object", "properties": {"title": {"type": "string"}, "prepTime": {"type": "string"}},
               "required": ["title"]}
-    assert _llm_extract(data, schema, "", time.monotonic() + 10) is None  # AGENTHOST_LLM=none
+    assert _llm_extract(data, schema, "", Deadline.after(10)) is None  # AGENTHOST_LLM=none
     assert fill(schema, data) == {"title": "Pancakes", "prepTime": "15 minutes"}
     with FakeLLM() as llm:
         monkeypatch.setenv("AGENTHOST_LLM", "openai:fake-model")
@@ -140,11 +139,11 @@ def test_llm_extraction_when_configured_else_deterministic(monkeypatch):
         monkeypatch.setenv("AGENTHOST_LLM_API_KEY", "k")
         config.reset()
         llm.reply({"title": "Pancakes (LLM)", "prepTime": "15 min"})
-        assert _llm_extract(data, schema, "get it", time.monotonic() + 10) == {"title": "Pancakes (LLM)",
+        assert _llm_extract(data, schema, "get it", Deadline.after(10)) == {"title": "Pancakes (LLM)",
                                                                              "prepTime": "15 min"}
         assert "Prep time" in json.dumps(llm.requests[0])
         llm.reply({"prepTime": 5})  # does not validate: the deterministic extraction answers instead
-        assert _llm_extract(data, schema, "", time.monotonic() + 10) is None
+        assert _llm_extract(data, schema, "", Deadline.after(10)) is None
 
 
 def test_messages_over_32_kb_go_out_as_continuation_frames():

@@ -10,6 +10,8 @@ from olympics.memory import MemoryStore, task_hash
 from olympics.models import TurnRequest
 from olympics.turn import Decision, play
 
+from agenthost.config import settings
+from agenthost.deadline import Deadline
 from agenthost.store import keys
 from tests.support.apigw import call
 from tests.support.olympics import FORM_TREE, SECRET, signed, turn_body
@@ -112,9 +114,9 @@ def _det(_inp):
     return Decision(thinking="deterministic", actions=[{"tool": "type", "args": {"element": "Email", "text": "a@b.c"}}])
 
 
-def _play(llm, budget_s=turn.BUDGET_S):
+def _play(llm, budget_s=20.0):
     req = TurnRequest.model_validate(turn_body(1, prompt=PROMPT))
-    return play(req, "agent-1", memory_store=None, deterministic=_det, llm=llm, budget_s=budget_s)
+    return play(req, "agent-1", memory_store=None, deterministic=_det, llm=llm, deadline=Deadline.after(budget_s))
 
 
 def test_good_llm_answer_is_used():
@@ -126,6 +128,21 @@ def test_good_llm_answer_is_used():
 
     resp, stats = _play(good)
     assert stats.source == "llm" and [a.tool for a in resp.actions] == ["type", "select", "click"]
+    # the turn's log line says how the budget was split, each reserve by name
+    assert stats.budget == "budget 20.0s: llm 17.0s + fallback, guard and memory write 3.0s"
+
+
+def test_the_reserves_are_settings(monkeypatch):
+    from agenthost import config
+
+    monkeypatch.setenv("AGENTHOST_OLYMPICS_RESERVE_S", "5")
+    monkeypatch.setenv("AGENTHOST_GUARD_RESERVE_S", "2")
+    config.reset()
+    _resp, stats = _play(lambda _inp: Decision(source="llm"), budget_s=12.0)
+    assert stats.budget == "budget 12.0s: llm 7.0s + fallback, guard and memory write 5.0s"
+    _resp, stats = _play(None, budget_s=12.0)
+    assert stats.source == "deterministic"
+    assert stats.budget == "budget 12.0s: deterministic 10.0s + guard and memory write 2.0s"
 
 
 def test_slow_llm_is_abandoned_at_its_deadline():
@@ -134,7 +151,7 @@ def test_slow_llm_is_abandoned_at_its_deadline():
         return Decision(actions=[{"tool": "click", "args": {"element": "Home"}}], source="llm")
 
     t0 = time.monotonic()
-    resp, stats = _play(slow, budget_s=turn.MARGIN_S + 1.0)
+    resp, stats = _play(slow, budget_s=settings().olympics_reserve_s + 1.0)
     assert time.monotonic() - t0 < 2.5
     assert stats.llm_error == "late" and stats.source == "deterministic"
     assert resp.actions[0].args["element"] == "Email"
@@ -197,7 +214,7 @@ def test_a_check_on_a_box_already_in_that_state_is_not_sent_as_a_toggling_click(
                                Action("check", {"element": offers.name, "checked": True}, resolved=offers),
                                Action("check", {"element": news.name, "checked": False}, resolved=news)])
     inp = turn.TurnInput(TurnRequest.model_validate(turn_body(1, tree=tree)), page,
-                         TaskMemory(agent="a", task="t"), ("click",), time.monotonic() + 5)
+                         TaskMemory(agent="a", task="t"), ("click",), Deadline.after(5))
     out = brain._convert(d, inp)
     assert out.actions == [{"tool": "click", "args": {"element": "Send me offers"}},
                            {"tool": "click", "args": {"element": "Email me product news"}}]

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from agenthost import signing
+from agenthost import config, signing
 from tests.support.apigw import call
 from tests.support.fake_llm import FakeLLM
 from tests.support.werewolf import turn
@@ -223,8 +223,9 @@ def test_handler_survives_a_slow_store_by_skipping_the_write(aws, monkeypatch):
             return iter(())
 
     monkeypatch.setattr(app, "_store", Slow())
-    monkeypatch.setattr(app, "TURN_BUDGET_S", 0.2)
-    monkeypatch.setattr(app, "WRITE_RESERVE_S", 0.1)
+    monkeypatch.setenv("AGENTHOST_WEREWOLF_BUDGET_S", "0.2")
+    monkeypatch.setenv("AGENTHOST_WEREWOLF_WRITE_RESERVE_S", "0.1")
+    config.reset()
     r = post(turn("vote", game_id="slow"))
     assert r.status == 200 and r.json()["target"] in {"柯南", "路飞", "小丸子", "银时", "鸣人"}
     assert Slow.updates == 1  # metering's counters, through the same turn-sized store

@@ -47,6 +47,22 @@ def _env_int(name: str, default: int) -> int:
         raise ValueError(f"{name} must be an integer, got {raw!r}") from exc
 
 
+def _env_float(name: str, default: float, low: float = 0.0, high: float = float("inf"), *,
+               strict: bool = True) -> float:
+    """A number, clamped to ``low..high``; a value that is not a number raises (``strict``) or gives the
+    default."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError as exc:
+        if not strict:
+            return default
+        raise ValueError(f"{name} must be a number, got {raw!r}") from exc
+    return max(low, min(value, high))
+
+
 def _env_list(name: str) -> tuple[str, ...]:
     return tuple(p.strip() for p in os.environ.get(name, "").split(",") if p.strip())
 
@@ -68,6 +84,29 @@ class Settings:
     ws_endpoint: str = ""
     browser_function: str = "BrowserFunction"
     cors_origins: tuple[str, ...] = field(default_factory=tuple)
+    # -- turn budgets and the reserves cut from them (see agenthost.deadline), in seconds
+    #: an AI Olympics turn, cold start included (2..25; the platform cuts off at 30)
+    olympics_budget_s: float = 20.0
+    #: kept back from the Olympics LLM for the deterministic policy, the guard and the memory write
+    olympics_reserve_s: float = 3.0
+    #: kept back from the deterministic policy for the guard and the memory write
+    guard_reserve_s: float = 1.0
+    #: the last seconds of a turn, left for sending the answer (no memory write starts in them)
+    answer_reserve_s: float = 0.5
+    #: kept back from a model call inside the web policy for validating its answer and the fallback
+    llm_validation_reserve_s: float = 1.0
+    #: kept for the model call itself: the LLM budget check gives up this long before the call's deadline
+    llm_call_reserve_s: float = 0.5
+    #: a policy's budget when its caller gives no deadline
+    decide_budget_s: float = 20.0
+    #: a Proxy API step's decision
+    runs_decide_budget_s: float = 18.0
+    #: a Werewolf turn (the platform waits 30 s, the Lambda 25 s)
+    werewolf_budget_s: float = 20.0
+    #: kept back from a Werewolf decision for the memory write (one attempt: 1 s connect + 2 s read)
+    werewolf_write_reserve_s: float = 3.0
+    #: kept back from the Werewolf model call for checking and assembling the answer
+    werewolf_answer_reserve_s: float = 1.5
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -84,6 +123,17 @@ class Settings:
             ws_endpoint=_env("AGENTHOST_WS_ENDPOINT"),
             browser_function=_env("AGENTHOST_BROWSER_FUNCTION", "BrowserFunction"),
             cors_origins=_env_list("AGENTHOST_CORS_ORIGINS"),
+            olympics_budget_s=_env_float("AGENTHOST_OLYMPICS_BUDGET_S", 20.0, 2.0, 25.0, strict=False),
+            olympics_reserve_s=_env_float("AGENTHOST_OLYMPICS_RESERVE_S", 3.0),
+            guard_reserve_s=_env_float("AGENTHOST_GUARD_RESERVE_S", 1.0),
+            answer_reserve_s=_env_float("AGENTHOST_ANSWER_RESERVE_S", 0.5),
+            llm_validation_reserve_s=_env_float("AGENTHOST_LLM_VALIDATION_RESERVE_S", 1.0),
+            llm_call_reserve_s=_env_float("AGENTHOST_LLM_CALL_RESERVE_S", 0.5),
+            decide_budget_s=_env_float("AGENTHOST_DECIDE_BUDGET_S", 20.0, 0.1),
+            runs_decide_budget_s=_env_float("AGENTHOST_RUNS_DECIDE_BUDGET_S", 18.0, 0.1),
+            werewolf_budget_s=_env_float("AGENTHOST_WEREWOLF_BUDGET_S", 20.0, 0.1, 25.0),
+            werewolf_write_reserve_s=_env_float("AGENTHOST_WEREWOLF_WRITE_RESERVE_S", 3.0),
+            werewolf_answer_reserve_s=_env_float("AGENTHOST_WEREWOLF_ANSWER_RESERVE_S", 1.5),
         )
 
     @property

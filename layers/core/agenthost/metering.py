@@ -60,6 +60,7 @@ from functools import lru_cache
 from typing import Any
 
 from agenthost import aws
+from agenthost.deadline import Deadline
 from agenthost.pricing import prices
 from agenthost.store import keys
 
@@ -70,7 +71,6 @@ COUNTERS = (
     "ddb_throttles", "ws_messages", "ws_connection_minutes", "url_turns",
 )
 USAGE_TTL_S = 400 * 86400
-BUDGET_CHECK_MARGIN_S = 0.5  # a budget check ends this long before the LLM call's deadline
 _READS = {"GetItem": 0.5, "Query": 0.5, "Scan": 0.5, "BatchGetItem": 0.5, "TransactGetItems": 2.0}
 _WRITES = {"PutItem": 1.0, "UpdateItem": 1.0, "DeleteItem": 1.0, "BatchWriteItem": 1.0,
            "TransactWriteItems": 2.0}
@@ -277,11 +277,11 @@ class Turn:
         self.written: dict[str, Any] | None = None
 
     # what protocols record
-    def llm_allowed(self, deadline: float | None = None) -> bool:
+    def llm_allowed(self, deadline: Deadline | float | None = None) -> bool:
         """False when the agent's daily LLM budget is spent: answer with the deterministic policy
         (the turn then counts as a budget fallback). Errors reading usage allow the call. ``deadline``
-        (``time.monotonic()`` seconds, like the LLM call's): the check never runs past it; a check that
-        cannot finish in time allows the call (the call itself is bounded by the same deadline)."""
+        (the LLM call's): the check ends ``llm_call_reserve_s`` before it, leaving that for the call; a
+        check that cannot finish in time allows the call (the call itself is bounded by the same deadline)."""
         if not config().budget_for(self.agent).limited:
             return True  # no budget: no I/O at all
 
@@ -292,9 +292,11 @@ class Turn:
             if deadline is None:
                 allowed = check()
             else:
+                from agenthost.config import settings as core_settings
                 from agenthost.llm.base import run_before
 
-                allowed = run_before(deadline - BUDGET_CHECK_MARGIN_S, check)
+                call_by = Deadline.of(deadline, 0.0)
+                allowed = run_before(call_by.reserve(core_settings().llm_call_reserve_s, "the LLM call"), check)
         except Exception:  # noqa: BLE001 - metering must never fail a turn (a timeout included)
             _log_warning("budget check failed or ran out of time; allowing the LLM call")
             return True
@@ -471,7 +473,7 @@ class _NullTurn(Turn):
     def __init__(self) -> None:
         super().__init__("none", "none")
 
-    def llm_allowed(self, deadline: float | None = None) -> bool:
+    def llm_allowed(self, deadline: Deadline | float | None = None) -> bool:
         return True
 
     def llm(self, **_: Any) -> None:
@@ -626,7 +628,7 @@ class MeteredProvider:
     def __getattr__(self, name: str) -> Any:
         return getattr(self._provider, name)
 
-    def complete_json(self, messages: Any, schema: Any, deadline: float, *args: Any, **kwargs: Any) -> Any:
+    def complete_json(self, messages: Any, schema: Any, deadline: Deadline | float, *args: Any, **kwargs: Any) -> Any:
         from agenthost.llm.base import LlmError
 
         t = current()

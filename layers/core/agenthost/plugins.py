@@ -53,6 +53,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from agenthost.agent.actions import TOOLS, Action, Decision
 from agenthost.agent.page import MASK, Page
+from agenthost.deadline import Deadline
 
 logger = logging.getLogger("agenthost.plugins")
 
@@ -195,10 +196,10 @@ def spec() -> str:
     return os.environ.get(ENV, "").strip()
 
 
-def agent_deadline(deadline: float, margin_s: float = MARGIN_S) -> float:
-    """When the agent must have answered: ``margin_s`` before the turn's ``deadline``, and at most
-    ``AGENTHOST_AGENT_TIMEOUT_S`` seconds from now when that is set."""
-    until = deadline - margin_s
+def agent_deadline(deadline: Deadline | float, margin_s: float = MARGIN_S) -> float:
+    """When the agent must have answered (a ``time.monotonic()`` instant): ``margin_s`` before the turn's
+    ``deadline``, and at most ``AGENTHOST_AGENT_TIMEOUT_S`` seconds from now when that is set."""
+    until = Deadline.of(deadline, 0.0).reserve(margin_s, "our fallback and guards").at
     try:
         limit = float(os.environ.get("AGENTHOST_AGENT_TIMEOUT_S", "") or 0)
     except ValueError:
@@ -381,7 +382,7 @@ class GuardedWebPolicy:
         self.load_error = load_error
 
     def decide(self, task: str, page: Page, history: Sequence[Action] = (), memory: dict[str, Any] | None = None,
-               tools: Iterable[Any] | None = None, deadline: float | None = None, *,
+               tools: Iterable[Any] | None = None, deadline: Deadline | float | None = None, *,
                careful: bool = False, avoid: Iterable[Any] = (), max_actions: int = 10) -> Decision:
         from agenthost import metering
         from agenthost.agent.policy import avoid_list, tool_names
@@ -391,7 +392,9 @@ class GuardedWebPolicy:
         theirs = dict(theirs) if isinstance(theirs, dict) else {}
         avoid = avoid_list(avoid)
         names = tool_names(tools)
-        deadline = deadline if deadline is not None else time.monotonic() + 20
+        from agenthost.config import settings
+
+        deadline = Deadline.of(deadline, settings().decide_budget_s)
         try:
             if self.agent is None:
                 raise Refused("load", self.load_error or "no agent")

@@ -14,7 +14,9 @@ Interface (everything a protocol needs)::
   ``previousActions`` map with ``Action(a["name"], a["arguments"])``). ``memory``: the dict the caller
   stored after the last turn (pass ``{}`` at first; store ``decision.memory`` afterwards; JSON-safe).
   ``tools``: the protocol's tool list (names or JSON-schema tool dicts; empty = all).
-  ``deadline``: a ``time.monotonic()`` instant (use :func:`deadline_in`); ``careful``: careful mode;
+  ``deadline``: an :class:`agenthost.deadline.Deadline` made where the turn arrived (or
+  :func:`deadline_in`); a policy that needs time after its own work ``reserve`` s it by name; a bare
+  ``time.monotonic()`` instant is still accepted; ``careful``: careful mode;
   ``avoid``: (tool, target) pairs not to repeat (target: element name or id). ``memory["user_answers"]``
   (the user's answers, read as stated values) and ``memory["hints"]`` (reflections, nudges: shown to the
   LLM as fenced data) are passed afresh each call.

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import secrets
-import time
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -35,10 +34,12 @@ from agenthost.agent.guards import LoopGuard, check_actions, classify_risk, stri
 from agenthost.agent.page import MASK, Page, is_sensitive
 from agenthost.agent.policy import DeterministicPolicy, approval_question, avoid_list, avoid_set, is_avoided, tool_names
 from agenthost.agent.task import read_task
+from agenthost.config import settings
+from agenthost.deadline import Deadline, remaining
 from agenthost.llm import LlmError, Provider, Usage
 
-#: seconds kept back from the deadline for validation and the deterministic fallback
-MARGIN_S = 1.0
+#: a repair round is only asked for with at least this long left before the model's deadline
+MIN_REPAIR_S = 1.0
 MAX_PAGE_TEXT = 2500
 MAX_ELEMENTS = 80
 #: skill calls run in one turn at most, and characters of one result shown to the model
@@ -224,10 +225,11 @@ class LlmPolicy:
 
     name = "llm"
 
-    def __init__(self, provider: Provider, fallback: DeterministicPolicy | None = None, *, margin_s: float = MARGIN_S,
-                 skills: Sequence[Any] | None = None):
+    def __init__(self, provider: Provider, fallback: DeterministicPolicy | None = None, *,
+                 margin_s: float | None = None, skills: Sequence[Any] | None = None):
         self.provider = provider
         self.fallback = fallback or DeterministicPolicy()
+        #: kept back from the deadline for validation and the fallback (``llm_validation_reserve_s``)
         self.margin_s = margin_s
         #: the skills offered as tools (``None``: all of :func:`agenthost.skills.tools`; ``[]``: none)
         self._skills = skills
@@ -244,14 +246,16 @@ class LlmPolicy:
         return list(self._skills)
 
     def decide(self, task: str, page: Page, history: Sequence[Action] = (), memory: dict[str, Any] | None = None,
-               tools: Iterable[Any] | None = None, deadline: float | None = None, *,
+               tools: Iterable[Any] | None = None, deadline: Deadline | float | None = None, *,
                careful: bool = False, avoid: Iterable[Any] = (), max_actions: int = 10) -> Decision:
         memory = dict(memory or {})
         avoid = avoid_list(avoid)
         avoid_pairs = avoid_set(avoid)
         names = tool_names(tools)
-        deadline = deadline if deadline is not None else time.monotonic() + 20
-        llm_deadline = deadline - self.margin_s
+        cfg = settings()
+        deadline = Deadline.of(deadline, cfg.decide_budget_s)
+        margin = cfg.llm_validation_reserve_s if self.margin_s is None else self.margin_s
+        llm_deadline = deadline.reserve(margin, "validation and fallback")
         usage = Usage()
         problems: list[str] = []
         prompt_chars = 0
@@ -276,7 +280,7 @@ class LlmPolicy:
             if calls and not obj.get("actions") and not obj.get("done"):
                 skill_results = run_skill_calls(calls, skills, llm_deadline, page, read_task(task).urls)
                 memory["skills_used"] = [n for n, _, _ in skill_results]
-                if time.monotonic() > llm_deadline - 1.0:
+                if llm_deadline.remaining() < MIN_REPAIR_S:
                     reason = "no time left after the skill calls"
                     break
                 continue
@@ -291,7 +295,7 @@ class LlmPolicy:
                         decision.needs_approval = approval_question(risky)
                 return decision
             reason = "LLM answer unusable: " + "; ".join(problems[:3])
-            if time.monotonic() > llm_deadline - 1.0 or repaired:
+            if llm_deadline.remaining() < MIN_REPAIR_S or repaired:
                 break
             repaired = True
         d = self.fallback.decide(task, page, history, memory, names, deadline, careful=careful, avoid=avoid)
@@ -360,7 +364,7 @@ class LlmPolicy:
 _skill_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="skill")
 
 
-def run_skill_calls(calls: Any, skills: Sequence[Any], deadline: float, page: Page,
+def run_skill_calls(calls: Any, skills: Sequence[Any], deadline: Deadline | float, page: Page,
                     task_urls: Sequence[str] = ()) -> list[tuple[str, dict[str, Any], str]]:
     """Run the model's ``skill_calls`` (at most :data:`MAX_SKILL_CALLS`) and return ``(name, args, result)``.
 
@@ -381,7 +385,7 @@ def run_skill_calls(calls: Any, skills: Sequence[Any], deadline: float, page: Pa
         if "url" in args and not _navigation_allowed(str(args["url"]), page, task_urls):
             out.append((name, args, "refused: the URL is not in the task, on this site, nor linked on the page"))
             continue
-        left = deadline - time.monotonic()
+        left = remaining(deadline)
         if left < 0.05:
             out.append((name, args, "not run: no time left this turn"))
             continue

@@ -43,6 +43,7 @@ from agenthost.agent.task import (
     words,
 )
 from agenthost.agent.values import is_description
+from agenthost.deadline import Deadline
 
 _SUBMIT = re.compile(r"\b(submit|send|save|continue|next|confirm|register|sign ?up|sign ?in|log ?in|apply|search|"
                      r"go|ok|finish|complete|create|add|update|place order|checkout|book|pay|post|subscribe|get|"
@@ -72,7 +73,7 @@ _CODE = re.compile(r"^(?=[A-Z0-9._/#-]*\d|[A-Z]{3,})[A-Z0-9][A-Z0-9._/#-]{2,39}$
 
 class Policy(Protocol):
     def decide(self, task: str, page: Page, history: Sequence[Action], memory: dict[str, Any],
-               tools: Iterable[Any] | None = None, deadline: float | None = None, *,
+               tools: Iterable[Any] | None = None, deadline: Deadline | float | None = None, *,
                careful: bool = False, avoid: Iterable[Any] = ()) -> Decision: ...
 
 
@@ -92,9 +93,9 @@ def tool_names(tools: Iterable[Any] | None) -> tuple[str, ...]:
     return tuple(out) or TOOLS
 
 
-def deadline_in(seconds: float) -> float:
+def deadline_in(seconds: float) -> Deadline:
     """A deadline ``seconds`` from now, on the clock policies use (``time.monotonic``)."""
-    return time.monotonic() + seconds
+    return Deadline.after(seconds)
 
 
 def _norm(s: Any) -> str:
@@ -175,7 +176,7 @@ class DeterministicPolicy:
     name = "deterministic"
 
     def decide(self, task: str, page: Page, history: Sequence[Action] = (), memory: dict[str, Any] | None = None,
-               tools: Iterable[Any] | None = None, deadline: float | None = None, *,
+               tools: Iterable[Any] | None = None, deadline: Deadline | float | None = None, *,
                careful: bool = False, avoid: Iterable[Any] = ()) -> Decision:
         memory = dict(memory or {})
         if history:

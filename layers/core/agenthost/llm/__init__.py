@@ -2,7 +2,8 @@
 
 * ``messages``: ``[{"role": "system"|"user"|"assistant", "content": str}, ...]``.
 * ``schema``: the JSON schema the answer must follow (an object schema).
-* ``deadline``: a ``time.monotonic()`` instant. The call returns before it or raises :class:`LlmTimeout`;
+* ``deadline``: an :class:`agenthost.deadline.Deadline` (or a ``time.monotonic()`` instant). The call
+  returns before it or raises :class:`LlmTimeout`;
   it never blocks the caller past it (the HTTP/AWS call runs on a worker thread that is abandoned at the
   deadline, with connect/read timeouts derived from the time left). At most one retry, only if time allows.
 * ``usage``: :class:`Usage` (``input_tokens``, ``output_tokens``, ``calls``, ``latency_ms``).
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agenthost.deadline import Deadline
 from agenthost.llm.base import (
     LlmError,
     LlmInvalid,
@@ -72,7 +74,7 @@ def reset() -> None:
     _cached.clear()
 
 
-def complete_json(messages: list[dict[str, Any]], schema: dict[str, Any], deadline: float,
+def complete_json(messages: list[dict[str, Any]], schema: dict[str, Any], deadline: Deadline | float,
                   provider: Provider | None = None) -> tuple[dict[str, Any], Usage]:
     """Complete with the configured provider (or ``provider``); raises :class:`LlmError` if there is none."""
     p = provider or provider_from_settings()

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import re
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
+
+from agenthost.deadline import Deadline
+from agenthost.deadline import remaining as remaining
 
 
 class LlmError(Exception):
@@ -76,7 +78,7 @@ class Provider(Protocol):
     def base_url(self) -> str: ...
 
     def complete_json(self, messages: list[dict[str, Any]], schema: dict[str, Any],
-                      deadline: float) -> tuple[dict[str, Any], Usage]: ...
+                      deadline: Deadline | float) -> tuple[dict[str, Any], Usage]: ...
 
 
 _pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="llm")
@@ -85,11 +87,7 @@ _pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="llm")
 MIN_CALL_S = 0.5
 
 
-def remaining(deadline: float) -> float:
-    return deadline - time.monotonic()
-
-
-def run_before[T](deadline: float, fn: Callable[[], T]) -> T:
+def run_before[T](deadline: Deadline | float, fn: Callable[[], T]) -> T:
     """Run ``fn`` on a worker thread; return its result or raise :class:`LlmTimeout` at the deadline.
 
     A call abandoned at the deadline may still be answered (and billed) later: its usage then goes to

@@ -6,6 +6,7 @@ import threading
 import time
 from typing import Any
 
+from agenthost.deadline import Deadline
 from agenthost.llm.base import (
     MIN_CALL_S,
     LlmError,
@@ -91,7 +92,7 @@ class BedrockProvider:
         return req
 
     def complete_json(self, messages: list[dict[str, Any]], schema: dict[str, Any],
-                      deadline: float) -> tuple[dict[str, Any], Usage]:
+                      deadline: Deadline | float) -> tuple[dict[str, Any], Usage]:
         """The answer and the usage of every attempt (an invalid first reply's tokens included); on failure
         the raised :class:`LlmError` carries that usage."""
         req = self.request(messages, schema)
@@ -122,7 +123,8 @@ class BedrockProvider:
             raise last
         raise LlmError(str(last) if last else "the model gave no answer", usage=usage)
 
-    def _once(self, req: dict[str, Any], schema: dict[str, Any], deadline: float) -> tuple[dict[str, Any], Usage]:
+    def _once(self, req: dict[str, Any], schema: dict[str, Any],
+              deadline: Deadline | float) -> tuple[dict[str, Any], Usage]:
         from botocore.exceptions import (
             BotoCoreError,
             ClientError,

@@ -10,6 +10,7 @@ from typing import Any
 
 import httpx
 
+from agenthost.deadline import Deadline
 from agenthost.llm.base import (
     MIN_CALL_S,
     LlmError,
@@ -63,7 +64,7 @@ class OpenAIProvider:
             self._http = None
 
     def complete_json(self, messages: list[dict[str, Any]], schema: dict[str, Any],
-                      deadline: float) -> tuple[dict[str, Any], Usage]:
+                      deadline: Deadline | float) -> tuple[dict[str, Any], Usage]:
         """The answer and the usage of every attempt (an invalid first reply's tokens included); on failure
         the raised :class:`LlmError` carries that usage."""
         usage = Usage()
@@ -97,7 +98,7 @@ class OpenAIProvider:
         raise LlmError(str(last) if last else "the model gave no answer", usage=usage)
 
     def _once(self, messages: list[dict[str, Any]], schema: dict[str, Any],
-              deadline: float) -> tuple[dict[str, Any], Usage]:
+              deadline: Deadline | float) -> tuple[dict[str, Any], Usage]:
         left = max(remaining(deadline), 0.1)
         timeout = httpx.Timeout(left, connect=min(2.0, left))
         headers = {"Content-Type": "application/json"}
