@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from agenthost import metering, plugins
+from agenthost import config, metering, plugins
 from agenthost.agent import Action, Decision, DeterministicPolicy
 from agenthost.agent import page as pages
 from tests.support.apigw import call
@@ -55,6 +55,7 @@ def olympics(monkeypatch, agent: str, *, turn: int = 1, previous=None, **env: st
     monkeypatch.setenv("AGENTHOST_AGENT", AGENTS + agent)
     for k, v in env.items():
         monkeypatch.setenv(k, v)
+    config.reset()  # settings are read once: read them again with this test's environment
     monkeypatch.setattr(app, "_cold", False)
     raw, headers = signed(turn_body(turn, previous=previous))
     t0 = time.monotonic()
@@ -210,6 +211,7 @@ def werewolf(monkeypatch, agent: str, action: str = "vote", **env: str):
     monkeypatch.setenv("AGENTHOST_AGENT", AGENTS + agent)
     for k, v in env.items():
         monkeypatch.setenv(k, v)
+    config.reset()  # settings are read once: read them again with this test's environment
     body = json.dumps(ww_turn(action), ensure_ascii=False).encode()
     t0 = time.monotonic()
     resp = call(app.handler, "POST", "/werewolf/turn", body=body, headers={"content-type": "application/json"})
@@ -237,10 +239,8 @@ def test_werewolf_raising_agent(aws, monkeypatch, capsys, caplog):
 
 
 def test_werewolf_sleeping_agent(aws, monkeypatch, capsys):
-    from werewolf import app
-
-    monkeypatch.setattr(app, "TURN_BUDGET_S", 6.0)  # the decision is due 3 s in, the agent's 1.5 s before
-    out, elapsed = werewolf(monkeypatch, "sleeping")
+    # a 6 s turn: the decision is due 3 s in, the agent's 1.5 s before
+    out, elapsed = werewolf(monkeypatch, "sleeping", AGENTHOST_WEREWOLF_BUDGET_S="6")
     assert elapsed < 6 and out["target"] in {"柯南", "路飞", "小丸子", "银时", "鸣人"}
     assert _emf(capsys.readouterr().out)[0]["fallback_reason"] == "agent_timeout"
 
