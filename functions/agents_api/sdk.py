@@ -51,7 +51,7 @@ from pydantic import BaseModel, ValidationError
 
 from agenthost import metering
 from agenthost.config import settings
-from agenthost.http import ApiError, logger
+from agenthost.http import RETRY_AFTER_S, UNAVAILABLE_MESSAGE, ApiError, logger, unavailable
 from agenthost.store import Store
 from agents_api import models
 from agents_api.catalog import Catalog, Filters, Product
@@ -798,6 +798,12 @@ class AgentsEdge:
                 extra = {**rate, "retry-after": "1"} if exc.status == 409 else rate
                 await self._send_json(send, exc.status, error_body(exc.status, "conflict", exc.message), extra)
                 return
+            except Exception as exc:
+                if not unavailable(exc):
+                    raise
+                await self._send_json(send, 503, error_body(503, "unavailable", UNAVAILABLE_MESSAGE),
+                                      {**rate, "retry-after": str(RETRY_AFTER_S)})
+                return
             if stored is not None:
                 body = site.unseal_replay(store, scope["path"], stored.body)
                 extra = {**rate, "idempotent-replayed": "true"}
@@ -828,11 +834,17 @@ class AgentsEdge:
 
         try:
             await self.app(scope, receive, send_wrapper)
-        except Exception:  # noqa: BLE001 - answer 500 in the envelope, with the site's headers
-            logger.exception("unhandled error")
-            captured["status"] = 500
-            if not started["yes"]:
-                await self._send_json(send, 500, error_body(500, "internal_error", "internal error"), rate)
+        except Exception as exc:  # noqa: BLE001 - answer in the envelope, with the site's headers
+            if unavailable(exc):  # the database: 503 and when to retry
+                captured["status"] = 503
+                if not started["yes"]:
+                    await self._send_json(send, 503, error_body(503, "unavailable", UNAVAILABLE_MESSAGE),
+                                          {**rate, "retry-after": str(RETRY_AFTER_S)})
+            else:
+                logger.exception("unhandled error")
+                captured["status"] = 500
+                if not started["yes"]:
+                    await self._send_json(send, 500, error_body(500, "internal_error", "internal error"), rate)
         finally:
             if idem is not None:
                 try:

@@ -112,6 +112,40 @@ CODES = {
 }
 
 
+#: seconds a client is asked to wait (``Retry-After``) when the database is unavailable
+RETRY_AFTER_S = 5
+_UNAVAILABLE_CODES = frozenset({
+    "ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded",
+    "InternalServerError", "ServiceUnavailable", "ServiceUnavailableException", "LimitExceededException",
+    "TransactionInProgressException", "RequestTimeout", "RequestTimeoutException",
+})
+
+
+def unavailable(exc: BaseException) -> bool:
+    """Whether ``exc`` means the database (an AWS service) is unreachable, overloaded or throttling: the
+    request may succeed later, so it is answered 503 with ``Retry-After`` rather than 500."""
+    from botocore.exceptions import (
+        BotoCoreError,
+        ClientError,
+        ConnectionClosedError,
+        ConnectionError,
+        EndpointConnectionError,
+        ReadTimeoutError,
+    )
+
+    if isinstance(exc, ConnectionError | EndpointConnectionError | ConnectionClosedError | ReadTimeoutError):
+        return True
+    if isinstance(exc, ClientError):
+        error = exc.response.get("Error", {}) if isinstance(exc.response, dict) else {}
+        status = (exc.response.get("ResponseMetadata") or {}).get("HTTPStatusCode", 0) \
+            if isinstance(exc.response, dict) else 0
+        return error.get("Code") in _UNAVAILABLE_CODES or int(status or 0) >= 500
+    return isinstance(exc, BotoCoreError) and "timeout" in type(exc).__name__.lower()
+
+
+UNAVAILABLE_MESSAGE = f"the service's database is unavailable right now; retry in {RETRY_AFTER_S} s"
+
+
 def default_error_body(status: int, code: str, message: str) -> dict[str, Any]:
     """``{"error": code, "message": message}`` (the Proxy Server API's shape)."""
     return {"error": code, "message": message}
@@ -309,6 +343,19 @@ def create_app(
     @app.exception_handler(RequestValidationError)
     async def _validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
         return respond(request, 400, "bad_request", describe_validation_error(exc))
+
+    async def _aws_error(request: Request, exc: Exception) -> JSONResponse:
+        if unavailable(exc):
+            logger.warning("database unavailable", extra={"error_type": type(exc).__name__})
+            return respond(request, 503, "unavailable", UNAVAILABLE_MESSAGE, {"retry-after": str(RETRY_AFTER_S)})
+        logger.exception("unhandled AWS error")
+        rid = request.scope.get("state", {}).get("request_id", "")
+        return respond(request, 500, "internal_error", f"internal error (request id {rid})")
+
+    from botocore.exceptions import BotoCoreError, ClientError
+
+    app.add_exception_handler(BotoCoreError, _aws_error)
+    app.add_exception_handler(ClientError, _aws_error)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
