@@ -86,3 +86,22 @@ def test_a_lambda_function_too_small_for_the_engine_says_so(monkeypatch):
     with pytest.raises(chess.EngineMissing, match="the function has 128 MB"):
         chess.best_move(FORK)
     assert solve(f"White to move, FEN {SCHOLAR}").answer == "Qxf7#"  # a mate in one needs no engine
+
+
+def test_a_slow_engine_start_keeps_the_deadline_and_serves_the_next_question(tmp_path, monkeypatch):
+    real = chess.engine_path()
+    assert real, "Stockfish is missing"
+    slow = tmp_path / "slow-stockfish"
+    slow.write_text(f"#!/bin/sh\nsleep 1.5\nexec {real} \"$@\"\n")
+    slow.chmod(0o755)
+    monkeypatch.setenv("AGENTHOST_STOCKFISH", str(slow))
+    chess.close()
+    question = f"White to move. What is the best move? {FORK}"
+    started = time.monotonic()
+    assert solve(question, deadline=started + 0.8) is None  # still starting: no move given
+    assert time.monotonic() - started < 1.4  # and the 1.5 s start was not waited for
+    found = None
+    while found is None and time.monotonic() - started < 30:  # the start goes on in the background
+        time.sleep(0.5)
+        found = solve(question, deadline=time.monotonic() + 1.5)
+    assert found is not None and found.answer == "Ne6+"

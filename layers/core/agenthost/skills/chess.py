@@ -14,8 +14,10 @@ it looked: a move is never invented).
 
 The engine is Stockfish, found at ``AGENTHOST_STOCKFISH``, on ``PATH``, at ``/opt/bin/stockfish`` (the
 Lambda layer built by ``layers/stockfish/build.sh``) or ``/usr/games/stockfish`` (Debian's package). One
-engine process is kept per container and restarted if it dies; starting it takes up to a second or two
-(:func:`warm` does it ahead of time); the search then gets the time left before the deadline.
+engine process is kept per container and restarted if it dies. Starting it takes up to a second or two; it
+starts on a thread of its own, so a question whose deadline comes first gets ``None`` while the start goes
+on and serves the next one (:func:`warm` starts it ahead of time); the search then gets the time left
+before the deadline.
 """
 
 from __future__ import annotations
@@ -80,7 +82,7 @@ _engine_path: str | None = None
 _lock = threading.Lock()
 
 
-def _get_engine() -> chess.engine.SimpleEngine:
+def _get_engine(timeout: float = 10.0) -> chess.engine.SimpleEngine:
     global _engine, _engine_path
     path = engine_path()
     if path is None:
@@ -92,13 +94,41 @@ def _get_engine() -> chess.engine.SimpleEngine:
                             f"give it at least {MIN_FUNCTION_MB} MB (the template gives the agent's functions 512)")
     if _engine is None or _engine_path != path:
         close()
-        engine = chess.engine.SimpleEngine.popen_uci(path, timeout=10.0)
-        try:
-            engine.configure({"Threads": 1, "Hash": 16})
-        except chess.engine.EngineError:
-            pass
-        _engine, _engine_path = engine, path
+        _engine, _engine_path = _start(path, timeout), path
     return _engine
+
+
+_starting: dict[str, Any] = {}
+
+
+def _start(path: str, timeout: float) -> chess.engine.SimpleEngine:
+    """The engine process, started on a thread of its own: a start slower than this turn's ``timeout``
+    (a cold container on a busy CPU) goes on in the background and serves the next question."""
+    job = _starting.get(path)
+    if job is None:
+        done = threading.Event()
+        job = _starting[path] = {"done": done, "engine": None, "error": None}
+
+        def run() -> None:
+            try:
+                engine = chess.engine.SimpleEngine.popen_uci(path, timeout=30.0)
+                try:
+                    engine.configure({"Threads": 1, "Hash": 16})
+                except chess.engine.EngineError:
+                    pass
+                job["engine"] = engine
+            except (chess.engine.EngineError, OSError, TimeoutError) as exc:
+                job["error"] = exc
+            finally:
+                done.set()
+
+        threading.Thread(target=run, name="chess-engine-start", daemon=True).start()
+    if not job["done"].wait(max(0.0, timeout)):
+        raise TimeoutError("the chess engine is still starting")
+    del _starting[path]
+    if job["error"] is not None:
+        raise job["error"]
+    return job["engine"]  # type: ignore[no-any-return]
 
 
 def warm() -> bool:
@@ -106,7 +136,7 @@ def warm() -> bool:
     position's search gets the turn's time; ``False`` when there is no engine."""
     try:
         with _lock:
-            _get_engine()
+            _get_engine(30.0)
         return True
     except (EngineMissing, chess.engine.EngineError, OSError, TimeoutError):
         return False
@@ -148,7 +178,8 @@ def best_move(fen: str, *, time_limit: float = 1.0, deadline: float | None = Non
         return Move(board.san(mate), mate.uci(), mate_in=1, how="checkmate in one (every legal move tried)")
     with _lock:
         for attempt in range(2):
-            engine = _get_engine()  # started (once per container) before the search time is measured
+            # started once per container, within the time left, before the search time is measured
+            engine = _get_engine(10.0 if deadline is None else deadline - time.monotonic() - MARGIN_S)
             think = min(time_limit, MAX_THINK_S)
             if deadline is not None:
                 think = min(think, deadline - time.monotonic() - MARGIN_S)
