@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
-from agenthost import aws, metering
+from agenthost import aws, logs, metering
 from agenthost.config import secret
 from agenthost.http import logger
 from agenthost.store import Store, keys
@@ -204,6 +204,7 @@ def _server_invocation(context: Any, run: Callable[[Server], Any]) -> Any:
 
 
 def handler(event: dict, context: Any) -> Any:
+    logs.bind(logger, "evals", context)  # this invocation's identity on every line (agenthost.logs)
     kind = event.get("agenthost")
     if kind == "welcome":
         with _metered() as usage:

@@ -18,7 +18,7 @@ _IMPORTED = time.monotonic()  # start of the cold start: the 20 s budget include
 
 from aws_lambda_powertools import Logger  # noqa: E402
 
-from agenthost import limits, metering, signing  # noqa: E402
+from agenthost import limits, logs, metering, signing  # noqa: E402
 from agenthost.config import settings  # noqa: E402
 from agenthost.deadline import Deadline  # noqa: E402
 from olympics import auth, brain  # noqa: E402
@@ -55,6 +55,7 @@ def handler(event: dict[str, Any], context: Any = None) -> dict[str, Any]:
     # snapshot restored later, a test process) is not a cold start of this request.
     started = _IMPORTED if _cold and 0 <= now - _IMPORTED <= MAX_INIT_S else now
     _cold = False
+    logs.bind(logger, "olympics", context)  # this invocation's identity on every line (agenthost.logs)
     metering.arrived(event)  # through the function URL (WebhookFunctionUrls) no API request is billed
     try:
         return _handle(event, context, started)

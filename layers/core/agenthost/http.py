@@ -44,7 +44,7 @@ from fastapi.responses import JSONResponse
 from mangum import Mangum
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from agenthost import limits, metering
+from agenthost import limits, logs, metering
 from agenthost.config import settings
 
 # Metrics are flushed after every invocation; a turn that recorded none is normal, not a warning.
@@ -197,7 +197,7 @@ class _EdgeMiddleware:
         request_id = (headers.get("x-request-id") or getattr(ctx, "aws_request_id", None)
                       or str(uuid.uuid4()))[:128]
         scope.setdefault("state", {})["request_id"] = request_id
-        logger.append_keys(request_id=request_id)
+        logs.add(logger, request_id=request_id)
         started = time.perf_counter()
         status_holder = {"status": 500}
         notes: dict[str, Any] = {}
@@ -393,12 +393,10 @@ def make_handler(
     mangum = Mangum(app, lifespan="off")
     service = app.state.service
 
-    @logger.inject_lambda_context(clear_state=True)
     @metrics.log_metrics(capture_cold_start_metric=not settings().local)
     def handler(event: dict, context: Any) -> Any:
         _ensure_event_loop()
-        logger.remove_keys(_REPEATED_KEYS)  # inject_lambda_context appended them again
-        logger.append_keys(function=service, request_id=getattr(context, "aws_request_id", None))
+        logs.bind(logger, service, context)  # per invocation, never the logger's shared state (agenthost.logs)
         metering.arrived(event)  # a function URL's turns bill no API Gateway request
         if other_events is not None and not _is_http_event(event):
             return other_events(event, context)
