@@ -107,7 +107,21 @@ def test_broken_llm_falls_back(fake):
 def test_done_with_result(fake):
     fake.reply({"actions": [{"tool": "done", "args": {"success": True, "result": "Contact form"}}], "done": False})
     d = policy(fake).decide("What is this page?", page(), [], {}, [], deadline_in(5))
-    assert d.done and d.result == "Contact form" and d.actions == []
+    assert d.done and d.result == "Contact form" and d.actions == [] and d.success is True
+
+
+def test_a_done_the_page_contradicts_is_not_a_success(fake):
+    from agenthost.agent import page as pages
+
+    quiz = pages.from_aria('- paragraph: 0 Score 0 Correct 1/10\n- textbox "Answer"\n- button "Submit"')
+    fake.reply({"actions": [], "done": True, "result": "Finished the quiz"})
+    d = policy(fake).decide("Play the quiz.", quiz, [], {}, [], deadline_in(5))
+    assert d.done and d.success is False and d.result.startswith("Not completed") and "1/10" in d.result
+    assert d.olympics()["result"]["success"] is False
+    # a give-up the model states itself stays one
+    fake.reply({"actions": [{"tool": "done", "args": {"success": False, "result": "No way in"}}], "done": True})
+    d = policy(fake).decide("Open the vault.", page(), [], {}, [], deadline_in(5))
+    assert d.done and d.success is False
 
 
 def test_make_policy_follows_settings(monkeypatch, fake):

@@ -31,6 +31,7 @@ from typing import Any
 
 from agenthost.agent.actions import Action, Decision
 from agenthost.agent.guards import LoopGuard, check_actions, classify_risk, strip_script
+from agenthost.agent.outcome import judge
 from agenthost.agent.page import MASK, Page, is_sensitive
 from agenthost.agent.policy import DeterministicPolicy, approval_question, avoid_list, avoid_set, is_avoided, tool_names
 from agenthost.agent.task import read_task
@@ -315,6 +316,7 @@ class LlmPolicy:
         problems: list[str] = []
         done = bool(obj.get("done"))
         result = obj.get("result")
+        claimed: bool | None = False if obj.get("success") is False else None
         for item in raw:
             if not isinstance(item, dict) or not isinstance(item.get("tool"), str):
                 problems.append("each action needs a tool and args")
@@ -324,6 +326,8 @@ class LlmPolicy:
             if tool == "done":
                 done = True
                 result = result or args.get("result")
+                if args.get("success") is False:
+                    claimed = False
                 continue
             if tool == "navigate" and not _navigation_allowed(str(args.get("url", "")), page, task_urls):
                 problems.append(f"navigate: {str(args.get('url'))[:100]!r} is not in the task nor linked on the page")
@@ -356,7 +360,17 @@ class LlmPolicy:
         if kept:
             memory["acted"] = True
         thinking = str(obj.get("thinking") or "")[:2000]
-        return Decision(actions=kept, done=done, thinking=strip_script(thinking),
+        success: bool | None = None
+        if done:
+            success = claimed
+            verdict = judge(page, memory.get("before") or ())
+            if success is None and not kept and verdict.kind in ("progress", "failure", "error"):
+                # the model says done, the page says otherwise (a score line, zero correct, an error): not a success
+                success = False
+                result = f"Not completed: the page shows {verdict.text!r}" + (f" ({result})" if result else "")
+            elif success is None:
+                success = True
+        return Decision(actions=kept, done=done, success=success, thinking=strip_script(thinking),
                         result=None if result is None else strip_script(str(result))[:4000], source=self.name,
                         memory=memory), problems
 
