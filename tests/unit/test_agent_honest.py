@@ -314,3 +314,41 @@ def test_fill_all_fields_with_realistic_details_and_a_select_the_page_says_is_re
                history=[Action("type", {"element": "Email", "text": "ann@example.com"}),
                         Action("click", {"element": "Sign up"})])
     assert _typed(d).get("Plan") == "Basic"
+
+
+def test_a_page_that_takes_its_message_back_is_no_success_in_a_maze_or_a_shop():
+    room = ('- heading "You found the map room!" [level=1]\n'
+            '- paragraph: "Congratulations, explorer: old maps everywhere. The archive is not here."\n'
+            '- link "Back to the corridor":\n  - /url: north.html')
+    assert not verdict(room).success
+    d = decide("Find the archive of the old library.", room, url="https://lib.test/map.html",
+               memory={"acted": True, "before": [], "home": "lib.test"},
+               history=[Action("click", {"element": "Map room"})])
+    assert not (d.done and d.success)
+    shop = '- status: Thanks for your order!\n- paragraph: Payment failed: your card was declined.'
+    assert not verdict(shop).success
+
+
+def test_a_value_found_on_the_page_does_not_finish_a_task_that_asks_to_enter_it():
+    tree = """- paragraph: "The service answers in JSON. Its endpoints: /api/orders"
+- textbox "Number of shipped orders"
+- button "Submit report\""""
+    task = "Use the order service's JSON API to fill in the report: how many orders are shipped? Submit the report."
+    d = decide(task, tree, memory={"acted": True, "before": []}, history=[Action("click", {"element": "Submit report"})])
+    assert not (d.done and d.success)
+    # a plain question is still answered from the page
+    d = decide("What is the endpoint of the order service?", tree)
+    assert d.done and d.success and "/api/orders" in d.result
+
+
+def test_sign_in_as_names_the_account_and_a_product_name_is_no_person():
+    tree = '- textbox "Username"\n- textbox "Password"\n- button "Sign in"'
+    d = decide("Sign in as dana.novak with the password Plum-Tree-42 and download the October invoice.", tree)
+    assert _typed(d) == {"Username": "dana.novak", "Password": "Plum-Tree-42"}
+    shop = """- paragraph: Colombia Supremo, 250 g
+- button "Add Colombia Supremo to cart"
+- textbox "Full name"
+- button "Place order\""""
+    d = decide("Buy two bags of Colombia Supremo and ship them to Jonas Berg.", shop)
+    assert [a for a in wire(d) if a[0] == "click"][:2] == [("click", "Add Colombia Supremo to cart", None)] * 2
+    assert _typed(d) == {"Full name": "Jonas Berg"}

@@ -14,6 +14,8 @@ A completion claim needs evidence tied to the task; a page's wording alone is ea
 * a **game over** (``game over``, ``final score``, ``quiz complete``, ``all questions answered``...) counts as
   success only when the page's final report is a full score (``10/10``, ``10 of 10 correct``) or a success
   message without failure/zero; otherwise the task is over and *not* achieved;
+* a page that takes its own message back (``You found the map room!`` next to ``The archive is not here``,
+  ``keep looking``, ``wrong door``) shows no success;
 * a completion message present before the agent acted (a landing page's "Welcome!") is not evidence: the
   caller passes the lines it saw first (:func:`line_key` of each) as ``before``.
 
@@ -42,6 +44,12 @@ ERROR = re.compile(r"\b(required|invalid|not valid|incorrect|wrong|error|failed|
                    r"fill|choose|select|confirm|rate|pick|provide|check)|is not|isn't|cannot|can't|empty|too (?:short|"
                    r"long)|missing|does not|doesn't|try again|not found|no results|not quite|not correct|"
                    r"unsuccessful|denied|rejected|expired|game over|time'?s up|out of (?:time|lives))\b", re.I)
+#: a line that takes a success message back ("You found the map room! ... The archive is not here"): a page that
+#: says both is no evidence of success
+VETO = re.compile(r"\b(not here|isn'?t here|is not (?:here|it|this one|the (?:right|correct|one))|not the (?:right|correct|"
+                  r"real|one)|wrong (?:room|page|place|way|door|one|answer|code)|keep (?:looking|searching|exploring)|"
+                  r"look elsewhere|search elsewhere|dead end|decoy|try again|not quite|incorrect|failed|not yet|"
+                  r"still (?:need|have|missing|to do)|(?:is|are) (?:still )?missing|nothing (?:here|to see))\b", re.I)
 #: a score, counter or progress line: the state of a game or a wizard, not its end
 PROGRESS = re.compile(
     r"(\b(?:question|round|level|step|stage|puzzle|problem|slide|card|task|part|turn|move|page|word)\s*#?\s*\d+"
@@ -153,6 +161,8 @@ def judge(page: Page, before: Collection[str] = ()) -> Outcome:
     fail_i = _hits(joined_text, starts, FAILURE)
     err_i = _hits(joined_text, starts, ERROR)
     ok_i = _hits(joined_text, starts, ROUND_OK)
+    veto = bool(_hits(joined_text, starts, VETO) & {i for i in range(len(texts)) if not before
+                                                     or line_key(texts[i]) not in before})
     interesting = succ | over_i | prog | zero_i | fail_i | err_i | ok_i
     fresh = {i for i in interesting if not before or line_key(texts[i]) not in before}
     failing = zero_i | fail_i
@@ -168,14 +178,14 @@ def judge(page: Page, before: Collection[str] = ()) -> Outcome:
     for i in sorted(fresh & err_i):
         if lines[i][1] and i not in succ:
             return Outcome("error", texts[i][:300])
-    if not zero_i and not playing:
+    if not zero_i and not playing and not veto:
         for i in sorted(fresh & succ):
             if i not in prog and i not in failing and i not in err_i:
                 return Outcome("success", texts[i][:300])
     for i in sorted(fresh & err_i):
         if lines[i][1]:
             return Outcome("error", texts[i][:300])
-    if not playing and not zero_i:
+    if not playing and not zero_i and not veto:
         for i in sorted(fresh & ok_i):
             ln = texts[i]
             if re.match(r"^\W*(?:correct|that'?s right|right answer)\b", ln, re.I) and i not in failing \

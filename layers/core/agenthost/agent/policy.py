@@ -62,6 +62,9 @@ _REPEAT = re.compile(r"\b(until|again|repeat|each|every|all of|one by one)\b", r
 _HIGHEST = re.compile(r"\b(highest|largest|biggest|greatest|most|maximum|last|top)\b", re.I)
 _LOWEST = re.compile(r"\b(lowest|smallest|least|minimum|first|fewest)\b", re.I)
 _USE_PAGE_VALUE = re.compile(r"\b(enter|type|put|use|submit|fill|write|input|paste|copy|apply|check)\b", re.I)
+#: the task wants a value put into the page (so finding the value on the page does not finish it)
+_ENTER_ANSWER = re.compile(r"\b(enter|type|fill(?: in| out)?|submit|put|write|input|paste|record|send|save|"
+                           r"complete the (?:form|report))\b", re.I)
 #: buttons that move a flow on (a cart to its checkout, a wizard or a game to its next step)
 _NEXT_STEP = re.compile(r"\b(next|continue|proceed|checkout|check out|place order|complete (?:order|purchase)|"
                         r"finish|submit|done|start|play|begin|next (?:question|round|level|word|puzzle))\b", re.I)
@@ -241,6 +244,8 @@ class DeterministicPolicy:
         answer, kind = answer_from(facts, page) if facts.question else (None, "")
         if kind == "line" and not facts.wh_question:
             answer = None
+        if answer and _ENTER_ANSWER.search(facts.text):
+            answer = None  # the task wants the value entered or submitted: finding it is not finishing
         if verdict.kind == "progress":
             answer = None  # a game or wizard under way: its lines are not the answer
         result_text = answer or verdict.text or _status_text(page) or "Done."
@@ -255,7 +260,7 @@ class DeterministicPolicy:
             back = next((u for u in reversed(visited) if not off_site(u, seen.home, facts)), None)
             if back and "navigate" in names:
                 plan.append(Action("navigate", {"url": back}, why="back to the task's site"))
-        if not plan and not success:
+        if not plan and not success and not answer:
             plan.extend(self._next_step(facts, page, seen, avoid_pairs, futile))
         if not plan and not success:
             link = self._best_link(facts, page, seen, visited, avoid_pairs, loops, explore=not seen.filled)
@@ -631,8 +636,8 @@ class DeterministicPolicy:
         for e in page.elements:
             if e.role != "button" or not e.name or e.disabled or not _NEXT_STEP.search(e.name):
                 continue
-            if _NOT_SUBMIT.search(e.name) or seen.clicked_here(e) or facts.negated(e.name):
-                continue
+            if _NOT_SUBMIT.search(e.name) or seen.clicked_here(e) or facts.negated(e.name) or seen.clicked(e) >= 3:
+                continue  # (clicked three times already in this task: going round in circles)
             if resolve(page, "click", e.name) is not e:
                 continue
             act = Action("click", {"element": e.name}, resolved=e, why="the next step")

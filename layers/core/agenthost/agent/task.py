@@ -165,6 +165,9 @@ _SEARCH = re.compile(
     re.I)
 
 
+#: "sign in as X" / "log in as X": X is the account
+_SIGN_IN_AS = re.compile(r"\b(?:sign(?:ed)?[ -]?in|log(?:ged)?[ -]?in|login|log on)\s+as\s+(?:user\s+)?[\"'“]?"
+                         r"([\w.@+-]{2,80})", re.I)
 #: the task asks for made-up values for every field it does not give
 _MADE_UP = re.compile(r"\b(?:realistic|plausible|made[- ]up|fake|dummy|sample|test|fictional)\s+(?:data|values|"
                       r"details|information|info|entries)\b|\b(?:fill|complete)\s+(?:in\s+|out\s+)?(?:all|every|each|"
@@ -316,6 +319,11 @@ class TaskFacts:
         near = self.value_near(label, kind, present=present)
         if near is not None:
             return realistic(label, kind, near, input_type) if is_description(near) else near
+        signed = _SIGN_IN_AS.search(self.text)
+        if signed and re.search(r"\b(user\s*name|username|login|user(?:\s*id)?|account|e-?mail)\b", label, re.I):
+            who = signed.group(1).rstrip(".,;")
+            if kind != "email" or _EMAIL.fullmatch(who):
+                return who  # "sign in as dana.novak": the account to sign in with
         if kind == "email" and self.emails:
             return self.emails[0]
         if re.search(r"\b(phone|tel|mobile)\b", f"{label} {input_type}".lower()) and self.phones:
@@ -327,7 +335,7 @@ class TaskFacts:
             if s:
                 return s
         if kind == "name":
-            person = self.person_name(label)
+            person = self.person_name(label, present)
             if person:
                 return person
         if kind == "free":
@@ -426,12 +434,18 @@ class TaskFacts:
             return self.quoted[0]
         return None
 
-    def person_name(self, label: str = "") -> str | None:
-        """A person's name the task mentions (``a quote for Sam Taylor``); first/last part for such fields."""
-        m = _PERSON.search(self.text)
-        if not m:
+    def person_name(self, label: str = "", present: str = "") -> str | None:
+        """A person's name the task mentions (``a quote for Sam Taylor``); first/last part for such fields.
+        A capitalised name the page itself shows (``two bags of Colombia Supremo``: a product) is no person."""
+        full = ""
+        for m in _PERSON.finditer(self.text):
+            cand = m.group(1).strip()
+            if present and cand.lower() in present:
+                continue
+            full = cand
+            break
+        if not full:
             return None
-        full = m.group(1).strip()
         parts = full.split()
         low = label.lower()
         if re.search(r"\b(first|given|fore)\s*name\b", low):
@@ -455,7 +469,7 @@ class TaskFacts:
 
     def count_for(self, item: str) -> int:
         """How many of ``item`` the task asks for (``two Earl Grey`` -> 2; default 1)."""
-        m = re.search(r"\b(\d{1,2}|one|two|three|four|five|six|a|an|single)\s+(?:x\s+)?(?:\w+\s+)?"
+        m = re.search(r"\b(\d{1,2}|one|two|three|four|five|six|a|an|single)\s+(?:x\s+)?(?:\w+\s+){0,2}?"
                       + re.escape(item.lower()) + r"(?:s|es)?\b", self.text.lower())
         if not m:
             return 1
