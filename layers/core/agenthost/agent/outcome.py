@@ -69,6 +69,9 @@ GAME_OVER = re.compile(r"\b(game over|final (?:score|result|results)|quiz (?:com
                        r"answered|solved|finished)|(?:game|challenge|quiz|test) (?:complete|completed|finished)|"
                        r"you(?:'ve| have)? finished|results? summary|you (?:scored|got) \d+\s*(?:/|of|out of)\s*\d+)\b",
                        re.I)
+#: "Correct!" / "That's right." opening or closing a line (not "correct" inside a sentence)
+_FEEDBACK_OK = re.compile(r"^\W*(?:correct|that'?s right|right answer)\b|(?:^|[.!?:]\s+|\s)(?:correct|that'?s right|"
+                          r"right answer)\s*[!.]*\s*$", re.I)
 #: lines of page text read for a verdict (a verdict is near the top or in a status region; a huge page stays fast)
 MAX_LINES = 600
 _FRACTION = re.compile(r"(?<![\d/.:,-])(\d{1,3})\s*(?:/|of|out of)\s*(\d{1,3})(?![\d/.:,-])", re.I)
@@ -188,8 +191,7 @@ def judge(page: Page, before: Collection[str] = ()) -> Outcome:
     if not playing and not zero_i and not veto:
         for i in sorted(fresh & ok_i):
             ln = texts[i]
-            if re.match(r"^\W*(?:correct|that'?s right|right answer)\b", ln, re.I) and i not in failing \
-                    and i not in prog:
+            if _FEEDBACK_OK.search(ln) and i not in failing and i not in prog:
                 return Outcome("success", ln[:300])
     if playing:
         return Outcome("progress", texts[playing[0]][:300])
