@@ -334,7 +334,8 @@ def test_a_value_found_on_the_page_does_not_finish_a_task_that_asks_to_enter_it(
 - textbox "Number of shipped orders"
 - button "Submit report\""""
     task = "Use the order service's JSON API to fill in the report: how many orders are shipped? Submit the report."
-    d = decide(task, tree, memory={"acted": True, "before": []}, history=[Action("click", {"element": "Submit report"})])
+    d = decide(task, tree, memory={"acted": True, "before": []},
+               history=[Action("click", {"element": "Submit report"})])
     assert not (d.done and d.success)
     # a plain question is still answered from the page
     d = decide("What is the endpoint of the order service?", tree)
