@@ -47,7 +47,8 @@ ERROR = re.compile(r"\b(required|invalid|not valid|incorrect|wrong|error|failed|
 #: a line that takes a success message back ("You found the map room! ... The archive is not here"): a page that
 #: says both is no evidence of success
 VETO = re.compile(r"\b(not here|isn'?t here|is not (?:here|it|this one|the (?:right|correct|one))|"
-                  r"not the (?:right|correct|real|one)|wrong (?:room|page|place|way|door|one|answer|code)|keep (?:looking|searching|exploring)|"
+                  r"not the (?:right|correct|real|one)|wrong (?:room|page|place|way|door|one|answer|code)|"
+                  r"keep (?:looking|searching|exploring)|"
                   r"look elsewhere|search elsewhere|dead end|decoy|try again|not quite|incorrect|failed|not yet|"
                   r"still (?:need|have|missing|to do)|(?:is|are) (?:still )?missing|nothing (?:here|to see))\b", re.I)
 #: a score, counter or progress line: the state of a game or a wizard, not its end
