@@ -1,0 +1,243 @@
+"""Adversarial counts (prints, asserts nothing): fuzzed requests per route with their 5xx, and signature
+attempts on both webhooks with the wrong acceptances.
+
+1. Fuzz: every route of the security suite's catalog (``tests/security/routes.py``: both webhooks through the
+   HTTP API and their function URLs, the Proxy API, the agents.json site, the evaluation admin API, /usage),
+   in process on moto's DynamoDB, with seeded random bodies: nested far past the depth limit, wide, random
+   JSON, numbers out of DynamoDB's range, malformed and truncated JSON, random bytes, YAML. Webhook bodies
+   are signed like the platform's. Counted per route: requests, answers by status class, 5xx (a handler
+   that raises counts as a 5xx). Aim: 0 of >= 10,000.
+2. Signatures: forged, tampered, wrong-key, missing, stale and replayed requests to the AI Olympics and
+   Werewolf webhooks (a fresh timestamp header on a captured body, a header that disagrees with the body),
+   each must be answered 401; valid requests replayed within the window must get the stored answer with
+   no second memory write. Aim: 0 wrong acceptances of >= 1,000 attempts.
+
+Options: ``--per-route N`` (fuzzed requests per route, default 520), ``--signatures N`` (attempts, default
+1,200), ``--seed N``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+sys.path[:0] = [str(Path(__file__).resolve().parent)]
+from _util import ROOT, env  # noqa: E402
+
+sys.path[:0] = [str(ROOT), str(ROOT / "functions"), str(ROOT / "layers" / "core")]
+os.environ.update(env())
+os.environ.update({"AGENTHOST_TABLE": "agenthost-bench-security", "AGENTHOST_LLM": "none",
+                   "POWERTOOLS_LOG_LEVEL": "CRITICAL"})
+
+SCALARS = [None, True, False, 0, -1, 1e308, -1e308, 10**40, 1.5e-320, "", "x", "p1", "\u0000", "\ud800",
+           "[[[[", "]]]}", '"', "\\", "NaN", "<script>", "../../etc/passwd", "a" * 300]
+
+
+def random_json(rng: random.Random, depth: int = 0) -> Any:
+    roll = rng.random()
+    if depth > 5 or roll < 0.4:
+        return rng.choice(SCALARS)
+    if roll < 0.7:
+        return [random_json(rng, depth + 1) for _ in range(rng.randint(0, 5))]
+    keys = ["task", "mode", "snapshot", "item_id", "quantity", "evaluationId", "id", "client", "type",
+            "game_id", "your_seat", "action_type", "pageState", "timestamp", "agentId", "q", "k"]
+    return {rng.choice(keys): random_json(rng, depth + 1) for _ in range(rng.randint(0, 6))}
+
+
+def nested(depth: int, kinds: str) -> str:
+    opens = "".join('{"k":' if kinds[i % len(kinds)] == "{" else "[" for i in range(depth))
+    closes = "".join("}" if kinds[i % len(kinds)] == "{" else "]" for i in reversed(range(depth)))
+    return opens + "1" + closes
+
+
+def fuzz_body(rng: random.Random, yaml_route: bool) -> tuple[str, str]:
+    """(kind, body) of one fuzzed request."""
+    kind = rng.choice(["deep", "deep", "wide", "json", "json", "numbers", "malformed", "bytes", "yaml"])
+    if kind == "deep":
+        depth = rng.choice([65, 100, 1000, 2000, 5000, rng.randint(65, 8000)])
+        if yaml_route and rng.random() < 0.5:
+            return kind, "{k: " * depth + "1" + "}" * depth
+        return kind, nested(depth, rng.choice(["[", "{", "[{"]))
+    if kind == "wide":
+        item = json.dumps(random_json(rng, 4))
+        n = rng.randint(100, 4000)
+        return kind, "[" + ",".join([item] * n) + "]" if rng.random() < 0.5 else \
+            json.dumps({f"k{i}": json.loads(item) for i in range(n)})
+    if kind == "json":
+        return kind, json.dumps(random_json(rng))
+    if kind == "numbers":
+        big = rng.choice(["1e308", "-1e999", "1" * 60, "1e-400", "NaN", "Infinity", "-0", "1.0e+126"])
+        return kind, f'{{"quantity": {big}, "maxSteps": {big}, "item_id": "p1", "task": "t", "progress": {big}}}'
+    if kind == "malformed":
+        text = json.dumps(random_json(rng))
+        return kind, text[: rng.randint(0, max(0, len(text) - 1))] + rng.choice(["", "}", "]]", ",", '"'])
+    if kind == "bytes":
+        return kind, bytes(rng.getrandbits(8) for _ in range(rng.randint(0, 300))).decode("latin-1")
+    return kind, "a:\n" + "".join("  " * i + f"k{i}:\n" for i in range(1, rng.randint(2, 120))) + "  " * 120 + "x: 1"
+
+
+def fuzz(per_route: int, seed: int) -> int:
+    from tests.security.routes import ROUTES
+
+    rng = random.Random(seed)
+    total = fives = 0
+    print(f"{'route':34} {'requests':>8} {'2xx':>6} {'4xx':>6} {'5xx':>4}  statuses")
+    for route in ROUTES:
+        statuses: Counter[int] = Counter()
+        failures: list[str] = []
+        for _ in range(per_route):
+            kind, body = fuzz_body(rng, route.content_type == "application/yaml")
+            try:
+                status = route.send(body).status
+            except Exception as exc:  # noqa: BLE001 - a handler that raises is a 5xx
+                status = 599
+                failures.append(f"{kind}: {type(exc).__name__}")
+            if status >= 500 and len(failures) < 3:
+                failures.append(f"{kind}: {status} {body[:80]!r}")
+            statuses[status] += 1
+        n5 = sum(c for s, c in statuses.items() if s >= 500)
+        total += per_route
+        fives += n5
+        print(f"{route.name:34} {per_route:8d} {sum(c for s, c in statuses.items() if s < 300):6d} "
+              f"{sum(c for s, c in statuses.items() if 400 <= s < 500):6d} {n5:4d}  "
+              + " ".join(f"{s}:{c}" for s, c in sorted(statuses.items())))
+        for f in failures[:3]:
+            print(f"    5xx: {f}")
+    print(f"fuzzed requests: {total}, 5xx: {fives} (aim 0 of >= 10,000)")
+    return fives
+
+
+def signatures(attempts: int, seed: int) -> int:
+    import olympics.app as olympics_app
+    import werewolf.app as werewolf_app
+    from olympics.memory import task_hash
+
+    from agenthost import signing
+    from agenthost.store import Store, keys
+    from tests.security.routes import OLYMPICS_SECRET, WEREWOLF_KEY
+    from tests.support.apigw import call
+    from tests.support.olympics import turn_body
+    from tests.support.werewolf import turn as ww_turn
+
+    rng = random.Random(seed)
+    tried: Counter[str] = Counter()
+    wrong: Counter[str] = Counter()
+    replays = replay_same = second_writes = 0
+    store = Store()
+
+    def olympics(raw: bytes, headers: dict[str, str]) -> Any:
+        return call(olympics_app.handler, "POST", "/olympics/turn", body=raw, headers=headers)
+
+    def werewolf(raw: bytes, headers: dict[str, str]) -> Any:
+        return call(werewolf_app.handler, "POST", "/werewolf/turn", body=raw.decode(), headers=headers)
+
+    def o_headers(raw: bytes, ts: int, secret: str = OLYMPICS_SECRET) -> dict[str, str]:
+        return {"content-type": "application/json", "X-AI-Olympics-Signature": signing.sign(secret, raw),
+                "X-AI-Olympics-Timestamp": str(ts), "X-AI-Olympics-Agent-Id": "a-1"}
+
+    kinds = ["o:forged", "o:tampered", "o:wrong-secret", "o:missing", "o:stale", "o:fresh-header-old-body",
+             "o:disagreeing-header", "o:no-timestamp", "w:forged", "w:tampered", "w:wrong-key", "w:missing",
+             "w:malformed-header", "o:replay", "w:replay"]
+    for i in range(attempts):
+        kind = kinds[i % len(kinds)]
+        now = int(time.time() * 1000)
+        if kind.startswith("o:"):
+            body = turn_body(rng.randint(1, 9), prompt=f"Type the name Ada {i} and send.", agent_id="a-1",
+                             tree='- textbox "Name"\n- button "Send"', ts_ms=now)
+            raw = json.dumps(body).encode()
+            headers = o_headers(raw, now)
+            if kind == "o:replay":
+                first = olympics(raw, headers)
+                key = keys.task("a-1", task_hash(body["task"]["taskPrompt"], body["pageState"]["url"]))
+                written = store.get(**key)
+                second = olympics(raw, headers)
+                replays += 1
+                replay_same += int(first.status == second.status == 200 and first.body == second.body)
+                second_writes += int(store.get(**key) != written)
+                continue
+            if kind == "o:forged":
+                headers["X-AI-Olympics-Signature"] = "sha256=" + hashlib.sha256(os.urandom(8)).hexdigest()
+            elif kind == "o:tampered":
+                raw = raw.replace(b"Ada", b"Eve", 1)
+            elif kind == "o:wrong-secret":
+                headers = o_headers(raw, now, "whs_" + os.urandom(16).hex())
+            elif kind == "o:missing":
+                del headers["X-AI-Olympics-Signature"]
+            elif kind == "o:stale":
+                old = now - rng.randint(301, 86_400) * 1000
+                body["timestamp"] = old
+                raw = json.dumps(body).encode()
+                headers = o_headers(raw, old)
+            elif kind == "o:fresh-header-old-body":
+                body["timestamp"] = now - rng.randint(301, 86_400) * 1000
+                raw = json.dumps(body).encode()
+                headers = o_headers(raw, now)
+            elif kind == "o:disagreeing-header":
+                headers["X-AI-Olympics-Timestamp"] = str(now + rng.choice([-1, 1]) * rng.randint(6, 299) * 1000)
+            elif kind == "o:no-timestamp":
+                del body["timestamp"]
+                raw = json.dumps(body).encode()
+                headers = o_headers(raw, now)
+                del headers["X-AI-Olympics-Timestamp"]
+            status = olympics(raw, headers).status
+        else:
+            raw = json.dumps(ww_turn("vote", rnd=rng.randint(1, 5), game_id=f"g-{i}")).encode()
+            headers = {"content-type": "application/json", "X-Werewolf-Signature": signing.sign(WEREWOLF_KEY, raw)}
+            if kind == "w:replay":
+                first = werewolf(raw, headers)
+                written = store.get(**keys.game(f"g-{i}", "3"))
+                second = werewolf(raw, headers)
+                replays += 1
+                replay_same += int(first.status == second.status == 200 and first.body == second.body)
+                second_writes += int(store.get(**keys.game(f"g-{i}", "3")) != written)
+                continue
+            if kind == "w:forged":
+                headers["X-Werewolf-Signature"] = "sha256=" + hashlib.sha256(os.urandom(8)).hexdigest()
+            elif kind == "w:tampered":
+                raw = raw.replace(b"vote", b"voto", 1)
+            elif kind == "w:wrong-key":
+                headers["X-Werewolf-Signature"] = signing.sign("ww_" + os.urandom(8).hex(), raw)
+            elif kind == "w:missing":
+                del headers["X-Werewolf-Signature"]
+            elif kind == "w:malformed-header":
+                headers["X-Werewolf-Signature"] = rng.choice(["", "sha256=", "md5=abc", "sha256=" + "z" * 64])
+            status = werewolf(raw, headers).status
+        tried[kind] += 1
+        if status != 401:
+            wrong[kind] += 1
+    total = sum(tried.values())
+    for kind in kinds:
+        if kind in tried:
+            print(f"  {kind:26} attempts {tried[kind]:4d}  wrongly accepted {wrong[kind]}")
+    print(f"signature attempts: {total}, wrongly accepted: {sum(wrong.values())} (aim 0 of >= 1,000); "
+          f"valid bodies replayed within the window: {replays}, answered with the stored answer: {replay_same}, "
+          f"second memory writes: {second_writes}")
+    return sum(wrong.values())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--per-route", type=int, default=520)
+    parser.add_argument("--signatures", type=int, default=1200)
+    parser.add_argument("--seed", type=int, default=18)
+    args = parser.parse_args()
+    from tests.security.routes import in_process
+
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory() as defs, in_process(defs):
+        fuzz(args.per_route, args.seed)
+        signatures(args.signatures, args.seed)
+    print(f"({time.monotonic() - started:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
