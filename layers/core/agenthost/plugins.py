@@ -161,6 +161,12 @@ class WerewolfState:
     def remaining(self) -> float:
         return max(0.0, self.deadline - time.monotonic())
 
+    def llm(self) -> Any:
+        """The configured LLM (``AGENTHOST_LLM``), metered on the turn, or None (see :meth:`WebTurn.llm`)."""
+        from agenthost.llm import provider_from_settings
+
+        return provider_from_settings()
+
 
 @runtime_checkable
 class WebAgent(Protocol):
@@ -251,7 +257,7 @@ def reset() -> None:
 
 class Refused(Exception):
     """User code did not give a usable answer; ``reason`` is a short code (``error``, ``timeout``,
-    ``invalid``, ``unsafe``, ``busy``, ``load``) and ``detail`` says what, without secrets."""
+    ``invalid``, ``unsafe``, ``declined``, ``busy``, ``load``) and ``detail`` says what, without secrets."""
 
     def __init__(self, reason: str, detail: str = ""):
         super().__init__(f"{reason}: {detail}" if detail else reason)
@@ -292,8 +298,8 @@ def call_with_deadline(fn: Callable[..., Any], *args: Any, deadline: float) -> A
         except BaseException as exc:  # noqa: BLE001 - reported to the caller
             future.set_exception(exc)
         finally:
-            if late.is_set():
-                with _stuck_lock:
+            with _stuck_lock:  # the caller marks a call late under the same lock, only while it is not done
+                if late.is_set():
                     _stuck -= 1
 
     threading.Thread(target=run, name="user-agent", daemon=True).start()
@@ -301,10 +307,11 @@ def call_with_deadline(fn: Callable[..., Any], *args: Any, deadline: float) -> A
         return future.result(timeout=left)
     except concurrent.futures.TimeoutError:
         with _stuck_lock:
-            if not future.done():
+            finished = future.done()  # in the instant between the timeout and the lock
+            if not finished:
                 late.set()
                 _stuck += 1
-        if future.done():  # finished in the instant between the timeout and the check
+        if finished:
             return _result(future)
         raise Refused("timeout", f"no answer within {left:.1f} s") from None
     except Exception as exc:  # noqa: BLE001 - any user failure becomes a refusal
