@@ -63,3 +63,42 @@ def test_a_whole_page_of_text_is_read_line_by_line():
     found = solve(page)
     assert found is not None and (found.skill, found.answer) == ("arithmetic", "42")
     assert solve("Shop\nShowing 1 - 10 of 50 results\n1 2 3 4 5\nNext page\nQuestions? Call us") is None
+
+
+# A page's text often arrives as one line (its observation collapses it): the questions are cut out of it.
+SALES = [["Region", "Product", "Units", "Revenue ($)"],
+         ["North", "Kettle", "211", "14,981"], ["North", "Toaster", "150", "10,650"],
+         ["South", "Kettle", "154", "9,086"], ["South", "Toaster", "221", "18,564"],
+         ["West", "Kettle", "89", "4,628"], ["West", "Toaster", "114", "3,990"], ["West", "Blender", "159", "13,992"]]
+SALES_TEXT = ("Quarterly sales report Region Product Units Revenue ($) North Kettle 211 14,981 "
+              "North Toaster 150 10,650 Questions 1. How many units were sold in total in the West region? "
+              "Answer to question 1 "
+              "2. Which product had the highest total revenue across all regions? Answer to question 2 Check answers")
+
+
+def test_questions_are_cut_out_of_one_line_of_page_text():
+    assert skills.questions(SALES_TEXT) == ["How many units were sold in total in the West region?",
+                                            "Which product had the highest total revenue across all regions?"]
+    assert skills.questions("Pay 3.50 now. Is that fine? Yes") == ["Is that fine?"]
+
+
+def test_solve_all_answers_each_question_of_a_page():
+    found = skills.solve_all(SALES_TEXT, context={"tables": [SALES], "text": SALES_TEXT})
+    assert [(q[:8], s.answer) for q, s in found] == [("How many", "362"),
+                                                      ("Which pr", "Toaster")]
+    assert "per Product" in found[1][1].detail  # the products' totals over the regions, not one row
+
+
+@pytest.mark.parametrize(("page_text", "skill", "answer"), [
+    ("Mental arithmetic Work out each expression. 0 Score 0 Correct 1/5 Round 1 of 5 What is 9² + 6 × 4? Answer "
+     "Submit answer", "arithmetic", "105"),
+    ("What comes next? Five rounds, one try each; you need at least four right. 0 Score 0 Correct 1/5 Round 1 of 5 "
+     "27, 64, 125, 216, 343, ? Next number Check", "sequence", "512"),
+    ("Word scramble Unscramble the letters into an English word. 0 Score 0 Correct 1/5 Round 1 of 5 E T C R U P I "
+     "Hint: 7 letters. Your word Submit word", "words", "PICTURE"),
+    ("Puzzle of the day Black to move: find the move that gives checkmate. Position (FEN): "
+     "3r2k1/5ppp/8/8/8/8/5PPP/6K1 b - - 0 1 Your move Play move", "chess", "Rd1#"),
+])
+def test_whole_page_lines(page_text, skill, answer):
+    found = solve(page_text)
+    assert found is not None and (found.skill, found.answer) == (skill, answer)

@@ -92,3 +92,11 @@ def test_the_network_guard_refuses_private_addresses(api, monkeypatch):
 def test_tool_returns_the_json_without_a_question(api):
     out = json_api.tools()[0].call({"url": f"{api}/api/products"})
     assert json.loads(out) == PRODUCTS
+
+
+def test_a_field_label_finds_the_api_the_page_lists(api):
+    text = (f"Order desk The shop's order service answers in JSON. Its endpoints (GET): {api}/api/customers: the "
+            f"customers; {api}/api/products: the products (name, category, price, stock) Daily report")
+    found = solve("Total stock of the Fruit category", context={"text": text, "url": f"{api}/desk"})
+    assert found is not None and found.answer == "170" and "/api/products" in found.detail
+    assert solve("Total stock of the Fruit category", context={"text": "Daily report", "url": api}) is None

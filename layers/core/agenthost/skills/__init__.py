@@ -33,12 +33,13 @@ parameters, ``call(args) -> str``).
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-__all__ = ["Context", "Solution", "Tool", "Unsolvable", "solve", "tools"]
+__all__ = ["Context", "Solution", "Tool", "Unsolvable", "questions", "solve", "solve_all", "tools"]
 
 
 class Unsolvable(Exception):
@@ -118,26 +119,77 @@ def _recognisers() -> list[Recogniser]:
             sequences.from_question, words.from_question, arithmetic.from_question]
 
 
-def solve(question: str, *, context: Any = None, deadline: float | None = None) -> Solution | None:
-    """The exact answer to ``question`` (with what the page shows in ``context``), or ``None``.
+_SENTENCE_END = re.compile(r"(?<=[?!.])\s+(?=[A-Z0-9\"'“(¿])")
+_NUMBERED = re.compile(r"(?:^|\s)\d{1,2}[.)]\s+(?=[A-Z])")
 
-    Never raises for odd input: a skill that fails answers ``None`` and the next one is tried."""
-    if not isinstance(question, str) or not question.strip():
-        return None
-    question = question.strip()[:4000]
-    ctx = Context.of(context)
+
+def questions(text: str) -> list[str]:
+    """The questions in a page's text (sentences ending with ``?``), in order; a page often shows its whole
+    text as one line, so sentences are cut at their ends and at numbered items (``1. ...``)."""
+    out: list[str] = []
+    for line in text.splitlines():
+        for part in _SENTENCE_END.split(line):
+            for piece in _NUMBERED.split(part):
+                piece = piece.strip()
+                if piece.endswith("?") and len(piece) > 3:
+                    out.append(piece)
+    return out
+
+
+def _solve_one(question: str, ctx: Context, deadline: float | None) -> Solution | None:
     for recognise in _recognisers():
         if deadline is not None and time.monotonic() > deadline:
             return None
         try:
             found = recognise(question, ctx, deadline)
         except Unsolvable:
-            return None
+            raise
         except (ValueError, ArithmeticError, TypeError, KeyError, IndexError, OverflowError, RecursionError):
             found = None
         if found is not None:
             return found
     return None
+
+
+def solve(question: str, *, context: Any = None, deadline: float | None = None) -> Solution | None:
+    """The exact answer to ``question`` (with what the page shows in ``context``), or ``None``.
+
+    Text holding several sentences (a whole page) is read question by question first (:func:`questions`),
+    then as a whole. Never raises for odd input: a skill that fails answers ``None`` and the next one is
+    tried."""
+    if not isinstance(question, str) or not question.strip():
+        return None
+    question = question.strip()[:4000]
+    ctx = Context.of(context)
+    if not ctx.text:  # a question cut from the text still sees the rest (a side to move, a URL)
+        ctx = replace(ctx, text=question)
+    asked = questions(question)
+    tries = [q for q in asked if q != question] + [question]
+    for q in tries:
+        try:
+            found = _solve_one(q, ctx, deadline)
+        except Unsolvable:
+            return None
+        if found is not None:
+            return found
+    return None
+
+
+def solve_all(text: str, *, context: Any = None, deadline: float | None = None) -> list[tuple[str, Solution]]:
+    """Each question of ``text`` (:func:`questions`) with its :class:`Solution`, for pages that ask several
+    (one answer field each); questions no skill solves are left out."""
+    if not isinstance(text, str):
+        return []
+    ctx = Context.of(context)
+    out: list[tuple[str, Solution]] = []
+    for q in questions(text[:8000]):
+        try:
+            found = _solve_one(q, ctx, deadline)
+        except Unsolvable:
+            found = None
+        if found is not None:
+            out.append((q, found))
+    return out
 
 
 def tools() -> list[Tool]:

@@ -105,9 +105,14 @@ def words_to_numbers(text: str) -> str:
     return _NUMBER_WORD.sub(one, text)
 
 
+_SUPERSCRIPT = re.compile(r"([²³¹⁰⁴-⁹]+)")
+_SUPER_DIGITS = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")
+
+
 def normalise(text: str) -> str:
     """Words and symbols turned into Python arithmetic syntax (``**`` written ``#`` until evaluation)."""
-    s = text.translate(_SYMBOLS)
+    s = _SUPERSCRIPT.sub(lambda m: " ** " + m.group(1).translate(_SUPER_DIGITS) + " ", text)
+    s = s.translate(_SYMBOLS)
     s = _THOUSANDS.sub(lambda m: m.group(0).replace(",", ""), s)
     s = words_to_numbers(s)
     s = _X_TIMES.sub(" * ", s)

@@ -263,7 +263,8 @@ def _piece(cell: str) -> str | None:
 def position_of(question: str, context: Context | None) -> str | None:
     """The FEN the question (or the page) gives, with the side to move the question names."""
     m = _FEN.search(question) or (_FEN.search(context.fen) if context and context.fen else None)
-    black = _BLACK.search(question) is not None
+    black = _BLACK.search(question) is not None or (
+        not re.search(r"\bwhite\b", question, re.I) and context is not None and _BLACK.search(context.text) is not None)
     if m:
         side = m.group(2) or ("b" if black else "w")
         fen = f"{m.group(1)} {side} {m.group(3) or '-'} {m.group(4) or '-'} {m.group(5) or 0} {m.group(6) or 1}"

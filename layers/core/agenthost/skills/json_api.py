@@ -86,6 +86,22 @@ def fetch_json(url: str, *, deadline: float | None = None, client: Any = None) -
         raise FetchError(f"{url} did not send JSON") from None
 
 
+#: seconds a fetched document is reused (a page's questions are asked one after another in a turn)
+CACHE_S = 20.0
+_cache: dict[str, tuple[float, Any]] = {}
+
+
+def _recent(url: str, deadline: float | None) -> Any:
+    hit = _cache.get(url)
+    if hit is not None and time.monotonic() - hit[0] < CACHE_S:
+        return hit[1]
+    data = fetch_json(url, deadline=deadline)
+    if len(_cache) > 32:
+        _cache.clear()
+    _cache[url] = (time.monotonic(), data)
+    return data
+
+
 def _flatten(obj: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in obj.items():
@@ -137,10 +153,34 @@ def solve_data(question: str, data: Any) -> tuple[str, str] | None:
     return None
 
 
+def _words(text: str) -> set[str]:
+    return {w[:-1] if len(w) > 3 and w.endswith("s") else w for w in re.findall(r"[a-z]{3,}", text.lower())}
+
+
 def url_of(question: str, context: Context | None) -> str | None:
+    """The API URL the question names; else, among the API URLs the page shows (absolute, or paths with
+    ``api``/``json``/``data`` under the page's URL), the one whose path shares most words with the question
+    (``"Number of orders with status shipped"`` -> ``/api/orders``)."""
     m = _URL.search(question)
     if m:
         return m.group(0).rstrip(".,;:!?")
+    if context is not None and context.text and _CUE.search(context.text):
+        # each URL with what the page says after it (up to the next URL): "/api/products: name, price, stock"
+        spans = [(u.start(), u.end(), u.group(0).rstrip(".,;:!?")) for u in _URL.finditer(context.text)]
+        if context.url:
+            spans += [(p.start(), p.end(), urljoin(context.url, p.group(1).rstrip(".,;:!?")))
+                      for p in _PATH.finditer(context.text)]
+        spans.sort()
+        found = []
+        for i, (_, end, u) in enumerate(spans):
+            nxt = spans[i + 1][0] if i + 1 < len(spans) else len(context.text)
+            if "{" not in u and re.search(r"api|json|data", u, re.I):
+                path = re.sub(r"^\w+://[^/]+", "", u).split("?")[0]
+                found.append((u, path + " " + context.text[end:min(nxt, end + 200)]))
+        asked = _words(question)
+        scored = sorted(((len(asked & _words(about)), -i, u) for i, (u, about) in enumerate(found)), reverse=True)
+        if scored and scored[0][0] > 0:
+            return scored[0][2]
     base = context.url if context else ""
     p = _PATH.search(question)
     if p and base:
@@ -155,13 +195,13 @@ def from_question(question: str, context: Context | None = None, deadline: float
     if context is not None and context.data is not None:
         found = solve_data(question, context.data)
         return Solution("json_api", found[0], f"given data: {found[1]}") if found else None
-    if not _CUE.search(question):
+    if not _CUE.search(question) and not (context is not None and _CUE.search(context.text)):
         return None
     url = url_of(question, context)
     if url is None:
         return None
     try:
-        data = fetch_json(url, deadline=deadline)
+        data = _recent(url, deadline)
     except FetchError:
         return None
     found = solve_data(question, data)

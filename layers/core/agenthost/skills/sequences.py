@@ -268,10 +268,14 @@ def parse_terms(question: str) -> list[Fraction | None] | None:
     """The longest run of terms in ``question`` (``None`` for a gap), or ``None``."""
     best: list[Fraction | None] | None = None
     for m in _RUN.finditer(question):
-        raw = re.split(r"[ \t]*[,;][ \t]*|[ \t]+|[ \t]*(?:→|->)[ \t]*", m.group(0).strip())
-        terms: list[Fraction | None] = [None if _GAP.match(t) else Fraction(t) for t in raw if t]
-        if best is None or len(terms) > len(best):
-            best = terms
+        run = m.group(0).strip()
+        # a run written with commas holds only its comma-separated terms ("Round 1 of 5 27, 64, 125, ?")
+        pieces = re.split(r"(?<=[\d?_.…])[ \t]+(?=[-\d?_.…])", run) if re.search(r"[,;→]|->", run) else [run]
+        for piece in pieces:
+            raw = re.split(r"[ \t]*[,;][ \t]*|[ \t]+|[ \t]*(?:→|->)[ \t]*", piece.strip())
+            terms: list[Fraction | None] = [None if _GAP.match(t) else Fraction(t) for t in raw if t]
+            if best is None or len(terms) > len(best):
+                best = terms
     return best
 
 

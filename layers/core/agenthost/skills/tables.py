@@ -205,6 +205,19 @@ def _compute(t: Table, op: str, col: int | None, filters: list[Filter], label: i
     raise ValueError(f"unknown operation {op!r}")
 
 
+def _group_extreme(rows: list[list[str]], label: int, col: int, per: str, kind: str) -> str:
+    groups: dict[str, list[Fraction]] = {}
+    for r in rows:
+        v = parse_number(r[col])
+        if v is not None:
+            groups.setdefault(r[label], []).append(v)
+    if not groups:
+        raise ValueError("no numbers in that column")
+    totals = {k: (sum(v, Fraction(0)) / (len(v) if per == "average" else 1)) for k, v in groups.items()}
+    best = max(totals.values()) if kind == "argmax" else min(totals.values())
+    return next(k for k, v in totals.items() if v == best)
+
+
 def _label_column(t: Table, exclude: int | None = None) -> int:
     for i in range(len(t.header)):
         if i != exclude and not t.numeric(i):
@@ -267,11 +280,17 @@ def _op(question: str) -> str | None:
 def answer(question: str, table: Sequence[Sequence[Any]]) -> Solution | None:
     """The :class:`Solution` for one table, or ``None`` when the question is not about it."""
     t = Table.of(table)
-    if t is None:
+    if t is None or len(question) > 300:  # one question, not a page's whole text (its header names every column)
         return None
     named = _columns_named(question, t)
     op = _op(question)
     which = _WHICH.search(question) is not None
+    extreme = next((name for name, pattern in _OP_WORDS if name in ("max", "min") and pattern.search(question)), None)
+    if which and extreme:
+        op = extreme  # "which product had the highest total revenue": the row (or group) with the most
+    many = re.search(r"\bhow\s+many\s+([a-z]+)", question, re.I)
+    if op == "count" and many and any(t.numeric(i) and mentions(many.group(1), t.header[i]) for i in named):
+        op = "sum"  # "how many units were sold": the units added up, not the rows counted
     mentions_rows = re.search(r"\b(?:rows?|entries|records|items|lines)\b", question, re.I) is not None
     if not named and not (op == "count" and (mentions_rows or _filters(question, t, skip=set()))):
         return None
@@ -284,6 +303,13 @@ def answer(question: str, table: Sequence[Sequence[Any]]) -> Solution | None:
         label = next((i for i in named if i != col and not t.numeric(i)), None)
         filters = _filters(question, t, skip={col} | ({label} if label is not None else set()))
         kind = "argmax" if op == "max" else "argmin"
+        lab = label if label is not None else _label_column(t, exclude=col)
+        rows = [r for r in t.rows if all(f.keep(r) for f in filters)]
+        if len({r[lab] for r in rows}) < len(rows):  # the label repeats: compare the groups' totals
+            per = "average" if re.search(r"\b(?:average|mean)\b", question, re.I) else "sum"
+            value = _group_extreme(rows, lab, col, per, kind)
+            return Solution("table", value, f"{kind} of {per} {t.header[col]} per {t.header[lab]}"
+                            + _describe(t, "", None, filters, len(rows))[len(""):])
         value, n = _compute(t, kind, col, filters, label)
         return Solution("table", value, _describe(t, kind, col, filters, n))
     if op == "count":
