@@ -308,3 +308,17 @@ def test_the_agent_gets_the_skills():
     d = _guarded(answer)
     assert d.source == "agent" and d.actions[0].args["text"] == "51"
     assert seen["skills"] and all(callable(getattr(plugins.skills()[n], "call", None)) for n in seen["skills"])
+
+
+def test_the_agents_own_http_calls_go_through_netguard():
+    from agenthost import netguard
+
+    def answer(turn):
+        with turn.http() as client:
+            client.get("http://169.254.169.254/latest/meta-data/")
+        return Decision(actions=[Action("click", {"element": "Sign in"})])
+
+    with pytest.raises(netguard.Blocked):
+        answer(plugins.WebTurn(task="", page=pages.Page(), history=(), memory={}, tools=(),
+                               deadline=time.monotonic() + 5))
+    assert _guarded(answer).source == "agent+fallback"  # the agent raised: ours answered

@@ -119,6 +119,14 @@ class WebTurn:
             return None
         return solve(question, context=self.page, deadline=self.deadline)
 
+    def http(self, **kwargs: Any) -> Any:
+        """An ``httpx.Client`` (use it in a ``with``) whose every request and redirect netguard checks
+        (no metadata endpoints; no private addresses when deployed), timing out by the deadline."""
+        from agenthost import netguard
+
+        kwargs.setdefault("timeout", max(0.1, self.remaining()))
+        return netguard.guarded_client(**kwargs)
+
     def llm(self) -> Any:
         """The configured LLM (``AGENTHOST_LLM``), metered and under the agent's budget, or None:
         ``complete_json(messages, schema, deadline) -> (obj, usage)``."""
@@ -160,6 +168,14 @@ class WerewolfState:
 
     def remaining(self) -> float:
         return max(0.0, self.deadline - time.monotonic())
+
+    def http(self, **kwargs: Any) -> Any:
+        """An ``httpx.Client`` (use it in a ``with``) whose every request and redirect netguard checks
+        (no metadata endpoints; no private addresses when deployed), timing out by the deadline."""
+        from agenthost import netguard
+
+        kwargs.setdefault("timeout", max(0.1, self.remaining()))
+        return netguard.guarded_client(**kwargs)
 
     def llm(self) -> Any:
         """The configured LLM (``AGENTHOST_LLM``), metered on the turn, or None (see :meth:`WebTurn.llm`)."""
