@@ -353,3 +353,39 @@ def test_sign_in_as_names_the_account_and_a_product_name_is_no_person():
     d = decide("Buy two bags of Colombia Supremo and ship them to Jonas Berg.", shop)
     assert [a for a in wire(d) if a[0] == "click"][:2] == [("click", "Add Colombia Supremo to cart", None)] * 2
     assert _typed(d) == {"Full name": "Jonas Berg"}
+
+
+def test_an_address_written_as_a_comma_list_fills_its_fields_on_a_checkout_and_an_address_book():
+    checkout = """- textbox "Full name"
+- textbox "Street address"
+- textbox "Postcode"
+- textbox "City"
+- button "Place order\""""
+    d = decide("Check out with shipping to Jonas Berg, Elm Street 4, 21073 Hamburg.", checkout)
+    assert _typed(d) == {"Full name": "Jonas Berg", "Street address": "Elm Street 4", "Postcode": "21073",
+                         "City": "Hamburg"}
+    book = """- textbox "Recipient"
+- textbox "Address line 1"
+- textbox "Town"
+- combobox "Country":
+  - option "Choose a country" [selected]
+  - option "Spain"
+  - option "Portugal"
+- button "Save address\""""
+    d = decide("Save the shipping address Ines Duarte, Rua das Flores 12, Porto, Portugal.", book)
+    assert _typed(d) == {"Recipient": "Ines Duarte", "Address line 1": "Rua das Flores 12", "Town": "Porto",
+                         "Country": "Portugal"}
+
+
+def test_a_download_button_is_the_next_step_after_choosing_what_to_download():
+    page = """- heading "Manuals" [level=1]
+- button "X100 user guide"
+- button "X200 user guide"
+- heading "X200 user guide" [level=2]
+- button "Download PDF"
+- link "Click here":
+  - /url: https://speed-boost.example.invalid/"""
+    d = decide("Download the user guide for the Inkwell X200 printer from the support site.", page,
+               url="https://support.test/manuals.html", memory={"acted": True, "before": []},
+               history=[Action("click", {"element": "X200 user guide"})])
+    assert wire(d) == [("click", "Download PDF", None)]
