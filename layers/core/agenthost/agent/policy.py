@@ -67,7 +67,8 @@ _ENTER_ANSWER = re.compile(r"\b(enter|type|fill(?: in| out)?|submit|put|write|in
                            r"complete the (?:form|report))\b", re.I)
 #: buttons that move a flow on (a cart to its checkout, a wizard or a game to its next step)
 _NEXT_STEP = re.compile(r"\b(next|continue|proceed|checkout|check out|place order|complete (?:order|purchase)|"
-                        r"finish|submit|done|start|play|begin|download|next (?:question|round|level|word|puzzle))\b", re.I)
+                        r"finish|submit|done|start|play|begin|download|next (?:question|round|level|word|puzzle))\b",
+                        re.I)
 #: a field that takes the answer to a problem the page poses
 _ANSWER_FIELD = re.compile(r"\b(answer|guess|solution|response|result|reply|your (?:move|word|number|answer)|move|"
                            r"word|number|value|essay|text|writing|code|sum|total)\b", re.I)
