@@ -182,6 +182,7 @@ class LocalStack:
         if self.dotenv:
             lines.append(f"  from .env: {', '.join(sorted(self.dotenv))}")
         lines.append(f"  LLM: {os.environ.get('AGENTHOST_LLM', 'none')}")
+        lines.append(f"  agent: {agent_line()}")
         return "\n".join(lines)
 
     async def serve(self) -> None:
@@ -233,3 +234,17 @@ def main() -> int:
     stack.prepare()
     asyncio.run(stack.serve())
     return 0
+
+
+def agent_line() -> str:
+    """Who decides: ours, or the user's agent (``AGENTHOST_AGENT``), loaded now so a broken one shows at start
+    (the functions load it the same way on their first turn; ours answers while it cannot be loaded)."""
+    from agenthost import plugins
+
+    got = plugins.load()
+    if got is None:
+        return "ours (set AGENTHOST_AGENT=package.module:factory to bring your own)"
+    if got.error:
+        return f"{got.spec} NOT LOADED ({got.error}); our policies answer every turn"
+    parts = [p for p, ok in (("web", got.web()), ("werewolf", got.werewolf())) if ok]
+    return f"{got.spec} ({' and '.join(parts)}; ours answers the rest)"

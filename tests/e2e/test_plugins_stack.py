@@ -105,3 +105,7 @@ def test_werewolf_failing_agents_through_the_stack(agent_stack, case, reason):
     if reason == "invalid":  # refused by the player's contract check: the engine would refuse it too
         assert "not an alive player" in line["reason"]
     assert SECRET_IN_ERROR not in agent_stack.log_text()
+
+
+def test_the_banner_says_which_agent_plays(agent_stack):
+    assert "agent: tests.support.user_agents:switch (web and werewolf; ours answers the rest)" in agent_stack.log_text()
