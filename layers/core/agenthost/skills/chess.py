@@ -28,12 +28,13 @@ import shutil
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any
-
-import chess
-import chess.engine
+from typing import TYPE_CHECKING, Any
 
 from agenthost.skills import Context, Solution, Tool, Unsolvable
+
+if TYPE_CHECKING:
+    import chess
+    import chess.engine
 
 #: most seconds one search may take (the turn's deadline may allow less)
 MAX_THINK_S = 2.0
@@ -104,6 +105,8 @@ _starting: dict[str, Any] = {}
 def _start(path: str, timeout: float) -> chess.engine.SimpleEngine:
     """The engine process, started on a thread of its own: a start slower than this turn's ``timeout``
     (a cold container on a busy CPU) goes on in the background and serves the next question."""
+    import chess.engine  # python-chess, imported only when a position is asked about
+
     job = _starting.get(path)
     if job is None:
         done = threading.Event()
@@ -134,6 +137,8 @@ def _start(path: str, timeout: float) -> chess.engine.SimpleEngine:
 def warm() -> bool:
     """Start the engine now (it takes up to a second or two on a cold container) so that the first
     position's search gets the turn's time; ``False`` when there is no engine."""
+    import chess.engine  # python-chess, imported only when a position is asked about
+
     try:
         with _lock:
             _get_engine(30.0)
@@ -144,6 +149,8 @@ def warm() -> bool:
 
 def close() -> None:
     """Stop the kept engine process (tests, or a container shutting down)."""
+    import chess.engine  # python-chess, imported only when a position is asked about
+
     global _engine
     if _engine is not None:
         try:
@@ -168,6 +175,8 @@ def best_move(fen: str, *, time_limit: float = 1.0, deadline: float | None = Non
     """The best move of the position ``fen``: a mate in one exactly, else the engine's choice within
     ``time_limit`` seconds (less when ``deadline`` is nearer). Raises ``ValueError`` for an illegal or
     finished position, :class:`EngineMissing` when no engine is installed."""
+    import chess.engine  # python-chess, imported only when a position is asked about
+
     board = chess.Board(fen)
     if not board.is_valid():
         raise ValueError(f"illegal position ({board.status()!r})")
@@ -203,6 +212,8 @@ def best_move(fen: str, *, time_limit: float = 1.0, deadline: float | None = Non
 
 def board_from_grid(rows: list[list[str]], black_to_move: bool = False) -> str | None:
     """The FEN of a board shown as a grid (8 rows of 8 cells; coordinate labels are dropped), or ``None``."""
+    import chess.engine  # python-chess, imported only when a position is asked about
+
     grid: list[list[str]] = []
     for row in rows:
         cells = [c.strip() for c in row]
@@ -262,6 +273,8 @@ def _piece(cell: str) -> str | None:
 
 def position_of(question: str, context: Context | None) -> str | None:
     """The FEN the question (or the page) gives, with the side to move the question names."""
+    import chess.engine  # python-chess, imported only when a position is asked about
+
     m = _FEN.search(question) or (_FEN.search(context.fen) if context and context.fen else None)
     black = _BLACK.search(question) is not None or (
         not re.search(r"\bwhite\b", question, re.I) and context is not None and _BLACK.search(context.text) is not None)
@@ -282,12 +295,16 @@ def position_of(question: str, context: Context | None) -> str | None:
 
 
 def _cell_of(board: chess.Board, rank: int, file: int) -> str:
+    import chess.engine  # python-chess, imported only when a position is asked about
+
     piece = board.piece_at(chess.square(file, rank))
     return piece.symbol() if piece else ""
 
 
 def from_question(question: str, context: Context | None = None, deadline: float | None = None) -> Solution | None:
     """The :class:`Solution` when ``question`` (or its page) poses a chess position, else ``None``."""
+    import chess.engine  # python-chess, imported only when a position is asked about
+
     has_fen = _FEN.search(question) is not None or bool(context and context.fen)
     if not has_fen and not _CUE.search(question):
         return None
@@ -308,6 +325,7 @@ def from_question(question: str, context: Context | None = None, deadline: float
 
 
 def _tool_call(args: dict[str, Any]) -> str:
+
     fen = str(args.get("fen") or "").strip()
     try:
         move = best_move(fen, time_limit=float(args.get("seconds") or 1.0))
