@@ -10,7 +10,8 @@ success, the page recorded none). Aims (issue 13): 0 false dones; at least 12 of
 with ``AGENTHOST_LLM=none``; the 13 basic tasks stay solved. Prints, asserts nothing.
 
 Options: ``--only arena,extension,eval`` (default all three), ``--family a,b`` / ``--tasks x,y``,
-``--max-turns N`` (arena, default 15), ``--max-steps N`` (emulator, default 40), ``--pace S`` and
+``--seeds 1,2,3`` (seeded pages played once per seed; default 1), ``--max-turns N`` (arena, default 15),
+``--max-steps N`` (emulator, default 40), ``--pace S`` and
 ``--action-timeout S`` (arena; default 0 and 3 s, the platform's are ~0.33 s and 30 s), ``--json FILE``.
 """
 
@@ -31,7 +32,7 @@ os.environ["AGENTHOST_LLM"] = "none"
 os.environ["AGENTHOST_RUNS_REQUIRE_API_KEY"] = "false"
 
 
-def arena(a, tasks, folder, stack):  # noqa: ANN001, ANN201
+def arena(a, runs, folder, stack):  # noqa: ANN001, ANN201
     from infra.arena import runner as platform
     from infra.arena.report import Row
     from infra.arena.site import Site
@@ -42,28 +43,28 @@ def arena(a, tasks, folder, stack):  # noqa: ANN001, ANN201
     with Site(folder) as site, platform.Runner(platform.http_transport(stack.http_url + "/olympics/turn"), secret,
                                                agent_id="bench-tasks", max_turns=a.max_turns, pace_s=a.pace,
                                                action_timeout_s=a.action_timeout, printer=None, site=site) as r:
-        for t in tasks:
-            res = r.play(t.id, site.url + t.start, t.prompt, t.marker, family=t.family)
+        for label, t, start in runs:
+            res = r.play(t.id, site.url + start, t.prompt, t.marker, family=t.family)
             other = [v for v in res.violations if "false done" not in v]
-            rows.append(Row(t.id, t.family, res.success, res.false_done, res.turns, res.seconds,
+            rows.append(Row(label, t.family, res.success, res.false_done, res.turns, res.seconds,
                             res.end + (f"; {len(other)} other violation(s)" if other else "")))
     return rows
 
 
-def extension(a, tasks, folder, stack):  # noqa: ANN001, ANN201
+def extension(a, runs, folder, stack):  # noqa: ANN001, ANN201
     from infra.arena.report import Row
     from infra.arena.site import Site
     from infra.extension.emulator import Emulator
 
     rows = []
     with Site(folder) as site, Emulator(stack.http_url, printer=None, max_steps=a.max_steps, site=site) as emu:
-        for t in tasks:
-            out = emu.run(t.id, t.prompt, site.url + t.start, marker=t.marker, family=t.family)
-            rows.append(Row(t.id, t.family, out.success, out.false_done, out.steps, out.seconds, out.end))
+        for label, t, start in runs:
+            out = emu.run(t.id, t.prompt, site.url + start, marker=t.marker, family=t.family)
+            rows.append(Row(label, t.family, out.success, out.false_done, out.steps, out.seconds, out.end))
     return rows
 
 
-def eval_client(a, tasks, folder):  # noqa: ANN001, ANN201
+def eval_client(a, runs, folder):  # noqa: ANN001, ANN201
     """The evaluation client's web_task_agent on each start page; the page's record (posted to the site server)
     judges, the output's done/success is only the claim."""
     from infra.arena import judge
@@ -75,10 +76,10 @@ def eval_client(a, tasks, folder):  # noqa: ANN001, ANN201
     browser = Browser()
     try:
         with Site(folder) as site:
-            for t in tasks:
+            for label, t, start in runs:
                 since = site.mark()
                 started = time.monotonic()
-                params = {"tool": "web_task_agent", "url": site.url + t.start, "timeout": a.eval_timeout * 1000,
+                params = {"tool": "web_task_agent", "url": site.url + start, "timeout": a.eval_timeout * 1000,
                           "input": {"task": t.prompt}}
                 try:
                     result = run_tool(browser, params, lambda _p, _m: None)
@@ -86,12 +87,12 @@ def eval_client(a, tasks, folder):  # noqa: ANN001, ANN201
                     end = f"done={output.get('done')} result={str(output.get('result'))[:50]}"
                 except ToolError as exc:
                     output, end = {}, f"tool error: {exc}"[:80]
-                deadline = time.monotonic() + 1.0  # a record sent by the last action may still be on its way
+                deadline = time.monotonic() + 2.0  # a record sent by the last action may still be on its way
                 while not judge.solved(t.id, [], site.records(t.id, since)) and time.monotonic() < deadline:
                     time.sleep(0.1)
                 ok = judge.solved(t.id, [], site.records(t.id, since))
                 claimed = judge.eval_claim(output)
-                rows.append(Row(t.id, t.family, ok, claimed and not ok, len(output.get("steps") or []),
+                rows.append(Row(label, t.family, ok, claimed and not ok, len(output.get("steps") or []),
                                 time.monotonic() - started, end))
     finally:
         browser.close()
@@ -106,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", default="arena,extension,eval")
     p.add_argument("--family", default="")
     p.add_argument("--tasks", default="")
+    p.add_argument("--seeds", default="1", help="seeds to play each seeded page with, e.g. 1,2,3")
     p.add_argument("--max-turns", type=int, default=15)
     p.add_argument("--max-steps", type=int, default=40)
     p.add_argument("--pace", type=float, default=0.0)
@@ -116,6 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     only = {x for x in a.only.split(",") if x}
     folder, tasks = suite.load(suite.DEFAULT_SUITE, [t for t in a.tasks.split(",") if t] or None,
                                [f for f in a.family.split(",") if f] or None)
+    runs = suite.variants(tasks, [int(n) for n in a.seeds.split(",") if n.strip()])
     results: dict[str, list] = {}
     stack = None
     try:
@@ -123,9 +126,9 @@ def main(argv: list[str] | None = None) -> int:
             from tests.support.stack import start_stack
 
             stack = start_stack()
-        for name, fn in (("arena", lambda: arena(a, tasks, folder, stack)),
-                         ("extension", lambda: extension(a, tasks, folder, stack)),
-                         ("eval", lambda: eval_client(a, tasks, folder))):
+        for name, fn in (("arena", lambda: arena(a, runs, folder, stack)),
+                         ("extension", lambda: extension(a, runs, folder, stack)),
+                         ("eval", lambda: eval_client(a, runs, folder))):
             if name not in only:
                 continue
             t0 = time.monotonic()
@@ -135,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{name}: not measured ({type(exc).__name__}: {exc})")
                 continue
             unit = {"arena": "turns", "extension": "steps", "eval": "steps"}[name]
-            print(f"\n== {name} over {len(tasks)} task(s), deterministic policy ({time.monotonic() - t0:.0f} s)")
+            print(f"\n== {name} over {len(runs)} run(s) of {len(tasks)} task(s), deterministic policy "
+                  f"({time.monotonic() - t0:.0f} s)")
             print_tables(results[name], unit=unit)
     finally:
         if stack is not None:
