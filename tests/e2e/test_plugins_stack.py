@@ -65,7 +65,7 @@ def _ours(out: dict) -> bool:
 
 
 def _wait_logs(stack, since: int, n: int = 1) -> list[dict]:
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 20  # the stack's output arrives through a pipe: late on a busy machine
     while time.monotonic() < deadline:
         lines = _fallback_lines(stack, since)
         if len(lines) >= n:
@@ -85,7 +85,7 @@ def test_olympics_good_agent_through_the_stack(agent_stack):
 def test_olympics_failing_agents_through_the_stack(agent_stack, case, reason):
     since = len(agent_stack.output)
     out, elapsed = _olympics(agent_stack, case)
-    assert _ours(out) and elapsed < 10
+    assert _ours(out) and elapsed < 17  # the turn's budget is 20 s; the agent's 3 s (AGENTHOST_AGENT_TIMEOUT_S)
     assert [x["agent_fallback"] for x in _wait_logs(agent_stack, since)] == [reason]
     assert SECRET_IN_ERROR not in agent_stack.log_text()
 
@@ -99,7 +99,7 @@ def test_werewolf_failing_agents_through_the_stack(agent_stack, case, reason):
     since = len(agent_stack.output)
     t0 = time.monotonic()
     out = _werewolf(agent_stack, case)
-    assert out["target"] in OTHERS and time.monotonic() - t0 < 10
+    assert out["target"] in OTHERS and time.monotonic() - t0 < 17
     [line] = _wait_logs(agent_stack, since)
     assert line["agent_fallback"] == reason
     if reason == "invalid":  # refused by the player's contract check: the engine would refuse it too
