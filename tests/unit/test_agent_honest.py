@@ -389,3 +389,24 @@ def test_a_download_button_is_the_next_step_after_choosing_what_to_download():
                url="https://support.test/manuals.html", memory={"acted": True, "before": []},
                history=[Action("click", {"element": "X200 user guide"})])
     assert wire(d) == [("click", "Download PDF", None)]
+
+
+def test_an_editable_combobox_is_typed_then_its_option_chosen_then_the_form_saved():
+    task = "Save the shipping address Ines Duarte, Rua das Flores 12, Porto, Portugal."
+    closed = """- textbox "Full name"
+- textbox "City"
+- combobox "Country"
+- paragraph: No country chosen yet.
+- button "Save address\""""
+    d = decide(task, closed)
+    assert wire(d) == [("type", "Full name", "Ines Duarte"), ("type", "City", "Porto"),
+                       ("type", "Country", "Portugal")]  # no submit before the country is chosen
+    opened = """- textbox "Full name": Ines Duarte
+- textbox "City": Porto
+- combobox "Country": Portugal
+- listbox "Countries":
+  - option "Portugal"
+- paragraph: No country chosen yet.
+- button "Save address\""""
+    d2 = decide(task, opened, memory=d.memory, history=[Action("type", {"element": "Country", "text": "Portugal"})])
+    assert wire(d2) == [("click", "Portugal", None), ("click", "Save address", None)]

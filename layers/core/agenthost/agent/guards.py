@@ -72,15 +72,19 @@ def resolve(page: Page, tool: str, target: str, option: str | None = None) -> El
             found = _first(els, roles, t)
             if found:
                 return found
-        for e in els:  # text: any element whose name or text contains it
-            if e.role not in ("option",) and (_contains(e.name, t) or (e.role != "textbox" and _contains(e.value, t))):
+        lists = {e.ref for e in els if e.role == "listbox"}
+        for e in els:  # text: any element whose name or text contains it (a field's value is no text)
+            if e.role == "option" and e.parent not in lists:
+                continue  # a <select>'s option is chosen with select, not clicked; a list's option is clicked
+            if _contains(e.name, t) or (e.role not in ("textbox", "combobox", "searchbox") and _contains(e.value, t)):
                 return e
         return None
     if tool == "type":
         for attr in ("name", "placeholder"):
             for e in els:
-                if e.role in TEXT_ROLES and _contains(getattr(e, attr), t):
-                    return e
+                takes_text = e.role in TEXT_ROLES or (e.role == "combobox" and not e.options)
+                if takes_text and _contains(getattr(e, attr), t):
+                    return e  # (an editable combobox takes text: the runner finds it by its label)
         return None
     if tool == "select":
         for e in els:

@@ -230,13 +230,15 @@ class DeterministicPolicy:
         if not fills and verdict.kind != "success":
             plan.extend(self._solve(facts, page, names, seen, deadline, playing=verdict.kind == "progress"))
         submit = None
-        if fills or (plan and plan[-1].tool == "type"):
+        opening = any(a.tool == "type" and a.resolved is not None and a.resolved.role == "combobox" for a in fills)
+        if (fills or (plan and plan[-1].tool == "type")) and not opening:  # a typed combobox's list comes first
             submit = self._submit_button(facts, page, plan, avoid_pairs)
             if submit is not None:
                 plan.append(Action("click", {"element": submit.name}, resolved=submit, why="submit the form"))
         taken = {id(a.resolved) for a in plan if a.resolved is not None}
         plan.extend(a for a in self._named_clicks(facts, page, seen, fills, avoid_pairs)
-                    if id(a.resolved) not in taken)
+                    if id(a.resolved) not in taken and not (opening and a.resolved is not None
+                                                            and a.resolved.role == "button"))
         plan = [a for a in plan if not is_avoided(a, avoid_pairs)]
         if futile and plan and {_key(a) for a in plan} <= futile:
             plan = []  # the same batch changed nothing on this page: never sent again unchanged
@@ -343,11 +345,24 @@ class DeterministicPolicy:
                     acts.append(Action("type", {"element": e.name or e.placeholder, "text": val, "clear": True},
                                        resolved=e, why=f"the task gives {label!r}"))
                     typed_values.add(_norm(val))
+            elif e.role == "listbox" and e.options and _popup_list(page, e):
+                # the open list of an editable combobox: its option is clicked (a select would not reach it)
+                opt = self._option_for(facts, e, problem=problem)
+                item = next((o for o in page.elements if o.role == "option" and o.parent == e.ref and o.name == opt),
+                            None)
+                if opt and item is not None and not item.selected:
+                    acts.append(Action("click", {"element": opt}, resolved=item, why=f"choose {opt!r} from the list"))
             elif e.role in ("combobox", "listbox") and e.options and ("select" in names or "type" in names):
                 opt = self._option_for(facts, e, problem=problem)
                 if opt and opt != e.selected_option and opt != e.value:
                     acts.append(Action("select", {"element": e.name, "option": opt}, resolved=e,
                                        why=f"the task names option {opt!r}"))
+            elif e.role == "combobox" and not e.options and "type" in names:
+                # an editable combobox (type, then choose from the list it opens): type the task's value
+                val = facts.value_for(label, e.input_type, role="textbox", present=present)
+                if val and _norm(val) != _norm(e.value):
+                    acts.append(Action("type", {"element": e.name or e.placeholder, "text": val, "clear": True},
+                                       resolved=e, why=f"type {val!r} to open the list"))
         # passwords the task does not state: one fresh password meeting the rules stated by the task or the
         # page, typed into every empty password field (a confirmation field gets the same one)
         if pending_pw and facts.text and re.search(r"\b(password|passcode|register|sign ?up|account)\b",
@@ -743,6 +758,16 @@ def _name_score(facts: TaskFacts, name: str) -> float:
             set(re.findall(r"(?<![\d.])\d{2,}(?!\d|\.\d)", name)) & facts.numbers:
         return 0.9
     return 0.0
+
+
+def _popup_list(page: Page, listbox: Element) -> bool:
+    """Whether ``listbox`` is the list an editable combobox opened (a combobox with no options of its own comes
+    right before it)."""
+    idx = page.elements.index(listbox)
+    for e in reversed(page.elements[max(0, idx - 3):idx]):
+        if e.role == "combobox" and not e.options:
+            return True
+    return False
 
 
 def facts_mentions_label(text: str, label: str) -> bool:
