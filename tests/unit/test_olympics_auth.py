@@ -108,6 +108,16 @@ def test_test_webhook_and_sandbox_pings_get_a_first_action_on_their_one_line_for
     assert body["actions"] == expected and body["done"] is False
 
 
+@pytest.mark.parametrize("path", ["/", "/olympics", "/hooks/ai-olympics"])
+def test_the_function_url_answers_a_signed_turn_on_any_path(path):
+    """The dashboard POSTs to the URL it was given and a function URL delivers every path to the function:
+    each one is the webhook, behind the same signature check."""
+    raw, headers = signed(turn_body())
+    assert_valid_turn(call(handler, "POST", path, body=raw, headers=headers, via_url=True))
+    bad = call(handler, "POST", path, body=raw.replace(b"Maria", b"Mario"), headers=headers, via_url=True)
+    assert bad.status == 401
+
+
 def test_several_agents_each_with_its_own_secret(monkeypatch):
     other = "whs_" + "77" * 32
     monkeypatch.setenv("AGENTHOST_OLYMPICS_AGENTS", "agent-2=OLYMPICS_SECRET_AGENT2")
