@@ -19,7 +19,7 @@ from _util import env, pct  # noqa: E402
 os.environ.update(env())
 os.environ["AGENTHOST_NETGUARD_ALLOW_PRIVATE"] = "true"  # the JSON API below listens on loopback
 
-from agenthost.skills import chess, solve, tools, words  # noqa: E402
+from agenthost.skills import chess, json_api, solve, tools, words  # noqa: E402
 
 TABLE = [["Product", "Category", "Price", "Stock"]] + [
     [f"Item {i}", ["Fruit", "Tools", "Books"][i % 3], f"${i * 1.25:.2f}", str(i * 7 % 50)] for i in range(1, 201)]
@@ -86,7 +86,13 @@ def main() -> None:
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{server.server_address[1]}/api/items"
     q = f"Using the API at {url}, what is the total stock of the Fruit category?"
-    line("json_api: GET 200 records on loopback + total (fetch included)", timed(lambda: solve(q), 50))
+
+    def fetch_and_solve():
+        json_api._cache.clear()  # measure the fetch, not the 20 s reuse
+        return solve(q)
+
+    line("json_api: GET 200 records on loopback + total (fetch included)", timed(fetch_and_solve, 50))
+    line("json_api: the same question again (document reused)", timed(lambda: solve(q), 50))
     server.shutdown()
 
     ms = timed(lambda: [solve(text) for text in ORDINARY], 200)

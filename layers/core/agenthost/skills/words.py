@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from agenthost.skills import Context, Solution, Tool
@@ -46,6 +46,8 @@ class _Index:
     by_length: dict[int, list[str]]
     #: sorted letters -> words, built per word length on first use (an anagram only needs its length)
     by_letters: dict[int, dict[str, list[str]]]
+    #: (position, letter) -> words, built per word length on first use (a pattern only needs its length)
+    by_position: dict[int, dict[tuple[int, str], list[str]]] = field(default_factory=dict)
 
 
 _index: _Index | None = None
@@ -116,8 +118,18 @@ def fill(pattern: str) -> list[str]:
     if not p or any(not (ch.isalpha() or ch in _BLANK) for ch in p):
         return []
     index = _load()
-    rx = re.compile("".join("." if ch in _BLANK else re.escape(ch) for ch in p))
-    return _ranked([w for w in index.by_length.get(len(p), []) if rx.fullmatch(w)], index)
+    known = [(i, ch) for i, ch in enumerate(p) if ch.isalpha()]
+    if not known:
+        return _ranked(list(index.by_length.get(len(p), [])), index)
+    table = index.by_position.get(len(p))
+    if table is None:
+        built: dict[tuple[int, str], list[str]] = defaultdict(list)
+        for w in index.by_length.get(len(p), []):
+            for i, ch in enumerate(w):
+                built[(i, ch)].append(w)
+        table = index.by_position[len(p)] = dict(built)
+    smallest = min((table.get(k, []) for k in known), key=len)
+    return _ranked([w for w in smallest if all(w[i] == ch for i, ch in known)], index)
 
 
 def _case(word: str, like: str) -> str:
