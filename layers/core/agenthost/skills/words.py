@@ -9,7 +9,7 @@ other fitting words; ``None`` when no word fits.
 
 The word list is pyspellchecker's English dictionary (about 130,000 plain words with how often each
 occurs), shipped in the core layer; words are ranked by that frequency, so ``c_t`` gives "cut" before "cat"
-and "cot". It loads once per container (its JSON read and grouped by length: about 0.4 s on an idle core)
+and "cot". It loads once per container (its JSON read and grouped by length: 0.7-1.7 s on this loaded machine)
 and anagrams are indexed by sorted letters per word length on first use, so a puzzle then takes about a
 millisecond or less.
 """
