@@ -410,3 +410,15 @@ def test_an_editable_combobox_is_typed_then_its_option_chosen_then_the_form_save
 - button "Save address\""""
     d2 = decide(task, opened, memory=d.memory, history=[Action("type", {"element": "Country", "text": "Portugal"})])
     assert wire(d2) == [("click", "Portugal", None), ("click", "Save address", None)]
+
+
+@pytest.mark.parametrize("task,label", [
+    ("Win the word scramble game: unscramble the letters in every round.", "Your word"),
+    ("Complete the number sequence game: give the next number in each of the five rounds.", "Next number"),
+    ("Solve the chess puzzle: enter the move that checkmates.", "Your move"),
+    ("Finish the spelling quiz: spell each word you hear.", "Answer"),
+])
+def test_a_task_title_with_an_instruction_gives_no_value_to_the_answer_field(task, label):
+    from agenthost.agent.task import read_task
+
+    assert read_task(task).value_for(label) is None  # the page's problem decides the answer, not the task's words

@@ -178,6 +178,11 @@ _MADE_UP = re.compile(r"\b(?:realistic|plausible|made[- ]up|fake|dummy|sample|te
                       r"the whole|the entire)(?:\s+(?:of the|the))?(?:\s+required)?\s+(?:fields|form|details)\b|"
                       r"\ball\s+(?:the\s+)?required\s+fields\b", re.I)
 
+#: a value that is an instruction (an imperative verb and more words)
+_INSTRUCTION = re.compile(r"(?:give|unscramble|answer|enter|type|find|solve|complete|play|win|click|select|choose|pick|"
+                          r"write|fill|follow|guess|match|sort|identify|spell|pass|submit|read|work out|figure out|"
+                          r"calculate|compute|check)\s+\w+", re.I)
+
 #: words that describe where a value is rather than being one
 _NOT_VALUE = frozenset("""shown given displayed listed below above provided printed written mentioned found there
 here field box yourself itself them it""".split())
@@ -239,6 +244,10 @@ def _valid(value: str, kind: str) -> bool:
         return " " not in v and len(v) >= 4 and bool(re.search(r"[\d\W_]|[A-Z].*[A-Z]|[a-z][A-Z]", v))
     if kind == "free":
         return len(v.split()) >= 2
+    if kind != "free" and _INSTRUCTION.match(v):
+        return False  # "unscramble the letters in every round": what to do, not what to type
+    if re.search(r"\w:\s", v) and not re.match(r"^\d{1,2}:\d{2}\b", v):
+        return False  # "sequence game: give": a stretch of the task's own sentence, not a value
     if kind == "name" and (re.search(r"[@\d]", v) or is_description(v)):
         return False  # "@example.com" or "use a realistic name" is no name
     first = v.split()[0].lower()
@@ -377,6 +386,8 @@ class TaskFacts:
                 continue
             inter = len(kw & lw)
             score = inter / len(kw | lw) + (0.3 if inter and kw <= lw else 0) + (0.3 if inter and lw <= kw else 0)
+            if kind != "free" and _INSTRUCTION.match(val):
+                continue  # "Word game: unscramble the letters": a title and an instruction, not a field's value
             if score > best_score and (kind == "text" or _valid(val, kind) or (describing and is_description(val))):
                 best, best_score = val, score
         return best, best_score
@@ -398,6 +409,9 @@ class TaskFacts:
                         return before.group(1).rstrip(",.")
                 c = _CONNECTOR.match(text, after)
                 pos = c.end() if c else after
+                if c and kind != "free" and re.fullmatch(r"\s*that\s*", c.group(0), re.I) and \
+                        text[pos:pos + 1] not in "\"'“":
+                    continue  # "the move that checkmates": a relative clause describes, it gives no value
                 quoted = _QUOTED_LIST.match(text[pos:])
                 if quoted:
                     items = [_unq(q) for q in re.findall(r"\"[^\"]+\"|“[^”]+”|'[^']+'", quoted.group(0))]
