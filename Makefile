@@ -12,7 +12,7 @@ PYTEST_ARGS ?=
 AGENT ?=
 WITH_AGENT = $(if $(AGENT),AGENTHOST_AGENT=$(if $(findstring :,$(AGENT)),$(AGENT),$(AGENT).agent:create) )
 
-.PHONY: dev test test-containers lint build deploy bench clean help seed werewolf-sim arena extension-run eval-client usage
+.PHONY: dev test test-containers lint build deploy bench clean help seed werewolf-sim arena extension-run eval-client usage config-docs
 
 help:
 	@echo "make dev     run the whole stack locally (HTTP :3000, WebSocket :3001, Lambda :3002, DynamoDB :3003, function URLs :3004/:3005)"
@@ -22,6 +22,7 @@ help:
 	@echo "make build   sam build of every function (the browser image with Docker) for this machine's architecture (layers/stockfish/build.sh first)"
 	@echo "make deploy  sam deploy (--guided the first time)"
 	@echo "make bench   benchmarks in tests/perf (numbers printed, nothing asserted)"
+	@echo "make config-docs  regenerate docs/CONFIGURATION.md from agenthost.config.Settings"
 	@echo "make usage   cost report table (GET /usage of make dev; USAGE_ARGS=\"--url URL --agent A --from YYYY-MM-DD\")"
 	@echo "make seed    load seed data (agents.json catalog) into the running local stack's table"
 	@echo "make arena   play the AI Olympics task suite against the webhook (local stack, or ARENA_ARGS=\"--url ... --secret ...\")"
@@ -108,6 +109,10 @@ new-agent: $(STAMP)
 USAGE_ARGS ?=
 usage: $(STAMP)
 	$(PY) -m usage.cli $(USAGE_ARGS)
+
+# docs/CONFIGURATION.md is generated from agenthost.config.Settings (a unit test checks it is current)
+config-docs: $(STAMP)
+	@mkdir -p docs && $(PY) -m agenthost.config > docs/CONFIGURATION.md
 
 bench: $(STAMP)
 	@for f in tests/perf/bench_*.py; do echo "== $$f"; $(PY) $$f || exit 1; done

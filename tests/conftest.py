@@ -21,13 +21,38 @@ fastmoto.tune()  # the same DynamoDB emulation the local stack runs (serialized 
 
 
 @pytest.fixture(autouse=True)
-def _clean_settings():
+def _clean_settings(monkeypatch):
     env.apply()
     config.reset()
     aws_clients.reset()
+    _settings_follow(monkeypatch)
     yield
     config.reset()
     aws_clients.reset()
+
+
+def _settings_follow(monkeypatch) -> None:
+    """Settings are read once per process (``config.settings()`` is cached), and so is the metering
+    configuration built from them: a test that changes a variable with ``monkeypatch`` has them read again
+    (the secrets' cache is kept: tests of its expiry change variables between reads)."""
+    from agenthost import metering
+
+    real_set, real_del = monkeypatch.setenv, monkeypatch.delenv
+
+    def forget() -> None:
+        config.settings.cache_clear()
+        metering.config.cache_clear()
+
+    def setenv(name, value, prepend=None):
+        real_set(name, value, prepend)
+        forget()
+
+    def delenv(name, raising=True):
+        real_del(name, raising=raising)
+        forget()
+
+    monkeypatch.setenv = setenv
+    monkeypatch.delenv = delenv
 
 
 @pytest.fixture

@@ -16,9 +16,8 @@ container reuses the catalog for search/browse, default 30; 0 reads it every tim
 
 from __future__ import annotations
 
-import os
-
 from agenthost import metering
+from agenthost.config import settings
 from agenthost.http import create_app, make_handler
 from agenthost.store import Store
 from agents_api.catalog import DynamoCatalog
@@ -26,28 +25,24 @@ from agents_api.checkout import SignedCheckout
 from agents_api.sdk import BASE_PATH, AgentsSite, Limits, SiteInfo, error_body
 
 
-def _int_env(name: str, default: int) -> int:
-    raw = os.environ.get(name, "").strip()
-    return int(raw) if raw else default
-
-
 def build_site() -> AgentsSite:
-    catalog_name = os.environ.get("AGENTHOST_AGENTS_CATALOG", "").strip() or "default"
-    cache_s = _int_env("AGENTHOST_AGENTS_CATALOG_CACHE_S", 30)
+    cfg = settings()
+    catalog_name = cfg.agents_catalog.strip() or "default"
+    cache_s = cfg.agents_catalog_cache_s
     return AgentsSite(
         SiteInfo(
-            name=os.environ.get("AGENTHOST_AGENTS_SITE_NAME", "").strip() or "Acme Ceramics",
+            name=cfg.agents_site_name.strip() or "Acme Ceramics",
             description="Hand-made mugs, bowls, plates, vases and teapots. Agents may search, browse, fill a "
                         "cart and hand checkout to their human.",
-            contact=os.environ.get("AGENTHOST_AGENTS_SITE_CONTACT", "").strip() or None,
-            url=os.environ.get("AGENTHOST_AGENTS_SITE_URL", "").strip() or None,
+            contact=cfg.agents_site_contact.strip() or None,
+            url=cfg.agents_site_url.strip() or None,
         ),
         catalog=lambda store: DynamoCatalog(store, catalog_name, cache_s=cache_s),
-        checkout=SignedCheckout(ttl_s=_int_env("AGENTHOST_AGENTS_CHECKOUT_TTL_S", 900)),
+        checkout=SignedCheckout(ttl_s=cfg.agents_checkout_ttl_s),
         limits=Limits(
-            session_ttl_s=_int_env("AGENTHOST_AGENTS_SESSION_TTL_S", 1800),
-            rate_limit=_int_env("AGENTHOST_AGENTS_RATE_LIMIT", 120),
-            rate_window_s=_int_env("AGENTHOST_AGENTS_RATE_WINDOW_S", 60),
+            session_ttl_s=cfg.agents_session_ttl_s,
+            rate_limit=cfg.agents_rate_limit,
+            rate_window_s=cfg.agents_rate_window_s,
         ),
         store=Store,
     )
@@ -59,6 +54,6 @@ site = build_site()
 site.install(app)
 
 handler = metering.wrap_handler(
-    make_handler(app), "agents_api", agent=os.environ.get("AGENTHOST_AGENTS_SITE_ID", "") or "store",
+    make_handler(app), "agents_api", agent=settings().agents_site_id or "store",
     is_turn=lambda e: str(e.get("rawPath", "")).startswith(("/.well-known/agents/api/",
                                                              "/.well-known/agents/checkout/")))

@@ -118,10 +118,9 @@ def handler(event: dict[str, Any], context: Any = None) -> dict[str, Any]:
 
 def _budget_s(event: dict[str, Any], context: Any) -> float:
     """Seconds this invocation may spend on browser work (see the module docstring)."""
-    try:
-        cap = float(os.environ.get("AGENTHOST_BROWSER_BUDGET_S", "") or DEFAULT_BUDGET_S)
-    except ValueError:
-        cap = DEFAULT_BUDGET_S
+    from agenthost.config import settings
+
+    cap = settings().browser_budget_s
     remaining = getattr(context, "get_remaining_time_in_millis", None)
     if callable(remaining):
         try:
@@ -149,7 +148,9 @@ def chromium_path() -> str | None:
     The headless shell (Chromium's old headless mode, which Playwright itself uses for headless runs) opens a
     fresh context and its first page about four times faster than the full browser's headless mode and
     launches in a third of the time; pages, ARIA snapshots and the proxy behave the same."""
-    path = os.environ.get("AGENTHOST_CHROMIUM", "").strip()
+    from agenthost.config import settings
+
+    path = settings().chromium.strip()
     if path:
         return path
     if os.access(HEADLESS_SHELL, os.X_OK):

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hmac
 import json
-import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -28,7 +27,7 @@ from functools import lru_cache
 from typing import Any
 
 from agenthost import aws, logs, metering
-from agenthost.config import secret
+from agenthost.config import secret, settings
 from agenthost.http import logger
 from agenthost.store import Store, keys
 from evals import connections
@@ -37,7 +36,7 @@ from evals.judging import default_js_runner, default_llm_judge
 from evals.server import Options, Server, forget_connection, stored_catalog
 from evals.timers import Timers
 
-SERVER_ID = os.environ.get("AGENTHOST_EVALS_SERVER_ID", "agenthost-evals")
+SERVER_ID = settings().evals_server_id
 VERSION = "1.0.0"
 WELCOME_RETRY_S = 5.0
 
@@ -53,11 +52,11 @@ def _self_function(context: Any) -> str:
     invoked = getattr(context, "invoked_function_arn", "") or ""
     if invoked.startswith("arn:"):
         return invoked
-    return os.environ.get("AGENTHOST_SELF_FUNCTION") or getattr(context, "function_name", "EvalsFunction")
+    return settings().self_function or getattr(context, "function_name", "EvalsFunction")
 
 
 def _timer_target(context: Any) -> str:
-    arn = os.environ.get("AGENTHOST_EVALS_TIMER_TARGET", "").strip()
+    arn = settings().evals_timer_target.strip()
     if arn:
         return arn
     invoked = getattr(context, "invoked_function_arn", "") or ""
@@ -85,7 +84,7 @@ def _send(connection_id: str, message: dict[str, Any]) -> int:
 
 
 def _agent() -> str:
-    return os.environ.get("AGENTHOST_EVALS_AGENT_ID", "") or "evals"
+    return settings().evals_agent_id or "evals"
 
 
 @contextmanager

@@ -16,7 +16,6 @@ validates a folder and exits non-zero on any error.
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,7 +90,9 @@ class Evaluation(_Lenient):
     category: str = "default"
 
     def url(self, pages_url: str = "") -> str:
-        base = pages_url or os.environ.get("AGENTHOST_EVALS_PAGES_URL", "http://127.0.0.1:8765")
+        from agenthost.config import settings
+
+        base = pages_url or settings().evals_pages_url or "http://127.0.0.1:8765"
         return self.target.url.replace("{pages}", base.rstrip("/"))
 
     @property
@@ -252,7 +253,9 @@ def load_dir(root: str | Path) -> Catalog:
 
 
 def definitions_dir() -> Path:
-    raw = os.environ.get("AGENTHOST_EVALS_DIR", "").strip()
+    from agenthost.config import settings
+
+    raw = settings().evals_dir.strip()
     return Path(raw) if raw else PACKAGED_DIR
 
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import re
 from collections.abc import Callable
 from typing import Any
@@ -118,8 +117,9 @@ def output_schema(ev: Evaluation) -> dict[str, Any] | None:
 def threshold(ev: Evaluation) -> float:
     if ev.validation.pass_threshold is not None:
         return ev.validation.pass_threshold
-    raw = os.environ.get("AGENTHOST_EVALS_PASS_THRESHOLD", "").strip()
-    return float(raw) if raw else 1.0
+    from agenthost.config import settings
+
+    return settings().evals_pass_threshold
 
 
 def judge(ev: Evaluation, result: dict[str, Any], *, js_runner: JsRunner | None = None,
@@ -247,7 +247,9 @@ def default_js_runner() -> JsRunner | None:
     """``js-eval`` through the browser function (``agenthost.browser``), when one is configured:
     ``AGENTHOST_BROWSER_FUNCTION`` names it (deployed: ``!Ref BrowserFunction``; the local stack sets it too).
     Without it the check is recorded as failed with a message saying the browser function is missing."""
-    if not os.environ.get("AGENTHOST_BROWSER_FUNCTION", "").strip():
+    from agenthost.config import settings
+
+    if "browser_function" not in settings().model_fields_set:
         return None
     try:
         from agenthost.browser import Browser

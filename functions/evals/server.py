@@ -76,22 +76,17 @@ class Options:
 
     @classmethod
     def from_env(cls) -> Options:
-        import os
-
         from agenthost.config import secret, settings
 
-        def flag(name: str, default: bool) -> bool:
-            raw = os.environ.get(name, "").strip().lower()
-            return default if not raw else raw in ("1", "true", "yes", "on")
-
+        cfg = settings()
         return cls(
             secret=secret("AGENTHOST_EVALS_SECRET"),
-            disclose_secret=disclosure_mode(os.environ.get("AGENTHOST_EVALS_DISCLOSE_SECRET", "")),
-            auto_create=flag("AGENTHOST_EVALS_AUTO_CREATE", settings().local),
-            default_concurrency=int(os.environ.get("AGENTHOST_EVALS_DEFAULT_CONCURRENCY", "3") or 3),
-            max_concurrency=int(os.environ.get("AGENTHOST_EVALS_MAX_CONCURRENCY", "20") or 20),
-            server_id=os.environ.get("AGENTHOST_EVALS_SERVER_ID", "agenthost-evals"),
-            pages_url=os.environ.get("AGENTHOST_EVALS_PAGES_URL", ""),
+            disclose_secret=disclosure_mode(cfg.evals_disclose_secret),
+            auto_create=bool(cfg.evals_auto_create),
+            default_concurrency=cfg.evals_default_concurrency,
+            max_concurrency=cfg.evals_max_concurrency,
+            server_id=cfg.evals_server_id,
+            pages_url=cfg.evals_pages_url,
         )
 
 

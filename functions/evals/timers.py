@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 from datetime import UTC, datetime
 from typing import Any
@@ -28,8 +27,10 @@ class Timers:
 
     def __init__(self, target: str, role_arn: str = "", group: str = ""):
         self.target = target
-        self.role_arn = role_arn or os.environ.get("AGENTHOST_EVALS_SCHEDULER_ROLE", "")
-        self.group = group or os.environ.get("AGENTHOST_EVALS_SCHEDULE_GROUP", "")
+        from agenthost.config import settings
+
+        self.role_arn = role_arn or settings().evals_scheduler_role
+        self.group = group or settings().evals_schedule_group
         self.created = 0
 
     def schedule(self, name: str, at_epoch_s: float, payload: dict[str, Any]) -> bool:

@@ -22,7 +22,6 @@ already given (``olympics.memory``), never a second turn.
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from collections.abc import Mapping
@@ -30,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agenthost import signing
-from agenthost.config import secret
+from agenthost.config import secret, settings
 
 DEFAULT_SECRET = "AGENTHOST_OLYMPICS_SECRET"  # noqa: S105 - the setting's name, not a secret
 AGENTS_SETTING = "AGENTHOST_OLYMPICS_AGENTS"
@@ -48,7 +47,7 @@ class Caller:
 def agent_secret_names() -> dict[str, str]:
     """``agentId -> secret setting name`` from ``AGENTHOST_OLYMPICS_AGENTS``."""
     out: dict[str, str] = {}
-    for part in os.environ.get(AGENTS_SETTING, "").split(","):
+    for part in settings().olympics_agents.split(","):
         if "=" in part:
             agent, name = (p.strip() for p in part.split("=", 1))
             if agent and name:

@@ -7,7 +7,6 @@ app answers 405 and CORS preflights itself) and here. ``/agent/*`` needs the API
 
 from __future__ import annotations
 
-import os
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -54,9 +53,9 @@ def make_engine() -> RunEngine:
 
     return RunEngine(
         RunRepo(Store()), _shared_brain,
-        ttl_s=int(os.environ.get("AGENTHOST_RUNS_TTL_S", "") or 86_400),
-        default_max_steps=int(os.environ.get("AGENTHOST_RUNS_MAX_STEPS", "") or 150),
-        hosted_stall_s=float(os.environ.get("AGENTHOST_RUNS_HOSTED_STALL_S", "") or 120),
+        ttl_s=settings().runs_ttl_s,
+        default_max_steps=settings().runs_max_steps,
+        hosted_stall_s=settings().runs_hosted_stall_s,
     )
 
 
@@ -81,7 +80,7 @@ _out = {"response_model_exclude_none": True}
 
 
 def _metering_agent() -> str:
-    return os.environ.get("AGENTHOST_RUNS_AGENT_ID", "").strip() or "proxy"
+    return settings().runs_agent_id.strip() or "proxy"
 
 
 @app.post("/agent/run/start", response_model=StartResponse, dependencies=_auth, **_out)

@@ -21,11 +21,11 @@ retried. Each step is one metered turn (``runs`` protocol, agent ``AGENTHOST_RUN
 from __future__ import annotations
 
 import json
-import os
 import time
 from typing import Any
 
 from agenthost import metering
+from agenthost.config import settings
 from agenthost.http import ApiError, logger
 from runs.models import END_STATES, StepRequest
 
@@ -47,12 +47,12 @@ def check_available() -> None:
 
 
 def self_function() -> str:
-    return os.environ.get("AGENTHOST_RUNS_SELF_FUNCTION", "").strip() or "RunsFunction"
+    return settings().runs_self_function.strip() or "RunsFunction"
 
 
 def agent_id() -> str:
     """The agent name Proxy API turns are metered under."""
-    return os.environ.get("AGENTHOST_RUNS_AGENT_ID", "").strip() or "proxy"
+    return settings().runs_agent_id.strip() or "proxy"
 
 
 def _invoke_next(event: dict[str, Any]) -> None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hmac
 import json
-import os
 from collections.abc import Callable
 from typing import Any
 
@@ -29,23 +28,16 @@ ALLOWED_METHODS = "GET, POST, OPTIONS"
 ALLOWED_HEADERS = "content-type, x-api-key, authorization, x-request-id"
 
 
-def _flag(name: str, default: bool) -> bool:
-    raw = os.environ.get(name, "").strip().lower()
-    return default if not raw else raw in ("1", "true", "yes", "on")
-
-
 def max_body_bytes() -> int:
-    raw = os.environ.get("AGENTHOST_RUNS_MAX_BODY_BYTES", "").strip()
-    return int(raw) if raw else 262_144
+    return settings().runs_max_body_bytes
 
 
 def api_key_required() -> bool:
-    return _flag("AGENTHOST_RUNS_REQUIRE_API_KEY", not settings().local)
+    return bool(settings().runs_require_api_key)
 
 
 def cors_origins() -> tuple[str, ...]:
-    raw = os.environ.get("AGENTHOST_RUNS_CORS_ORIGINS", "")
-    own = tuple(p.strip().rstrip("/") for p in raw.split(",") if p.strip())
+    own = tuple(p.rstrip("/") for p in settings().runs_cors_origins)
     return own or tuple(o.rstrip("/") for o in settings().cors_origins)
 
 

@@ -84,7 +84,9 @@ def _fetch(url: str, params: dict[str, str], api_key: str) -> dict[str, Any]:
 
 
 def _direct(params: dict[str, str]) -> dict[str, Any]:
-    endpoint = os.environ.get("AGENTHOST_DYNAMODB_ENDPOINT")
+    from agenthost.config import settings
+
+    endpoint = settings().dynamodb_endpoint
     if endpoint:
         os.environ.setdefault("AWS_ENDPOINT_URL_DYNAMODB", endpoint)
     from agenthost.pricing import prices
@@ -101,10 +103,12 @@ def _direct(params: dict[str, str]) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    port = os.environ.get("AGENTHOST_HTTP_PORT", "3000")
+    from agenthost.config import raw, settings
+
+    cfg = settings()
     ap = argparse.ArgumentParser(prog="make usage", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--url", default=os.environ.get("AGENTHOST_USAGE_URL", f"http://127.0.0.1:{port}/usage"))
-    ap.add_argument("--api-key", default=os.environ.get("AGENTHOST_USAGE_API_KEY", ""))
+    ap.add_argument("--url", default=cfg.usage_url or f"http://127.0.0.1:{cfg.http_port}/usage")
+    ap.add_argument("--api-key", default=raw("AGENTHOST_USAGE_API_KEY"))
     ap.add_argument("--agent")
     ap.add_argument("--protocol")
     ap.add_argument("--from", dest="from_", metavar="YYYY-MM-DD")

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import hashlib
-import os
 import threading
 import time
 from typing import Any
@@ -45,6 +44,7 @@ from fastapi import Request
 from fastapi.responses import JSONResponse, Response
 
 from agenthost import limits, metering, signing
+from agenthost.config import raw as raw_setting
 from agenthost.config import secret, settings
 from agenthost.deadline import Deadline
 from agenthost.http import annotate, create_app, logger, make_handler
@@ -72,8 +72,9 @@ def get_store() -> Any:
 
 
 def get_say() -> Say:
-    lang = os.environ.get("AGENTHOST_WEREWOLF_LANGUAGE", "zh").strip().lower() or "zh"
-    style = os.environ.get("AGENTHOST_WEREWOLF_PERSONALITY", "calm").strip().lower() or "calm"
+    cfg = settings()
+    lang = cfg.werewolf_language.strip().lower() or "zh"
+    style = cfg.werewolf_personality.strip().lower() or "calm"
     return Say(lang="en" if lang.startswith("en") else "zh", style=style)
 
 
@@ -115,7 +116,7 @@ def _key_future() -> concurrent.futures.Future[str]:
 def api_key(wait_s: float = KEY_WAIT_S) -> str:
     """The api key; ``""`` when none is configured; :class:`KeyUnavailable` when one is configured but
     the parameter store did not give it within ``wait_s`` (one retry after a fast failure)."""
-    if os.environ.get(KEY_NAME, "").strip() or not os.environ.get(f"{KEY_NAME}_PARAM", "").strip():
+    if raw_setting(KEY_NAME) or not raw_setting(f"{KEY_NAME}_PARAM"):
         return secret(KEY_NAME)  # a literal key, or none: no I/O
     end = time.monotonic() + wait_s
     for attempt in range(2):
@@ -171,7 +172,7 @@ async def turn(request: Request) -> JSONResponse:
     except (UnicodeDecodeError, ValueError):
         logger.warning("werewolf turn body is not JSON; answering with a generic message")
         return JSONResponse(dict(GENERIC))
-    agent = os.environ.get("AGENTHOST_WEREWOLF_AGENT_ID", "") or "werewolf"
+    agent = cfg.werewolf_agent_id or "werewolf"
     store = get_store()
     try:
         store.warm()  # the clients exist before the turn opens, so metering counts their calls

@@ -1,6 +1,11 @@
+import re
+from pathlib import Path
+
 import pytest
 
 from agenthost import config
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_defaults(monkeypatch):
@@ -29,6 +34,67 @@ def test_bad_integer_names_the_variable(monkeypatch):
     config.reset()
     with pytest.raises(ValueError, match="AGENTHOST_MAX_BODY_BYTES"):
         config.settings()
+
+
+def test_values_are_parsed_like_the_variables_always_were(monkeypatch):
+    monkeypatch.setenv("AGENTHOST_CORS_ORIGINS", " https://a.example, ,https://b.example ")
+    monkeypatch.setenv("AGENTHOST_METERING_FOLD", "Yes")
+    monkeypatch.setenv("AGENTHOST_SEED", "0")
+    monkeypatch.setenv("AGENTHOST_OLYMPICS_BUDGET_S", "99")  # clamped to the platform's limits
+    monkeypatch.setenv("AGENTHOST_BROWSER_BUDGET_S", "soon")  # not a number: the default, as before
+    monkeypatch.setenv("AGENTHOST_RUNS_TTL_S", "")  # empty counts as unset
+    monkeypatch.delenv("AWS_REGION", raising=False)
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "eu-west-3")
+    config.reset()
+    s = config.settings()
+    assert s.cors_origins == ("https://a.example", "https://b.example")
+    assert s.metering_fold is True and s.seed is False
+    assert s.olympics_budget_s == 25.0 and s.browser_budget_s == 50.0 and s.runs_ttl_s == 86_400
+    assert s.region == "eu-west-3"
+
+
+def test_defaults_that_follow_the_local_stack(monkeypatch):
+    for name in ("AGENTHOST_NETGUARD_ALLOW_PRIVATE", "AGENTHOST_EVALS_AUTO_CREATE", "AGENTHOST_RUNS_REQUIRE_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AGENTHOST_LOCAL", "true")
+    config.reset()
+    s = config.settings()
+    assert (s.netguard_allow_private, s.evals_auto_create, s.runs_require_api_key) == (True, True, False)
+    monkeypatch.setenv("AGENTHOST_LOCAL", "false")
+    monkeypatch.setenv("AGENTHOST_RUNS_REQUIRE_API_KEY", "false")
+    config.reset()
+    s = config.settings()
+    assert (s.netguard_allow_private, s.evals_auto_create, s.runs_require_api_key) == (False, False, False)
+
+
+def test_configuration_docs_are_generated_from_the_model():
+    # regenerate with `make config-docs`
+    assert (ROOT / "docs" / "CONFIGURATION.md").read_text() == config.markdown()
+
+
+def test_every_setting_is_documented_once_with_a_description():
+    seen: set[str] = set()
+    for name, field in config.Settings.model_fields.items():
+        assert field.description and len(field.description) > 10, name
+        for env in config.env_names(field):
+            assert env not in seen, env
+            seen.add(env)
+    assert not seen & set(config.SECRETS)
+
+
+def test_only_the_settings_module_reads_the_environment():
+    # the functions and the layer read settings (or config.raw for names known only at run time), so every
+    # variable is declared, typed and documented in one place; writes (setdefault for a child) are allowed
+    reads = re.compile(r"os\.environ(\.get|\[|\.copy)|os\.getenv|getenv\(")
+    found = []
+    for folder in ("functions", "layers"):
+        for path in (ROOT / folder).rglob("*.py"):
+            if path == ROOT / "layers" / "core" / "agenthost" / "config.py":
+                continue
+            for n, line in enumerate(path.read_text().splitlines(), 1):
+                if reads.search(line):
+                    found.append(f"{path.relative_to(ROOT)}:{n}")
+    assert found == []
 
 
 def test_secret_literal_then_ssm_then_secretsmanager(aws, monkeypatch):

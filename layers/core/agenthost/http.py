@@ -78,10 +78,11 @@ _tracer: Any = None
 
 def tracing_enabled() -> bool:
     """X-Ray tracing runs only inside Lambda with tracing not disabled (the template sets Active)."""
-    import os
 
-    disabled = os.environ.get("POWERTOOLS_TRACE_DISABLED", "").lower() in ("1", "true", "yes")
-    return bool(os.environ.get("AWS_LAMBDA_FUNCTION_NAME")) and not disabled
+    from agenthost.config import settings
+
+    cfg = settings()
+    return bool(cfg.lambda_function_name) and not cfg.trace_disabled
 
 
 def tracer() -> Any:

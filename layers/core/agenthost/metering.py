@@ -48,7 +48,6 @@ from __future__ import annotations
 import contextvars
 import json
 import math
-import os
 import platform
 import threading
 import time
@@ -127,11 +126,14 @@ class MeteringConfig:
 
     @classmethod
     def from_env(cls) -> MeteringConfig:
-        tokens = _positive_float(os.environ.get("AGENTHOST_LLM_BUDGET_TOKENS"), "AGENTHOST_LLM_BUDGET_TOKENS")
-        usd = _positive_float(os.environ.get("AGENTHOST_LLM_BUDGET_USD"), "AGENTHOST_LLM_BUDGET_USD")
+        from agenthost.config import settings as core_settings
+
+        cfg = core_settings()
+        tokens = _positive_float(cfg.llm_budget_tokens, "AGENTHOST_LLM_BUDGET_TOKENS")
+        usd = _positive_float(cfg.llm_budget_usd, "AGENTHOST_LLM_BUDGET_USD")
         default = Budget(int(tokens) if tokens else None, usd)
         budgets: dict[str, Budget] = {}
-        raw = os.environ.get("AGENTHOST_LLM_BUDGETS", "").strip()
+        raw = cfg.llm_budgets.strip()
         if raw:
             try:
                 data = json.loads(raw)
@@ -149,15 +151,20 @@ class MeteringConfig:
         return cls(
             default_budget=default,
             budgets=budgets,
-            budget_cache_s=float(os.environ.get("AGENTHOST_BUDGET_CACHE_S", "5") or 5),
-            memory_mb=int(os.environ.get("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "0") or 0)
-            or int(os.environ.get("AGENTHOST_MEMORY_MB", "512") or 512),
+            budget_cache_s=cfg.budget_cache_s,
+            memory_mb=cfg.memory,
             arch="arm64" if machine in ("aarch64", "arm64") else "x86_64",
-            fold=os.environ.get("AGENTHOST_METERING_FOLD", "").strip().lower() in ("1", "true", "yes", "on"),
+            fold=cfg.metering_fold,
         )
 
     def budget_for(self, agent: str) -> Budget:
         return self.budgets.get(agent, self.default_budget)
+
+
+def _core() -> Any:
+    from agenthost.config import settings as core_settings
+
+    return core_settings()
 
 
 @lru_cache(maxsize=1)
@@ -166,7 +173,10 @@ def config() -> MeteringConfig:
 
 
 def reset() -> None:
-    """Forget cached configuration and budget snapshots (tests)."""
+    """Forget cached configuration (the settings it is read from included) and budget snapshots (tests)."""
+    from agenthost.config import settings as core_settings
+
+    core_settings.cache_clear()
     config.cache_clear()
     prices.cache_clear()
     with _cache_lock:
@@ -403,7 +413,7 @@ class Turn:
         m = getattr(_emf, "metrics", None)  # one isolated metric set per thread, reused (flush clears it)
         if m is None:
             m = _emf.metrics = EphemeralMetrics(
-                namespace=os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or "agenthost")
+                namespace=_core().metrics_namespace)
         m.clear_metrics()  # flush clears only when metrics are enabled; never carry a previous turn's
         m.add_dimension("protocol", self.protocol)
         m.add_dimensions(protocol=self.protocol, agent=self.agent)
@@ -586,7 +596,7 @@ def _log_warning(message: str) -> None:
     try:
         from aws_lambda_powertools import Logger
 
-        Logger(service=os.environ.get("POWERTOOLS_SERVICE_NAME") or "agenthost").warning(
+        Logger(service=_core().service_name).warning(
             message, exc_info=True)
     except Exception:  # noqa: BLE001, S110 - logging must not fail the turn either
         pass

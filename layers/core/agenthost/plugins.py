@@ -215,17 +215,18 @@ _load_lock = threading.Lock()
 
 
 def spec() -> str:
-    return os.environ.get(ENV, "").strip()
+    from agenthost.config import settings
+
+    return settings().agent.strip()
 
 
 def agent_deadline(deadline: Deadline | float, margin_s: float = MARGIN_S) -> float:
     """When the agent must have answered (a ``time.monotonic()`` instant): ``margin_s`` before the turn's
     ``deadline``, and at most ``AGENTHOST_AGENT_TIMEOUT_S`` seconds from now when that is set."""
     until = Deadline.of(deadline, 0.0).reserve(margin_s, "our fallback and guards").at
-    try:
-        limit = float(os.environ.get("AGENTHOST_AGENT_TIMEOUT_S", "") or 0)
-    except ValueError:
-        limit = 0.0
+    from agenthost.config import settings
+
+    limit = settings().agent_timeout_s
     return min(until, time.monotonic() + limit) if limit > 0 else until
 
 

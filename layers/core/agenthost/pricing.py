@@ -27,7 +27,6 @@ Example::
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -71,7 +70,9 @@ class Prices:
         """Defaults merged with ``override`` (JSON text, a file path, a mapping) or ``AGENTHOST_PRICES``."""
         base = json.loads(DEFAULTS.read_text(encoding="utf-8"))
         if override is None:
-            extra = _override(os.environ.get("AGENTHOST_PRICES", ""))
+            from agenthost.config import settings
+
+            extra = _override(settings().prices)
         elif isinstance(override, Mapping):
             extra = dict(override)
         else:

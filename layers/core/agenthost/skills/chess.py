@@ -69,7 +69,9 @@ class Move:
 
 def engine_path() -> str | None:
     """The engine binary to use, or ``None``."""
-    configured = os.environ.get("AGENTHOST_STOCKFISH", "").strip()
+    from agenthost.config import settings
+
+    configured = settings().stockfish.strip()
     if configured:
         return configured if os.access(configured, os.X_OK) else None
     found = shutil.which("stockfish")
@@ -89,8 +91,10 @@ def _get_engine(timeout: float = 10.0) -> chess.engine.SimpleEngine:
     if path is None:
         raise EngineMissing("no chess engine found: set AGENTHOST_STOCKFISH, or install stockfish "
                             f"(looked on PATH and at {', '.join(ENGINE_PATHS)})")
-    memory = os.environ.get("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "")
-    if memory.isdigit() and int(memory) < MIN_FUNCTION_MB:
+    from agenthost.config import settings
+
+    memory = settings().lambda_memory_mb
+    if memory and memory < MIN_FUNCTION_MB:
         raise EngineMissing(f"the function has {memory} MB; the chess engine needs about 140 MB beside Python: "
                             f"give it at least {MIN_FUNCTION_MB} MB (the template gives the agent's functions 512)")
     if _engine is None or _engine_path != path:
