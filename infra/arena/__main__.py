@@ -29,6 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--agent-id", default="arena-agent")
     p.add_argument("--tasks", default="", help="comma-separated task ids (default: all)")
     p.add_argument("--family", default="", help="comma-separated task families (default: all)")
+    p.add_argument("--seeds", default="", help="play each seeded page once per seed, e.g. 1,2,3 (default: seed 1)")
     p.add_argument("--suite", default=str(suite.DEFAULT_SUITE))
     p.add_argument("--max-turns", type=int, default=20)
     p.add_argument("--pace", type=float, default=1 / 3, help="seconds per action (platform: ~3 actions/s)")
@@ -60,8 +61,10 @@ def main(argv: list[str] | None = None) -> int:
         with Site(folder, host=a.site_host) as site, platform.Runner(
                 platform.http_transport(url), secret, agent_id=a.agent_id, max_turns=a.max_turns,
                 pace_s=a.pace, action_timeout_s=a.action_timeout, headed=a.headed, site=site) as runner:
-            for t in tasks:
-                results.append(runner.play(t.id, site.url + t.start, t.prompt, t.marker, family=t.family))
+            for label, t, start in suite.variants(tasks, [int(n) for n in a.seeds.split(",") if n.strip()]):
+                res = runner.play(t.id, site.url + start, t.prompt, t.marker, family=t.family)
+                res.id = label
+                results.append(res)
     finally:
         if stack is not None:
             stack.stop()

@@ -28,6 +28,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--api-key", default=os.environ.get("AGENTHOST_RUNS_API_KEY", ""))
     p.add_argument("--tasks", default="", help="comma-separated task ids (default: all)")
     p.add_argument("--family", default="", help="comma-separated task families (default: all)")
+    p.add_argument("--seeds", default="", help="play each seeded page once per seed, e.g. 1,2,3 (default: seed 1)")
     p.add_argument("--suite", default=str(suite.DEFAULT_SUITE))
     p.add_argument("--mode", choices=("autonomous", "careful"), default="autonomous")
     p.add_argument("--decline", action="store_true", help="answer ask_user with approved: false")
@@ -55,9 +56,10 @@ def main(argv: list[str] | None = None) -> int:
         with Site(folder) as site, Emulator(url, api_key=a.api_key, approve=not a.decline, headed=a.headed,
                                             max_steps=a.max_steps, printer=None if a.quiet else print,
                                             site=site) as emu:
-            for t in tasks:
-                results.append(emu.run(t.id, t.prompt, site.url + t.start, mode=a.mode, marker=t.marker,
-                                       family=t.family))
+            for label, t, start in suite.variants(tasks, [int(n) for n in a.seeds.split(",") if n.strip()]):
+                out = emu.run(t.id, t.prompt, site.url + start, mode=a.mode, marker=t.marker, family=t.family)
+                out.task_id = label
+                results.append(out)
     finally:
         if stack is not None:
             stack.stop()

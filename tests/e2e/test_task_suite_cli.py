@@ -47,14 +47,14 @@ def test_make_arena_exits_non_zero_on_a_false_done(capsys):
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     try:
         rc = arena_main(["--url", f"http://127.0.0.1:{srv.server_address[1]}/", "--secret", "whs_test",
-                         "--tasks", "chess-move", "--max-turns", "2", "--pace", "0"])
+                         "--tasks", "chess-move", "--seeds", "1,2", "--max-turns", "2", "--pace", "0"])
     finally:
         srv.shutdown()
         srv.server_close()
     out = capsys.readouterr().out
     assert rc == 1
     assert "false done: the agent claimed success but the page recorded none" in out
-    assert "false dones: 1" in out
+    assert "false dones: 2" in out and "chess-move@1" in out and "chess-move@2" in out
 
 
 class _FakeProxyApi(BaseHTTPRequestHandler):

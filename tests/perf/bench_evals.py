@@ -5,8 +5,8 @@
    protocol logic alone (one Server), and through the Lambda handler ``evals.app.handler`` with metering
    (a Server per invocation, the per-turn counter write), as metering records it.
 2. Through the real local stack: dispatch latency from ``ready`` to the first ``evaluate`` (20 clients),
-   and our client's pass rate on the packaged local suite (17 evaluations over local pages, real Chromium,
-   deterministic tools and brain), per category.
+   and our client's pass rate on the packaged local suite (33 evaluations over local pages, real Chromium,
+   deterministic tools and brain, the 16 ``web-tasks`` judged by the page's own record), per category.
 """
 
 from __future__ import annotations
