@@ -422,3 +422,15 @@ def test_a_task_title_with_an_instruction_gives_no_value_to_the_answer_field(tas
     from agenthost.agent.task import read_task
 
     assert read_task(task).value_for(label) is None  # the page's problem decides the answer, not the task's words
+
+
+def test_several_questions_each_get_their_own_answer_and_the_form_is_checked(fake_skills):
+    tree = """- heading "Questions" [level=2]
+- paragraph: "1. What is 7 x 8?"
+- textbox "Answer to question 1"
+- paragraph: "2. What is the capital of Mars?"
+- textbox "Answer to question 2"
+- button "Check answers\""""
+    d = decide("Answer the two questions below and check your answers.", tree)
+    assert wire(d) == [("type", "Answer to question 1", "56"), ("click", "Check answers", None)]
+    assert fake_skills == ["1. What is 7 x 8?", "2. What is the capital of Mars?"]  # each on its own

@@ -621,6 +621,17 @@ class DeterministicPolicy:
         solved exactly by :mod:`agenthost.skills`: the answer typed into the page's answer field and
         submitted, or the choice naming it clicked. In a game under way with no skill for the question, one
         of its answer choices is tried (the page tells whether it was right; giving up scores nothing)."""
+        several = _question_fields(page, facts)
+        if len(several) > 1 and "type" in names:
+            # several questions, each with its own answer field: each field gets its own question's answer
+            acts: list[Action] = []
+            for q_field, question in several:
+                found = solve_problem(page, facts, deadline, questions=[question])
+                if found is not None and str(found.answer).strip():
+                    acts.append(Action("type", {"element": q_field.name or q_field.placeholder,
+                                                "text": str(found.answer).strip(), "clear": True},
+                                       resolved=q_field, why=f"{found.skill} skill for {question[:60]!r}"))
+            return acts
         field = answer_field(page, facts)
         choices = [e for e in page.elements if e.role in ("button", "radio") and e.name and not e.disabled
                    and not _NEXT_STEP.search(e.name) and not _NOT_SUBMIT.search(e.name)
@@ -920,7 +931,28 @@ def answer_field(page: Page, facts: TaskFacts) -> Element | None:
     return None
 
 
-def solve_problem(page: Page, facts: TaskFacts, deadline: Any = None) -> Any:
+def _question_fields(page: Page, facts: TaskFacts) -> list[tuple[Element, str]]:
+    """Empty answer fields each right after its own question (a paragraph or heading asking something, up to
+    three elements back): ``[(field, question)]``."""
+    out: list[tuple[Element, str]] = []
+    for i, e in enumerate(page.elements):
+        if e.role not in TEXT_ROLES or e.disabled or e.is_secret() or (e.value or "").strip():
+            continue
+        if not _ANSWER_FIELD.search(f"{e.name} {e.placeholder}"):
+            continue
+        for prev in reversed(page.elements[max(0, i - 3):i]):
+            if prev.role in TEXT_ROLES or prev.role == "button":
+                break
+            text = (prev.value or prev.name or "").strip()
+            if prev.role in ("paragraph", "heading", "listitem", "generic", "strong", "text") and \
+                    ("?" in text or re.search(r"\b(what|which|how|find|compute|calculate)\b", text, re.I)):
+                out.append((e, text))
+                break
+    return out
+
+
+def solve_problem(page: Page, facts: TaskFacts, deadline: Any = None, *,
+                  questions: Sequence[str] | None = None) -> Any:
     """:func:`agenthost.skills.solve` on the problem the page poses (its question lines first, then its
     whole text, then the task), or None when there is no skill for it. The one call site of the skills."""
     try:
@@ -933,7 +965,7 @@ def solve_problem(page: Page, facts: TaskFacts, deadline: Any = None) -> Any:
     labels = {e.name for e in page.elements if e.interactive and e.name}
     lines = [ln.strip() for ln in page.text.splitlines() if ln.strip() and ln.strip() not in labels]
     asks = [ln for ln in lines if "?" in ln or ":" in ln]
-    tries = asks[:3] + ["\n".join(lines)[:3000], facts.text]
+    tries = list(questions) if questions else asks[:3] + ["\n".join(lines)[:3000], facts.text]
     for q in tries:
         if not q.strip():
             continue

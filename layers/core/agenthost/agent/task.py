@@ -409,6 +409,8 @@ class TaskFacts:
                         return before.group(1).rstrip(",.")
                 c = _CONNECTOR.match(text, after)
                 pos = c.end() if c else after
+                if (not c or not c.group(0).strip()) and re.search(r"(?:^|[.!?;:]\s*)$", text[:m.start()]):
+                    continue  # "Answer the two questions ...": the key opens the sentence as its verb
                 if c and kind != "free" and re.fullmatch(r"\s*that\s*", c.group(0), re.I) and \
                         text[pos:pos + 1] not in "\"'“":
                     continue  # "the move that checkmates": a relative clause describes, it gives no value
