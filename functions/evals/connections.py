@@ -32,7 +32,7 @@ class SendFailed(Exception):
 
 def _client() -> Any:
     endpoint = settings().ws_endpoint or None
-    return aws.client("apigatewaymanagementapi", endpoint_url=endpoint, max_attempts=1)
+    return aws.client("apigatewaymanagementapi", endpoint_url=endpoint, total_max_attempts=2)
 
 
 def post(connection_id: str, message: dict[str, Any] | str) -> int:

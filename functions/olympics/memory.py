@@ -54,7 +54,7 @@ class FastStore(Store):
 
     @property
     def client(self) -> Any:
-        return aws.client("dynamodb", connect_timeout=1, read_timeout=2, max_attempts=2)
+        return aws.client("dynamodb", connect_timeout=1, read_timeout=2, total_max_attempts=3)
 
 
 @dataclass

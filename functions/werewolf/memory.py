@@ -116,11 +116,11 @@ class TurnStore(Store):
 
     @property
     def client(self) -> Any:
-        return aws.client("dynamodb", connect_timeout=1, read_timeout=2, max_attempts=0)  # botocore: retries
+        return aws.client("dynamodb", connect_timeout=1, read_timeout=2, total_max_attempts=1)
 
     @property
     def read_client(self) -> Any:
-        return aws.client("dynamodb", connect_timeout=1, read_timeout=2, max_attempts=1)
+        return aws.client("dynamodb", connect_timeout=1, read_timeout=2, total_max_attempts=2)
 
     def _call(self, op: str, **kwargs: Any) -> Any:
         if op not in _READ_OPS:

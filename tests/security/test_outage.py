@@ -35,7 +35,7 @@ def outage(request, monkeypatch, tmp_path):
         real_client = aws_clients.client
 
         def quick(service, endpoint_url=None, **config):  # one attempt: the test need not wait for retries
-            config.update(max_attempts=1, connect_timeout=1)
+            config.update(total_max_attempts=1, connect_timeout=1)
             return real_client(service, endpoint_url, **config)
 
         monkeypatch.setattr(aws_clients, "client", quick)

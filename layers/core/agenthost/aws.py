@@ -4,6 +4,11 @@ Clients are created on first use (so ``moto.mock_aws`` in tests patches them, an
 never touches a service never pays for it). boto3 itself honours ``AWS_ENDPOINT_URL_<SERVICE>``
 (e.g. ``AWS_ENDPOINT_URL_DYNAMODB``), which is how the local stack points functions at its embedded
 services. Timeouts are short: a turn must never hang on AWS.
+
+Retries say what they do: ``total_max_attempts`` is the number of requests botocore may send for one
+call, the first included (``1``: never retried). botocore's own ``max_attempts`` counts *retries*, so it
+is refused here rather than read two ways. A call that must not run twice (a browser action: a click or a
+submit re-sent after a read timeout would run again while the first is still running) asks for ``1``.
 """
 
 from __future__ import annotations
@@ -13,6 +18,8 @@ from typing import Any
 
 _lock = threading.Lock()
 _clients: dict[tuple[Any, ...], Any] = {}
+#: requests per call when the caller does not say: the first and three retries
+DEFAULT_TOTAL_ATTEMPTS = 4
 _session: Any = None  # one boto3 session: its loader reads each service model and endpoint table once
 
 
@@ -28,7 +35,12 @@ def _shared_session() -> Any:
 
 
 def client(service: str, endpoint_url: str | None = None, **config: Any) -> Any:
-    """A cached boto3 client for ``service`` (one per endpoint and client configuration)."""
+    """A cached boto3 client for ``service`` (one per endpoint and client configuration): ``connect_timeout``
+    (2 s), ``read_timeout`` (5 s), ``total_max_attempts`` (requests per call, the first included:
+    :data:`DEFAULT_TOTAL_ATTEMPTS`), any other ``botocore.config.Config`` option."""
+    if "max_attempts" in config:
+        raise TypeError("aws.client: say total_max_attempts (requests per call, the first included); botocore's "
+                        "max_attempts counts retries")
     key = (service, endpoint_url, tuple(sorted(config.items()))) if config else (service, endpoint_url)
     found = _clients.get(key)
     if found is not None:
@@ -43,7 +55,8 @@ def client(service: str, endpoint_url: str | None = None, **config: Any) -> Any:
             cfg = Config(
                 connect_timeout=config.pop("connect_timeout", 2),
                 read_timeout=config.pop("read_timeout", 5),
-                retries={"max_attempts": config.pop("max_attempts", 3), "mode": "standard"},
+                retries={"total_max_attempts": config.pop("total_max_attempts", DEFAULT_TOTAL_ATTEMPTS),
+                         "mode": "standard"},
                 **config,
             )
             found = _shared_session().client(

@@ -41,7 +41,10 @@ class Browser:
         if self._client is None:
             from agenthost import aws
 
-            self._client = aws.client("lambda", connect_timeout=3, read_timeout=self.read_timeout, max_attempts=1)
+            # at most once: an invocation runs actions (a click, a submit), and after a read timeout the first
+            # invocation is still running, so a transport retry would run them twice
+            self._client = aws.client("lambda", connect_timeout=3, read_timeout=self.read_timeout,
+                                      total_max_attempts=1)
         return self._client
 
     def invoke(self, event: dict[str, Any]) -> dict[str, Any]:

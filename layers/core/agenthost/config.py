@@ -402,7 +402,7 @@ def reset() -> None:
 #: the parameter store / Secrets Manager client: a slow call on a cold start must not eat a 20 s turn
 SECRET_CONNECT_TIMEOUT_S = 1
 SECRET_READ_TIMEOUT_S = 2
-SECRET_MAX_ATTEMPTS = 2
+SECRET_TOTAL_ATTEMPTS = 2  # requests per fetch, the first included
 #: after a failed refresh, the cached value is served and the refresh retried this many seconds later
 SECRET_RETRY_S = 30
 
@@ -460,7 +460,7 @@ def _provider(kind: str) -> Any:
     from agenthost import aws
 
     client = aws.client(kind, connect_timeout=SECRET_CONNECT_TIMEOUT_S, read_timeout=SECRET_READ_TIMEOUT_S,
-                        max_attempts=SECRET_MAX_ATTEMPTS)
+                        total_max_attempts=SECRET_TOTAL_ATTEMPTS)
     with _secret_lock:
         found = _providers.get(kind)
         if found is not None and found[0] is client:

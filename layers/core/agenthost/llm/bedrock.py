@@ -63,7 +63,7 @@ class BedrockProvider:
                 found = boto3.session.Session().client(
                     "bedrock-runtime", region_name=self._region or settings().region, endpoint_url=self._endpoint,
                     config=Config(connect_timeout=min(2, bucket), read_timeout=bucket,
-                                  retries={"max_attempts": 1, "mode": "standard"}))
+                                  retries={"total_max_attempts": 1, "mode": "standard"}))
                 self._clients[bucket] = found
         return found
 
