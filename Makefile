@@ -12,12 +12,13 @@ PYTEST_ARGS ?=
 AGENT ?=
 WITH_AGENT = $(if $(AGENT),AGENTHOST_AGENT=$(if $(findstring :,$(AGENT)),$(AGENT),$(AGENT).agent:create) )
 
-.PHONY: dev test test-containers lint build deploy bench clean help seed werewolf-sim arena extension-run eval-client usage config-docs
+.PHONY: dev test test-containers sam-local lint build deploy bench clean help seed werewolf-sim arena extension-run eval-client usage config-docs
 
 help:
 	@echo "make dev     run the whole stack locally (HTTP :3000, WebSocket :3001, Lambda :3002, DynamoDB :3003, function URLs :3004/:3005)"
 	@echo "make test    run the test suite (unit, contract, e2e through the local stack)"
 	@echo "make test-containers  the built artifacts in Docker: the browser image on Lambda's terms, sam local (CONTAINER_TESTS=...)"
+	@echo "make sam-local  sam local invoke of every function (infra/events) against a local stack, answers checked"
 	@echo "make lint    ruff, mypy on the shared core, sam validate --lint"
 	@echo "make build   sam build of every function (the browser image with Docker) for this machine's architecture (layers/stockfish/build.sh first)"
 	@echo "make deploy  sam deploy (--guided the first time)"
@@ -62,6 +63,10 @@ test-containers: $(STAMP) $(SAM)
 	@bash infra/docker.sh
 	@$(MAKE) --no-print-directory build
 	$(PY) -m pytest -n 2 --dist loadfile $(CONTAINER_TESTS)
+
+# sam local invoke of every function with its sample event against a local stack's DynamoDB, each answer checked
+sam-local:
+	@$(MAKE) --no-print-directory test-containers CONTAINER_TESTS=tests/containers/test_sam_local.py
 
 lint: $(STAMP) $(SAM)
 	$(VENV)/bin/ruff check .

@@ -67,6 +67,10 @@ if [ "$CHECK" = 1 ]; then
   exit $rc
 fi
 
+pins() {  # package==version from the project's pins
+  grep -hE "^$1==" layers/core/requirements.txt functions/browser/requirements.txt requirements-dev.txt | head -1
+}
+
 PREFIX=""
 HASH=""
 recipe_hash() {
@@ -74,9 +78,10 @@ recipe_hash() {
   PREFIX=$(python_prefix)
   local pyver
   pyver=$("$PREFIX/bin/python3.12" -c 'import sys, platform; print(sys.version, platform.machine())')
+  # what the images are made of: this folder, the Python build, the runtime's two pins, the extra CAs (not
+  # the project's other requirements: a new dependency must not rebuild the bases and every image above them)
   HASH=$( { cat "$HERE"/base.sh "$HERE"/*.Dockerfile "$HERE"/lambda-bootstrap "$HERE"/lambda-entrypoint.sh \
-      layers/core/requirements.txt functions/browser/requirements.txt requirements-dev.txt \
-      /usr/local/share/ca-certificates/*.crt 2>/dev/null; echo "$pyver $ARCH"; } \
+      /usr/local/share/ca-certificates/*.crt 2>/dev/null; pins awslambdaric; pins boto3; echo "$pyver $ARCH"; } \
       | sha256sum | cut -c1-16)
 }
 
@@ -142,9 +147,6 @@ build_from() {  # dockerfile name ctxdir
   echo "images: built $1 (local equivalent, $HASH)"
 }
 
-pins() {  # package==version from the project's pins
-  grep -hE "^$1==" layers/core/requirements.txt functions/browser/requirements.txt requirements-dev.txt | head -1
-}
 
 if need "$PY_IMAGE"; then
   recipe_hash; rootfs
@@ -161,3 +163,5 @@ if need "$LAMBDA_IMAGE"; then
   printf '%s\n' "$(pins awslambdaric)" "$(pins boto3)" > "$ctx/runtime-requirements.txt"
   build_from "$LAMBDA_IMAGE" lambda-python "$ctx"; rm -rf "$ctx"
 fi
+# superseded local equivalents (their tags moved to the new builds)
+docker image prune -f --filter "label=agenthost.local-base" >/dev/null 2>&1 || true

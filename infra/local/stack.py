@@ -230,7 +230,9 @@ class LocalStack:
 
 
 def main() -> int:
-    stack = LocalStack()
+    # AGENTHOST_HOST: the address every server binds (loopback by default); the container tests bind Docker's
+    # bridge gateway so that `sam local` containers reach the stack
+    stack = LocalStack(os.environ.get("AGENTHOST_HOST") or "127.0.0.1")
     stack.prepare()
     asyncio.run(stack.serve())
     return 0

@@ -1,8 +1,10 @@
 """Docker helpers for the container tests (tests/containers) and benchmarks: the browser image under the
 Lambda Runtime Interface Emulator on Lambda's terms, and ``sam local`` against the local stack's DynamoDB.
 
-Containers run with ``--network host`` so they reach the local stack's DynamoDB and the test page servers on
-loopback, like the functions under the local stack; the emulator listens on a free loopback port.
+The browser image's own containers run with ``--network host`` so they reach the local stack's DynamoDB and
+the test page servers on loopback; the emulator listens on a free loopback port. ``sam local`` puts its
+containers on Docker's bridge whatever ``--docker-network`` says, so its tests run a stack and page server
+bound to the bridge's gateway address (``docker_gateway``).
 """
 
 from __future__ import annotations
@@ -158,3 +160,51 @@ KILL_CHROMIUM = (
     "            os.kill(int(p), signal.SIGKILL); n += 1\n"
     "print(n)\n"
 )
+
+
+def docker_gateway() -> str:
+    """The host's address on Docker's default bridge: what ``sam local`` containers reach the host by (the SAM
+    CLI leaves them on that bridge even with ``--docker-network host``)."""
+    import ipaddress
+
+    out = subprocess.run(["docker", "network", "inspect", "bridge", "-f", "{{json .IPAM.Config}}"],
+                         capture_output=True, text=True, check=True)
+    config = (json.loads(out.stdout) or [{}])[0]
+    if config.get("Gateway"):
+        return config["Gateway"]
+    return str(next(ipaddress.ip_network(config["Subnet"]).hosts()))  # the default bridge's gateway (docker0)
+
+
+def sam_env_file(stack: Any, path: Path, **extra: str) -> Path:
+    """An ``env.json`` for ``sam local`` that points every function at the local stack (its DynamoDB, Lambda
+    and WebSocket endpoints, its local secrets), as ``make dev`` configures its own functions."""
+    from infra.local.defaults import LOCAL_SECRETS
+
+    params = {"AGENTHOST_LOCAL": "true", "AGENTHOST_TABLE": stack_table(stack), "AGENTHOST_LLM": "none",
+              "AWS_ENDPOINT_URL_DYNAMODB": stack.dynamodb_url, "AWS_ENDPOINT_URL_LAMBDA": stack.lambda_url,
+              "AWS_ENDPOINT_URL_SCHEDULER": stack.lambda_url, "AGENTHOST_WS_ENDPOINT": stack.ws_management_url,
+              "POWERTOOLS_TRACE_DISABLED": "true", "POWERTOOLS_METRICS_DISABLED": "true", **LOCAL_SECRETS, **extra}
+    path.write_text(json.dumps({"Parameters": params}, indent=1), encoding="utf-8")
+    return path
+
+
+def sam_local_invoke(function: str, event: dict[str, Any], env_file: Path, workdir: Path,
+                     timeout: float = 180) -> tuple[dict[str, Any] | None, float, str]:
+    """``sam local invoke`` of the built template: (answer, seconds, stderr). Each call is a new container
+    (a cold start) on Docker's bridge; ``--skip-pull-image``: the base images are local (infra/images/base.sh)."""
+    event_file = workdir / f"event-{uuid.uuid4().hex[:8]}.json"
+    event_file.write_text(json.dumps(event), encoding="utf-8")
+    cmd = [str(ROOT / ".venv" / "bin" / "sam"), "local", "invoke", function, "-t", str(BUILT_TEMPLATE),
+           "-e", str(event_file), "--env-vars", str(env_file), "--skip-pull-image"]
+    start = time.monotonic()
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout, check=False,
+                          env={**__import__("os").environ, "SAM_CLI_TELEMETRY": "0", **FAKE_AWS})
+    elapsed = time.monotonic() - start
+    answer = None
+    for line in reversed(proc.stdout.strip().splitlines()):
+        try:
+            answer = json.loads(line)
+            break
+        except ValueError:
+            continue
+    return answer, elapsed, proc.stderr
