@@ -94,6 +94,7 @@ build: $(STAMP) $(SAM)
 # Builds template.yaml as it is (arm64: on another architecture Docker needs arm64 emulation for the image).
 deploy: $(STAMP) $(SAM)
 	@docker info >/dev/null 2>&1 || { echo "deploy: needs Docker to build the browser function's container image" >&2; exit 1; }
+	@bash layers/stockfish/build.sh
 	bash infra/images/base.sh
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(SAM) build --parallel --cached
 	@if [ -f samconfig.toml ] && grep -Eq 'stack_name *= *"[^"]+"' samconfig.toml; then \

@@ -256,6 +256,8 @@ class Settings(BaseSettings):
                                 group="local")
     werewolf_url_port: int = _s(3005, "AGENTHOST_WEREWOLF_URL_PORT", "local stack: the Werewolf function URL",
                                 group="local")
+    host: str = _s("127.0.0.1", "AGENTHOST_HOST", "local stack: the address every server binds (`sam local`'s "
+                   "containers reach it on Docker's bridge gateway, e.g. 172.17.0.1)", group="local")
     dynamodb_endpoint: str = _s("", "AGENTHOST_DYNAMODB_ENDPOINT", "use DynamoDB Local or AWS instead of the "
                                 "embedded server", shown="embedded", group="local")
     seed: Flag = _s(True, "AGENTHOST_SEED", "local stack: run the seeders in `infra/seed` at start", group="local")
