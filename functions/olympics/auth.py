@@ -7,8 +7,9 @@ agent id (``X-AI-Olympics-Agent-Id`` header, else the body's ``agentId``):
   ``<SETTING>``, the name of a secret setting read through :func:`agenthost.config.secret` (a literal env
   variable locally, ``<SETTING>_PARAM`` naming an SSM parameter or Secrets Manager secret when deployed), or
   the SSM/Secrets Manager name itself (``/agenthost/olympics/agent-2``, ``ssm:/agenthost/...``,
-  ``secretsmanager:agenthost/...`` or an ARN), read with decryption through Powertools Parameters and cached
-  for 5 minutes - so several agents work when deployed without one environment variable each;
+  ``secretsmanager:agenthost/...`` or an ARN), read through :func:`agenthost.config.resolve` (the same
+  cache and short-timeout client as every secret) and cached for 5 minutes - so several agents work when
+  deployed without one environment variable each;
 * ``AGENTHOST_OLYMPICS_SECRET`` (or ``_PARAM``) is the secret of any agent not listed.
 
 Replay window: 5 minutes, measured on the signed body's ``timestamp`` (ms). The ``X-AI-Olympics-Timestamp``
@@ -23,13 +24,12 @@ already given (``olympics.memory``), never a second turn.
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from agenthost import signing
-from agenthost.config import secret, settings
+from agenthost.config import resolve, secret, settings
 
 DEFAULT_SECRET = "AGENTHOST_OLYMPICS_SECRET"  # noqa: S105 - the setting's name, not a secret
 AGENTS_SETTING = "AGENTHOST_OLYMPICS_AGENTS"
@@ -56,7 +56,6 @@ def agent_secret_names() -> dict[str, str]:
 
 
 _PARAM_REF = re.compile(r"^(/|ssm:|secretsmanager:|arn:aws[\w-]*:(ssm|secretsmanager):)")
-_ref_cache: dict[str, tuple[float, str]] = {}
 REF_MAX_AGE_S = 300
 
 
@@ -65,28 +64,10 @@ def is_parameter_ref(value: str) -> bool:
     return bool(_PARAM_REF.match(value))
 
 
-def _fetch_ref(ref: str) -> str:
-    cached = _ref_cache.get(ref)
-    now = time.monotonic()
-    if cached is not None and now - cached[0] < REF_MAX_AGE_S:
-        return cached[1]
-    from aws_lambda_powertools.utilities import parameters
-
-    if ref.startswith("secretsmanager:") or ":secretsmanager:" in ref:
-        value: Any = parameters.get_secret(ref.split(":", 1)[1] if ref.startswith("secretsmanager:") else ref,
-                                           max_age=REF_MAX_AGE_S)
-    else:
-        value = parameters.get_parameter(ref.split(":", 1)[1] if ref.startswith("ssm:") else ref, decrypt=True,
-                                         max_age=REF_MAX_AGE_S)
-    text = (value.decode() if isinstance(value, bytes) else str(value)).strip()
-    _ref_cache[ref] = (now, text)
-    return text
-
-
 def secret_for(agent_id: str) -> str:
     name = agent_secret_names().get(agent_id, DEFAULT_SECRET)
-    if is_parameter_ref(name):
-        return _fetch_ref(name)
+    if is_parameter_ref(name):  # the one resolver: its cache, its short-timeout client
+        return resolve(name, max_age=REF_MAX_AGE_S, name=f"{agent_id}'s secret")
     return secret(name)
 
 

@@ -146,7 +146,6 @@ def test_agents_may_name_their_ssm_or_secrets_manager_secret_directly(monkeypatc
                        "agent-3=/agenthost/olympics/agent-3,"
                        f"agent-4=secretsmanager:agenthost/olympics/agent-4,agent-5={arn}")
     monkeypatch.setenv("OLYMPICS_SECRET_AGENT2", "whs_" + "77" * 32)
-    monkeypatch.setattr(auth, "_ref_cache", {})
     for agent, key in (("agent-2", "whs_" + "77" * 32), ("agent-3", third), ("agent-4", fourth), ("agent-5", fifth)):
         assert post(*signed(turn_body(agent_id=agent), key, agent_id=agent)).status == 200, agent
         assert post(*signed(turn_body(agent_id=agent), SECRET, agent_id=agent)).status == 401, agent
@@ -210,3 +209,24 @@ def test_undecodable_base64_body_is_401_not_an_idle_turn():
     event["body"], event["isBase64Encoded"] = "%%% not base64 %%%", True
     status, _, out = http_response(handler(event, LambdaContext("olympics")))
     assert status == 401 and json.loads(out)["error"] == "invalid signature"
+
+
+def test_an_agents_parameter_goes_through_the_one_secret_resolver(aws, monkeypatch):
+    """Named by its SSM path, an agent's secret shares every secret's cache and short-timeout client: a
+    refresh that fails after the cache expired keeps serving the last value instead of failing the turn."""
+    import boto3
+    from olympics import auth
+
+    from agenthost import config
+
+    key = "whs_" + "9" * 64
+    ssm = boto3.client("ssm")
+    ssm.put_parameter(Name="/agenthost/olympics/agent-9", Value=key, Type="SecureString")
+    monkeypatch.setenv("AGENTHOST_OLYMPICS_AGENTS", "agent-9=/agenthost/olympics/agent-9")
+    clock = [1000.0]
+    monkeypatch.setattr(config, "_now", lambda: clock[0])
+    assert auth.secret_for("agent-9") == key
+    assert config._providers["ssm"][0].meta.config.read_timeout == config.SECRET_READ_TIMEOUT_S
+    ssm.delete_parameter(Name="/agenthost/olympics/agent-9")
+    clock[0] += auth.REF_MAX_AGE_S + 1
+    assert auth.secret_for("agent-9") == key

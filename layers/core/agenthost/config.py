@@ -437,6 +437,15 @@ def secret(name: str, *, required: bool = False, max_age: int = 300) -> str:
         if required:
             raise SecretNotConfigured(f"{name} is not configured (set {name} or {name}_PARAM)")
         return ""
+    return resolve(ref, max_age=max_age, name=name)
+
+
+def resolve(ref: str, *, max_age: int = 300, name: str = "") -> str:
+    """The value of the SSM parameter or Secrets Manager secret ``ref`` (``/path``, ``ssm:/path``,
+    ``secretsmanager:name``, or either's ARN), through the one cache and the one short-timeout client
+    :func:`secret` uses: fetched again after ``max_age`` seconds; a failed refresh serves the cached value
+    (retried after ``SECRET_RETRY_S``); with nothing cached the error is raised. ``name`` is what a log line
+    calls it (never the value)."""
     now = _now()
     with _secret_lock:
         hit = _secret_cache.get(ref)
@@ -447,7 +456,7 @@ def secret(name: str, *, required: bool = False, max_age: int = 300) -> str:
     except Exception as exc:
         if hit is None:
             raise
-        log.warning("could not refresh %s (%s); using the cached value", name, type(exc).__name__)
+        log.warning("could not refresh %s (%s); using the cached value", name or "a secret", type(exc).__name__)
         with _secret_lock:  # try again in a while, not on every call
             _secret_cache[ref] = (now - max_age + min(SECRET_RETRY_S, max_age), hit[1])
         return hit[1]
@@ -481,6 +490,8 @@ def _fetch_parameter(ref: str) -> str:
     # decides when to refetch, so Powertools' own cache is bypassed.
     if ref.startswith("secretsmanager:"):
         value = _provider("secretsmanager").get(ref.split(":", 1)[1], force_fetch=True)
+    elif ref.startswith("arn:") and ":secretsmanager:" in ref:
+        value = _provider("secretsmanager").get(ref, force_fetch=True)
     else:
         path = ref.split(":", 1)[1] if ref.startswith("ssm:") else ref
         value = _provider("ssm").get(path, decrypt=True, force_fetch=True)
