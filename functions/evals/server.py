@@ -445,17 +445,39 @@ class Server:
             sets.update({"status": "pending", "notBefore": self.clock() + delay, "lastOutcome": outcome})
         else:
             sets["status"] = outcome
-        try:
-            updated = self.store.update(**keys.evaluation(client_id, ev["evalId"]), set_=sets,
-                                        condition="#st = :running AND rpcId = :rpc", names=ST,
-                                        values={":running": "running", ":rpc": rpc})
-        except ConditionFailed:
+        updated = self._guarded(client_id, ev["evalId"], "finishId", sets, "#st = :running AND rpcId = :rpc",
+                                {":running": "running", ":rpc": rpc})
+        if updated is None:
             return None
         self._release(client_id)
         if retry and delay > 0:
             self.timers.schedule(f"evr-{uuid.uuid4()}", self.clock() + delay,
                                  {"agenthost": "dispatch", "clientId": client_id})
         return updated
+
+    def _guarded(self, client_id: str, eval_id: str, mark: str, sets: dict[str, Any], condition: str,
+                 values: dict[str, Any]) -> dict[str, Any] | None:
+        """A conditional write to an evaluation (``condition`` over ``#st``) that carries a fresh token under
+        ``mark``. The item as stored after it, or None when it did not apply.
+
+        A refusal is not always someone else's write: the SDK resends a request whose answer timed out or
+        failed (throttling, 5xx), the first attempt may already have been applied, and the resent one then
+        fails its condition against our own write. Taken for a refusal, that left an evaluation marked
+        running that was never posted (its slot given back), or a finished one whose slot stayed held. So a
+        refusal reads the item once: carrying our token, the write did apply."""
+        token = uuid.uuid4().hex
+        key = keys.evaluation(client_id, eval_id)
+        try:
+            return self.store.update(**key, set_={**sets, mark: token}, condition=condition, names=ST,
+                                     values=values)
+        except ConditionFailed as exc:
+            item = self.store.get(**key)
+            if item is not None and item.get(mark) == token:
+                _log_warning("conditional write refused on a resent request that had already applied it: "
+                             "counted as applied", clientId=client_id, evalId=eval_id, write=mark,
+                             retried=bool(getattr(exc, "retried", False)))
+                return item
+            return None
 
     def _expire(self, client_id: str, ev: dict[str, Any], meta: dict[str, Any] | None = None) -> dict[str, Any] | None:
         timeout_ms = int((ev.get("def") or {}).get("timeout", 30000))
@@ -547,23 +569,20 @@ class Server:
         d = ev.get("def") or {}
         timeout_ms = int(d.get("timeout", 30000))
         deadline = self.clock() * 1000 + timeout_ms
-        key = keys.evaluation(client_id, ev["evalId"])
         if resend:
-            try:
-                self.store.update(**key, set_={"status": "running", "deadline": deadline, "sentConn": conn},
-                                  condition="#st = :running AND rpcId = :rpc", names=ST,
-                                  values={":running": "running", ":rpc": rpc})
-            except ConditionFailed:
+            if self._guarded(client_id, ev["evalId"], "sendId",
+                             {"status": "running", "deadline": deadline, "sentConn": conn},
+                             "#st = :running AND rpcId = :rpc", {":running": "running", ":rpc": rpc}) is None:
                 return "released"
         else:
-            try:
-                self.store.update(**key, set_={"status": "running", "rpcId": rpc, "deadline": deadline,
-                                              "sentConn": conn, "sentAt": self.clock(),
-                                              "rpcIds": (list(ev.get("rpcIds", [])) + [rpc])[-20:],
-                                              "attempts": int(ev.get("attempts", 0)) + 1,
-                                              "progress": 0, "statusMessage": ""},
-                                  condition="#st = :pending", names=ST, values={":pending": "pending"})
-            except ConditionFailed:
+            claimed = self._guarded(client_id, ev["evalId"], "sendId",
+                                    {"status": "running", "rpcId": rpc, "deadline": deadline,
+                                     "sentConn": conn, "sentAt": self.clock(),
+                                     "rpcIds": (list(ev.get("rpcIds", [])) + [rpc])[-20:],
+                                     "attempts": int(ev.get("attempts", 0)) + 1,
+                                     "progress": 0, "statusMessage": ""},
+                                    "#st = :pending", {":pending": "pending"})
+            if claimed is None:
                 self._release(client_id)
                 return "released"  # somebody else took it; keep dispatching the rest
         ev = {**ev, "rpcId": rpc, "attempts": int(ev.get("attempts", 0)) + (0 if resend else 1)}
@@ -584,26 +603,18 @@ class Server:
             # Delivery unknown (timeout, throttling): take the evaluation back and send it again shortly with a
             # new id. Should the first copy have arrived after all, its answer is recorded as late.
             _log_warning("evaluate not delivered; retrying shortly", error=str(exc))
-            try:
-                self.store.update(**key, set_={"status": "pending", "rpcId": "", "sentConn": "",
-                                               "notBefore": self.clock() + SEND_RETRY_S},
-                                  condition="#st = :running AND rpcId = :rpc", names=ST,
-                                  values={":running": "running", ":rpc": rpc})
+            back = {"status": "pending", "rpcId": "", "sentConn": "", "notBefore": self.clock() + SEND_RETRY_S}
+            if self._guarded(client_id, ev["evalId"], "backId", back,
+                             "#st = :running AND rpcId = :rpc", {":running": "running", ":rpc": rpc}) is not None:
                 self._release(client_id)
-            except ConditionFailed:
-                pass
             self.timers.schedule(f"evs-{uuid.uuid4()}", self.clock() + SEND_RETRY_S,
                                  {"agenthost": "dispatch", "clientId": client_id})
             return "failed"
         if not ok:
             # the connection is gone: put the evaluation back and wait for the client to come back
-            try:
-                self.store.update(**key, set_={"status": "pending", "rpcId": "", "sentConn": ""},
-                                  condition="#st = :running AND rpcId = :rpc", names=ST,
-                                  values={":running": "running", ":rpc": rpc})
+            if self._guarded(client_id, ev["evalId"], "backId", {"status": "pending", "rpcId": "", "sentConn": ""},
+                             "#st = :running AND rpcId = :rpc", {":running": "running", ":rpc": rpc}) is not None:
                 self._release(client_id)
-            except ConditionFailed:
-                pass
             try:
                 self.store.update(**keys.client(client_id), set_={"ready": False}, condition="connectionId = :c",
                                   values={":c": conn})

@@ -761,3 +761,66 @@ def test_disclosure_to_registered_clients_only_and_only_their_own_key(env):
                                            ("Registered", "registered"), ("true", "all"), ("all", "all")])
 def test_disclosure_setting_values(raw, mode):
     assert server_module.disclosure_mode(raw) == mode
+
+
+# ---- a conditional write whose first attempt was applied, then resent by the SDK ---------------------------
+
+class ResentOnce:
+    """The store as botocore makes it look when the answer to a conditional write is lost (read timeout,
+    5xx) after DynamoDB applied it: the SDK sends the request again and that attempt fails its condition
+    against our own write. Here the first evaluation write with ``condition`` is applied, then refused."""
+
+    def __init__(self, store, condition: str):
+        self._store, self._condition, self.fired = store, condition, 0
+
+    def __getattr__(self, name):
+        return getattr(self._store, name)
+
+    def update(self, pk, sk, **kw):
+        if not self.fired and kw.get("condition") == self._condition and sk.startswith("EVAL#"):
+            self._store.update(pk, sk, **kw)  # the first attempt: applied, its answer never arrived
+            self.fired += 1
+            raise server_module.ConditionFailed(f"conditional update failed for {pk}/{sk}", True)
+        return self._store.update(pk, sk, **kw)
+
+
+def test_a_claim_applied_by_a_lost_first_attempt_is_still_sent(env):
+    """An evaluation's claim (pending -> running) whose first attempt landed and whose resent attempt is
+    refused is the server's own claim: the evaluation is sent and keeps its slot. (Taken for someone else's,
+    it stayed 'running' without ever reaching the client, its slot given back, until its deadline.)"""
+    make, hub, *_ = env
+    s = make()
+    register(s, hub, "k1")
+    s.store = ResentOnce(s.store, "#st = :pending")
+    s.on_message("k1", json.dumps({"type": "ready"}))
+    assert s.store.fired == 1
+    sent = evaluates(hub.take("k1"))
+    meta, evals = s.load("c1")
+    running = {e["evalId"]: e["rpcId"] for e in evals if e["status"] == "running"}
+    assert {m["params"]["evaluationId"]: m["id"] for m in sent} == running == {
+        "e1": running.get("e1"), "e2": running.get("e2")}
+    assert meta["inflight"] == 2
+    answer(s, "k1", sent)
+    third = evaluates(hub.take("k1"))
+    assert [m["params"]["evaluationId"] for m in third] == ["e3"]
+    answer(s, "k1", third)
+    meta, evals = s.load("c1")
+    assert {e["evalId"]: e["status"] for e in evals} == {"e1": "completed", "e2": "completed", "e3": "completed"}
+    assert meta["inflight"] == 0
+
+
+def test_a_result_recorded_by_a_lost_first_attempt_frees_its_slot_and_is_not_late(env):
+    """A result whose write (running -> completed) landed on the first attempt and was refused on the resent
+    one is recorded once, not as a late answer, and its slot goes to the next evaluation at once."""
+    make, hub, *_ = env
+    s = make()
+    register(s, hub, "k1")
+    s.on_message("k1", json.dumps({"type": "ready"}))
+    first, second = evaluates(hub.take("k1"))
+    s.store = ResentOnce(s.store, "#st = :running AND rpcId = :rpc")
+    answer(s, "k1", [first])
+    assert s.store.fired == 1
+    assert [m["params"]["evaluationId"] for m in evaluates(hub.take("k1"))] == ["e3"]
+    ev = s.store.get("CLIENT#c1", f"EVAL#{first['params']['evaluationId']}")
+    assert ev["status"] == "completed" and ev["passed"] is True and not ev.get("late")
+    assert s.store.get("CLIENT#c1", "META")["inflight"] == 2

@@ -28,7 +28,16 @@ Item = dict[str, Any]
 
 
 class ConditionFailed(Exception):
-    """A conditional write did not apply (item exists, is missing, or its ``version`` moved on)."""
+    """A conditional write did not apply (item exists, is missing, or its ``version`` moved on).
+
+    ``retried`` is True when the SDK had sent the request more than once (the first answer timed out or was
+    a throttle/5xx): the first attempt may then have been applied, and the refusal be against that very
+    write. Callers whose write must not be lost check for their own mark on the item (see the evaluation
+    server's ``_guarded``)."""
+
+    def __init__(self, message: str = "", retried: bool = False):
+        super().__init__(message)
+        self.retried = retried
 
 
 class VersionConflict(ConditionFailed):
@@ -152,6 +161,12 @@ def unmarshal(raw: Mapping[str, Any]) -> Item:
 def _is_condition_failure(exc: Exception) -> bool:
     code = getattr(exc, "response", {}).get("Error", {}).get("Code", "")
     return code in ("ConditionalCheckFailedException", "TransactionCanceledException")
+
+
+def _retried(exc: Exception) -> bool:
+    """Whether botocore sent the failed request more than once (its ``RetryAttempts``)."""
+    meta = getattr(exc, "response", {}).get("ResponseMetadata", {}) or {}
+    return int(meta.get("RetryAttempts", 0) or 0) > 0
 
 
 def _first_cancelled(exc: Exception) -> bool:
@@ -340,7 +355,7 @@ class Store:
             resp = self._call("update_item", **kwargs)
         except Exception as exc:
             if _is_condition_failure(exc):
-                raise ConditionFailed(f"conditional update failed for {pk}/{sk}") from None
+                raise ConditionFailed(f"conditional update failed for {pk}/{sk}", _retried(exc)) from None
             raise
         return unmarshal(resp.get("Attributes", {}))
 
