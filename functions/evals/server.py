@@ -414,11 +414,34 @@ class Server:
         return meta, evals, expired
 
     def _release(self, client_id: str) -> None:
+        """Give a slot back. The write carries a fresh token and refuses one it already carries, so a resent
+        attempt of a release that had landed (see :meth:`_guarded`) is not applied twice."""
+        token = uuid.uuid4().hex
         try:
-            self.store.update(**keys.client(client_id), add={"inflight": -1}, condition="inflight > :z",
-                              values={":z": 0})
+            self.store.update(**keys.client(client_id), add={"inflight": -1}, set_={"releaseId": token},
+                              condition="inflight > :z AND (attribute_not_exists(releaseId) OR releaseId <> :t)",
+                              values={":z": 0, ":t": token})
         except ConditionFailed:
             pass
+
+    def _claim(self, client_id: str, max_c: int) -> bool:
+        """Take a slot when fewer than ``max_c`` are in use. Like :meth:`_release` the write carries a fresh
+        token and refuses one it already carries: a resent attempt of a claim that had landed is refused
+        rather than applied twice, and the refusal is recognised as our own claim by the token (taken for a
+        full counter, the slot stayed held with nothing sent on it)."""
+        token = uuid.uuid4().hex
+        try:
+            self.store.update(**keys.client(client_id), add={"inflight": 1}, set_={"claimId": token},
+                              condition="inflight < :max AND (attribute_not_exists(claimId) OR claimId <> :t)",
+                              values={":max": max_c, ":t": token})
+            return True
+        except ConditionFailed:
+            meta = self.store.get(**keys.client(client_id))
+            if meta is not None and meta.get("claimId") == token:
+                _log_warning("slot claim refused on a resent request that had already applied it: counted as "
+                             "applied", clientId=client_id)
+                return True
+            return False
 
     def _retry_delay_s(self, meta: dict[str, Any] | None, attempts: int) -> float:
         rp = (meta or {}).get("retryPolicy") or {}
@@ -525,10 +548,7 @@ class Server:
         for ev in pending:
             if inflight >= max_c:
                 break
-            try:
-                self.store.update(**keys.client(client_id), add={"inflight": 1}, condition="inflight < :max",
-                                  values={":max": max_c})
-            except ConditionFailed:
+            if not self._claim(client_id, max_c):
                 break
             inflight += 1
             rpc = str(uuid.uuid4())

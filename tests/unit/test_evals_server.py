@@ -766,22 +766,21 @@ def test_disclosure_setting_values(raw, mode):
 # ---- a conditional write whose first attempt was applied, then resent by the SDK ---------------------------
 
 class ResentOnce:
-    """The store as botocore makes it look when the answer to a conditional write is lost (read timeout,
-    5xx) after DynamoDB applied it: the SDK sends the request again and that attempt fails its condition
-    against our own write. Here the first evaluation write with ``condition`` is applied, then refused."""
+    """The store as botocore makes it look when the answer to a write is lost (read timeout, 5xx) after
+    DynamoDB applied it: the SDK sends the same request again, and the caller sees only that second answer.
+    Here the first write to an item under ``sk`` whose condition starts with ``condition`` goes twice."""
 
-    def __init__(self, store, condition: str):
-        self._store, self._condition, self.fired = store, condition, 0
+    def __init__(self, store, condition: str, sk: str = "EVAL#"):
+        self._store, self._condition, self._sk, self.fired = store, condition, sk, 0
 
     def __getattr__(self, name):
         return getattr(self._store, name)
 
     def update(self, pk, sk, **kw):
-        if not self.fired and kw.get("condition") == self._condition and sk.startswith("EVAL#"):
-            self._store.update(pk, sk, **kw)  # the first attempt: applied, its answer never arrived
+        if not self.fired and str(kw.get("condition", "")).startswith(self._condition) and sk.startswith(self._sk):
             self.fired += 1
-            raise server_module.ConditionFailed(f"conditional update failed for {pk}/{sk}", True)
-        return self._store.update(pk, sk, **kw)
+            self._store.update(pk, sk, **kw)  # the first attempt: applied, its answer never arrived
+        return self._store.update(pk, sk, **kw)  # the attempt whose answer the caller gets
 
 
 def test_a_claim_applied_by_a_lost_first_attempt_is_still_sent(env):
@@ -824,3 +823,33 @@ def test_a_result_recorded_by_a_lost_first_attempt_frees_its_slot_and_is_not_lat
     ev = s.store.get("CLIENT#c1", f"EVAL#{first['params']['evaluationId']}")
     assert ev["status"] == "completed" and ev["passed"] is True and not ev.get("late")
     assert s.store.get("CLIENT#c1", "META")["inflight"] == 2
+
+
+def test_a_slot_claim_applied_by_a_lost_first_attempt_is_neither_leaked_nor_counted_twice(env):
+    """The slot counter's claim, resent after its first attempt landed, is recognised as ours (not refused
+    as if the slots were full, which held the slot with nothing sent on it)."""
+    make, hub, *_ = env
+    s = make()
+    register(s, hub, "k1")
+    s.store = ResentOnce(s.store, "inflight < :max", "META")
+    s.on_message("k1", json.dumps({"type": "ready"}))
+    assert s.store.fired == 1
+    sent = evaluates(hub.take("k1"))
+    assert [m["params"]["evaluationId"] for m in sent] == ["e1", "e2"]
+    assert s.store.get("CLIENT#c1", "META")["inflight"] == 2
+
+
+def test_a_slot_release_applied_by_a_lost_first_attempt_is_not_applied_twice(env):
+    """A release resent after its first attempt landed gives back one slot, not two (two would let the
+    client be sent more evaluations at once than its maxConcurrency)."""
+    make, hub, *_ = env
+    s = make()
+    register(s, hub, "k1", capabilities={"tools": ["extract_schema_data"], "maxConcurrency": 3})
+    s.on_message("k1", json.dumps({"type": "ready"}))
+    first, *_rest = evaluates(hub.take("k1"))
+    assert s.store.get("CLIENT#c1", "META")["inflight"] == 3
+    s.store = ResentOnce(s.store, "inflight > :z", "META")
+    answer(s, "k1", [first])
+    assert s.store.fired == 1
+    meta, evals = s.load("c1", dispatch=False)
+    assert meta["inflight"] == sum(e["status"] == "running" for e in evals) == 2
