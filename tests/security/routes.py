@@ -141,9 +141,11 @@ def prepare(monkeypatch: Any, tmp_path: Any) -> None:
         monkeypatch.setenv(key, value)
     monkeypatch.setenv("AGENTHOST_EVALS_DIR", str(tmp_path))
     import agents_api.app as agents_app
+    from agents_api.ratelimit import RateLimiter
     from agents_api.sdk import Limits
 
     monkeypatch.setattr(agents_app.site, "limits", Limits(rate_limit=10**9))
+    monkeypatch.setattr(agents_app.site, "rate", RateLimiter(10**9, 60))
     from evals import app as evals_app
 
     evals_app.packaged_catalog.cache_clear()
