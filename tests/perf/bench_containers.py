@@ -21,7 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path[:0] = [str(Path(__file__).resolve().parents[2])]
+_ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(_ROOT), str(_ROOT / "functions"), str(_ROOT / "layers" / "core")]
 from tests.support import containers as ct  # noqa: E402
 
 RUNS = int(os.environ.get("BENCH_CONTAINER_RUNS", "3"))
