@@ -102,6 +102,17 @@ def test_when_nothing_is_left_to_try_the_agent_gives_up_with_success_false_on_ev
     assert d.failure_text().startswith("Not completed")
 
 
+def test_an_olympics_give_up_also_says_success_false_through_the_done_tool():
+    from olympics.models import TurnResponse
+
+    wire = TurnResponse(done=True, result={"success": False, "reason": "Not completed: the page shows 1/10"}).wire()
+    assert wire["done"] is True and wire["result"]["success"] is False
+    assert wire["actions"] == [{"tool": "done", "args": {"success": False,
+                                                          "result": "Not completed: the page shows 1/10"}}]
+    won = TurnResponse(done=True, result={"success": True}).wire()
+    assert won["actions"] == []  # a success is the response's done/result only, as before
+
+
 def test_submitted_with_zero_correct_is_reported_as_not_achieved():
     task = "Answer the question and submit."
     tree = '- status: Submitted!\n- paragraph: 0 correct answers. The right answer was 42.'
