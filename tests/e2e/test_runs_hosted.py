@@ -39,7 +39,7 @@ def test_hosted_run_navigates_by_itself(stack, site):
     rid = r.json()["runId"]
     state = wait_for(stack, rid, ("completed", "error", "cancelled"))
     actions = [h["action"] for h in state["history"]]
-    assert actions[0] == "click" and state["history"][0]["observation"] == "Done"
+    assert actions[0] == "click" and state["history"][0]["observation"] == "Done", (state["status"], state["history"])
     assert state["currentSnapshot"]["url"].endswith("contact.html")
     assert state["browser"] == "hosted"
     # the extension cannot drive a hosted run
