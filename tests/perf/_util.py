@@ -6,6 +6,7 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,6 +25,16 @@ def pct(values: list[float], p: float) -> float:
     ordered = sorted(values)
     k = max(0, min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1))))
     return ordered[k]
+
+
+def timed_ms(fn, n: int) -> list[float]:
+    """Milliseconds each of ``n`` calls of ``fn`` took."""
+    out = []
+    for _ in range(n):
+        t = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - t) * 1000)
+    return out
 
 
 def fresh_seconds(code: str, runs: int = 7) -> float:

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 sys.path[:0] = [str(Path(__file__).resolve().parent)]
-from _util import env, pct  # noqa: E402
+from _util import env, pct, timed_ms  # noqa: E402
 
 os.environ.update(env())
 
@@ -82,20 +82,13 @@ def big_tree(nodes: int = 2000) -> str:
     return "\n".join(lines)
 
 
-def timeit(fn, n: int) -> list[float]:
-    out = []
-    for _ in range(n):
-        t = time.perf_counter()
-        fn()
-        out.append((time.perf_counter() - t) * 1000)
-    return out
 
 
 def main() -> None:
     tree = big_tree()
     parsed = pages.from_aria(tree)
     cpu = time.process_time()
-    parse_ms = timeit(lambda: pages.from_aria(tree), 200)
+    parse_ms = timed_ms(lambda: pages.from_aria(tree), 200)
     cpu_ms = (time.process_time() - cpu) * 1000 / 200
     print(f"aria parse, {len(tree.splitlines())} lines / {len(parsed.elements)} elements: "
           f"p50 {statistics.median(parse_ms):.2f} ms, p95 {pct(parse_ms, 95):.2f} ms, "
@@ -111,13 +104,13 @@ def main() -> None:
         read_task.cache_clear()
         return policy.decide(task, pg, [], {}, OLYMPICS_TOOLS, deadline_in(5))
 
-    dec_ms = timeit(lambda: fresh(TASK, page), 300)
+    dec_ms = timed_ms(lambda: fresh(TASK, page), 300)
     print(f"deterministic decision (form page, {len(d.actions)} actions, task parsed each time): "
           f"p50 {statistics.median(dec_ms):.2f} ms, p95 {pct(dec_ms, 95):.2f} ms (aim <= 5 ms)")
-    cached_ms = timeit(lambda: policy.decide(TASK, page, [], {}, OLYMPICS_TOOLS, deadline_in(5)), 300)
+    cached_ms = timed_ms(lambda: policy.decide(TASK, page, [], {}, OLYMPICS_TOOLS, deadline_in(5)), 300)
     print(f"  same, task parse cached (a warm container, same prompt): p50 {statistics.median(cached_ms):.2f} ms")
     big = pages.from_aria(tree)
-    big_ms = timeit(lambda: fresh("Add item 7 to cart", big), 30)
+    big_ms = timed_ms(lambda: fresh("Add item 7 to cart", big), 30)
     print(f"deterministic decision (2,000-node page): p50 {statistics.median(big_ms):.2f} ms")
 
     msgs = build_messages(TASK, page, [], {}, list(OLYMPICS_TOOLS), nonce="0123456789abcdef")

@@ -12,20 +12,13 @@ import time
 from pathlib import Path
 
 sys.path[:0] = [str(Path(__file__).resolve().parent)]
-from _util import ROOT, env, pct  # noqa: E402
+from _util import ROOT, env, pct, timed_ms  # noqa: E402
 
 os.environ.update(env())
 os.environ.update({"AGENTHOST_NETGUARD_ALLOW": "127.0.0.1", "AGENTHOST_TABLE": "agenthost-bench"})
 sys.path[:0] = [str(ROOT), str(ROOT / "functions"), str(ROOT / "layers" / "core")]
 
 
-def measure(fn, n: int) -> list[float]:
-    out = []
-    for _ in range(n):
-        t = time.perf_counter()
-        fn()
-        out.append((time.perf_counter() - t) * 1000)
-    return out
 
 
 def report(label: str, ms: list[float], aim: str) -> None:
@@ -55,7 +48,7 @@ def main() -> None:
                                "observe": {"aria": True}})
             assert out["results"][0]["ok"] and out["observation"]["aria"]
 
-        report("warm navigate + ARIA snapshot", measure(nav, 30), "p50 <= 150 ms")
+        report("warm navigate + ARIA snapshot", timed_ms(nav, 30), "p50 <= 150 ms")
 
         def act() -> None:
             out = app.handler({"session": {"id": "bench"}, "actions": [
@@ -64,7 +57,7 @@ def main() -> None:
                 "observe": {"aria": True, "elements": True, "text": True}})
             assert all(r["ok"] for r in out["results"]), out["results"]
 
-        report("type + click + observe (aria, elements, text)", measure(act, 30), "<= 120 ms")
+        report("type + click + observe (aria, elements, text)", timed_ms(act, 30), "<= 120 ms")
 
         def evaluate() -> None:
             out = app.handler({"session": {"id": "bench"}, "actions": [
@@ -72,7 +65,7 @@ def main() -> None:
                 "observe": {"aria": False, "elements": False, "text": False}})
             assert out["results"][0]["ok"], out["results"]
 
-        report("evaluate (js-eval's script step, warm page, no observation)", measure(evaluate, 30), "none set")
+        report("evaluate (js-eval's script step, warm page, no observation)", timed_ms(evaluate, 30), "none set")
 
         state = app.handler({"session": {"id": "bench"}, "actions": []})["session"]
         n = iter(range(1000))
@@ -82,7 +75,7 @@ def main() -> None:
                                            "url": state["url"]}, "actions": [], "observe": {"aria": True}})
             assert out["session"]["resumed"] and out["observation"]["url"] == state["url"]
 
-        report("session restore into a fresh context (+ navigate + ARIA)", measure(restore, 15), "<= 600 ms")
+        report("session restore into a fresh context (+ navigate + ARIA)", timed_ms(restore, 15), "<= 600 ms")
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     server.stop()
 

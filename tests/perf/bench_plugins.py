@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 sys.path[:0] = [str(Path(__file__).resolve().parent)]
-from _util import env, pct  # noqa: E402
+from _util import env, pct, timed_ms  # noqa: E402
 
 os.environ.update(env())
 
@@ -37,13 +37,6 @@ class Raiser:
         raise RuntimeError("boom")
 
 
-def timed(fn, n: int = N) -> list[float]:
-    out = []
-    for _ in range(n):
-        t0 = time.perf_counter()
-        fn()
-        out.append((time.perf_counter() - t0) * 1000)
-    return out
 
 
 def main() -> None:
@@ -58,10 +51,10 @@ def main() -> None:
         return time.monotonic() + 20
 
     rows = [
-        ("agent alone (no guard)", timed(lambda: Clicker().decide_web(turn))),
-        ("agent through the guard", timed(lambda: guarded.decide(TASK, page, [], {}, None, deadline()))),
-        ("our deterministic policy", timed(lambda: ours.decide(TASK, page, [], {}, None, deadline()))),
-        ("raising agent -> ours", timed(lambda: refused.decide(TASK, page, [], {}, None, deadline()), 100)),
+        ("agent alone (no guard)", timed_ms(lambda: Clicker().decide_web(turn), N)),
+        ("agent through the guard", timed_ms(lambda: guarded.decide(TASK, page, [], {}, None, deadline()), N)),
+        ("our deterministic policy", timed_ms(lambda: ours.decide(TASK, page, [], {}, None, deadline()), N)),
+        ("raising agent -> ours", timed_ms(lambda: refused.decide(TASK, page, [], {}, None, deadline()), 100)),
     ]
     print(f"one web decision on a {len(page.elements)}-element page, {N} runs (ms)")
     print(f"{'path':28} {'p50':>8} {'p90':>8} {'p99':>8}")

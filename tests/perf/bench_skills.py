@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 sys.path[:0] = [str(Path(__file__).resolve().parent)]
-from _util import env, pct  # noqa: E402
+from _util import env, pct, timed_ms  # noqa: E402
 
 os.environ.update(env())
 os.environ["AGENTHOST_NETGUARD_ALLOW_PRIVATE"] = "true"  # the JSON API below listens on loopback
@@ -42,13 +42,6 @@ FEN_MATE = "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4"
 FEN_MIDDLE = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP1B1PPP/R2QKB1R w KQ - 0 8"
 
 
-def timed(fn, n: int) -> list[float]:
-    out = []
-    for _ in range(n):
-        t = time.perf_counter()
-        fn()
-        out.append((time.perf_counter() - t) * 1000)
-    return out
 
 
 def line(label: str, ms: list[float], extra: str = "") -> None:
@@ -64,7 +57,7 @@ def main() -> None:
         q = question.replace(" (200 rows)", "")
         found = solve(q, context=context)
         got = found.skill if found else None
-        ms = timed(lambda q=q, c=context: solve(q, context=c), 200)
+        ms = timed_ms(lambda q=q, c=context: solve(q, context=c), 200)
         line(f"{skill}: {question[:48]}", ms, "" if got == skill else f"  (answered by {got})")
 
     class Api(BaseHTTPRequestHandler):
@@ -91,17 +84,17 @@ def main() -> None:
         json_api._cache.clear()  # measure the fetch, not the 20 s reuse
         return solve(q)
 
-    line("json_api: GET 200 records on loopback + total (fetch included)", timed(fetch_and_solve, 50))
-    line("json_api: the same question again (document reused)", timed(lambda: solve(q), 50))
+    line("json_api: GET 200 records on loopback + total (fetch included)", timed_ms(fetch_and_solve, 50))
+    line("json_api: the same question again (document reused)", timed_ms(lambda: solve(q), 50))
     server.shutdown()
 
-    ms = timed(lambda: [solve(text) for text in ORDINARY], 200)
+    ms = timed_ms(lambda: [solve(text) for text in ORDINARY], 200)
     line(f"no problem: {len(ORDINARY)} ordinary page lines, all skills tried", ms)
 
     print("chess (timed apart):")
     path = chess.engine_path()
     print(f"  engine: {path or 'none found'}")
-    line("mate in one, exact (no engine)", timed(lambda: solve(f"White to move: {FEN_MATE}"), 50))
+    line("mate in one, exact (no engine)", timed_ms(lambda: solve(f"White to move: {FEN_MATE}"), 50))
     if path:
         chess.close()
         t = time.perf_counter()
@@ -110,7 +103,7 @@ def main() -> None:
         for budget in (0.5, 1.0, 2.5):
             def run(budget=budget):
                 return solve(f"White to move. Best move? {FEN_MIDDLE}", deadline=time.monotonic() + budget)
-            ms = timed(run, 3)
+            ms = timed_ms(run, 3)
             found = run()
             line(f"engine search, turn deadline {budget:.1f} s (margin {chess.MARGIN_S} s)", ms,
                  f"  -> {found.answer if found else None}")
