@@ -10,22 +10,11 @@ import types
 
 import pytest
 
-from agenthost.agent import Action, DeterministicPolicy, deadline_in
+from agenthost.agent import Action
 from agenthost.agent import page as pages
-from agenthost.agent.actions import OLYMPICS_TOOLS, PROXY_TOOLS
+from agenthost.agent.actions import PROXY_TOOLS
 from agenthost.agent.outcome import judge
-
-POLICY = DeterministicPolicy()
-
-
-def decide(task, tree, *, url="https://site.test/", history=(), memory=None, tools=OLYMPICS_TOOLS, **kw):
-    page = tree if isinstance(tree, pages.Page) else pages.from_aria(tree, url=url)
-    return POLICY.decide(task, page, list(history), memory or {}, tools, deadline_in(5), **kw)
-
-
-def wire(d):
-    return [(a["tool"], a["args"].get("element"), a["args"].get("text") or a["args"].get("option"))
-            for a in d.olympics()["actions"]]
+from tests.support.policy import decide, wire
 
 
 def verdict(tree, before=()):

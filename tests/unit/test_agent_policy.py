@@ -6,22 +6,11 @@ from __future__ import annotations
 
 import re
 
-from agenthost.agent import Action, DeterministicPolicy, deadline_in
+from agenthost.agent import Action
 from agenthost.agent import page as pages
-from agenthost.agent.actions import OLYMPICS_TOOLS, PROXY_TOOLS
+from agenthost.agent.actions import PROXY_TOOLS
 from agenthost.agent.task import make_password, meets_rules, password_rules, read_task
-
-POLICY = DeterministicPolicy()
-
-
-def decide(task, tree, *, url="https://site.test/", history=(), memory=None, tools=OLYMPICS_TOOLS, **kw):
-    page = tree if isinstance(tree, pages.Page) else pages.from_aria(tree, url=url)
-    return POLICY.decide(task, page, list(history), memory or {}, tools, deadline_in(5), **kw)
-
-
-def wire(d):
-    return [(a["tool"], a["args"].get("element"), a["args"].get("text") or a["args"].get("option"))
-            for a in d.olympics()["actions"]]
+from tests.support.policy import decide, wire
 
 
 def test_values_written_next_to_labels_synonyms_and_numbers_before_the_label():
