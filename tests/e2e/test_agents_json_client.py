@@ -11,7 +11,8 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from agenthost.agents_client import AgentsApiError, AgentsClient, main
+from agenthost.agents_client import AgentsApiError, AgentsClient
+from agenthost.agents_client.cli import main
 from tests.support.stack import start_stack
 
 pytestmark = pytest.mark.e2e

@@ -7,7 +7,8 @@ import json
 import httpx
 import pytest
 
-from agenthost.agents_client import AgentsApiError, AgentsClient, DiscoveryError, main, parse_agents_txt
+from agenthost.agents_client import AgentsApiError, AgentsClient, DiscoveryError, parse_agents_txt
+from agenthost.agents_client.cli import main
 
 AGENTS_JSON = {
     "schema_version": "1.0",
