@@ -156,6 +156,30 @@ def test_bedrock_never_waits_past_the_deadline():
     assert time.monotonic() - t < 1.1
 
 
+def test_bedrock_clients_come_from_the_one_shared_boto3_session(monkeypatch):
+    """Each timeout bucket gets its own cached client, but all from the process's one boto3 session (a
+    session per client loads the service models again: megabytes per client in a 128 MB function)."""
+    from agenthost import aws
+
+    made = []
+    real = boto3.session.Session
+
+    def counting(*a, **kw):
+        made.append(1)
+        return real(*a, **kw)
+
+    monkeypatch.setattr(boto3.session, "Session", counting)
+    aws.client("dynamodb")
+    p = BedrockProvider("m", endpoint_url="http://127.0.0.1:9", region="eu-west-1")
+    c3, c7 = p.client(3.2), p.client(7.9)
+    assert len(made) == 1
+    assert c3 is p.client(3.0) and c3 is not c7
+    assert (c3.meta.config.read_timeout, c7.meta.config.read_timeout) == (3, 7)
+    assert c3.meta.region_name == "eu-west-1"
+    assert BedrockProvider("m", endpoint_url="http://127.0.0.1:9").client(3).meta.region_name == \
+        config.settings().region
+
+
 def test_provider_selection_from_settings(monkeypatch, fake):
     llm.reset()
     assert llm.provider_from_settings() is None

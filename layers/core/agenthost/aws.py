@@ -34,14 +34,15 @@ def _shared_session() -> Any:
     return _session
 
 
-def client(service: str, endpoint_url: str | None = None, **config: Any) -> Any:
-    """A cached boto3 client for ``service`` (one per endpoint and client configuration): ``connect_timeout``
+def client(service: str, endpoint_url: str | None = None, *, region_name: str | None = None, **config: Any) -> Any:
+    """A cached boto3 client for ``service`` (one per endpoint, region and client configuration), made from the
+    process's one session; ``region_name`` defaults to the configured region. Options: ``connect_timeout``
     (2 s), ``read_timeout`` (5 s), ``total_max_attempts`` (requests per call, the first included:
     :data:`DEFAULT_TOTAL_ATTEMPTS`), any other ``botocore.config.Config`` option."""
     if "max_attempts" in config:
         raise TypeError("aws.client: say total_max_attempts (requests per call, the first included); botocore's "
                         "max_attempts counts retries")
-    key = (service, endpoint_url, tuple(sorted(config.items()))) if config else (service, endpoint_url)
+    key = (service, endpoint_url, region_name, tuple(sorted(config.items())))
     found = _clients.get(key)
     if found is not None:
         return found
@@ -60,7 +61,7 @@ def client(service: str, endpoint_url: str | None = None, **config: Any) -> Any:
                 **config,
             )
             found = _shared_session().client(
-                service, region_name=settings().region, endpoint_url=endpoint_url, config=cfg
+                service, region_name=region_name or settings().region, endpoint_url=endpoint_url, config=cfg
             )
             _clients[key] = found
     return found

@@ -1,4 +1,4 @@
-"""Shared pieces of the providers: errors, usage, deadline-bounded calls, tolerant JSON parsing."""
+"""Shared pieces of the providers: errors, usage, deadline-bounded calls with one retry, tolerant JSON parsing."""
 
 from __future__ import annotations
 
@@ -32,6 +32,10 @@ class LlmTimeout(LlmError, TimeoutError):
 
 class LlmInvalid(LlmError):
     """The model answered, but not with a JSON object matching the schema."""
+
+
+class LlmRetryable(LlmError):
+    """A transient failure (throttled, unreachable, a 5xx): worth one more attempt if time allows."""
 
 
 @dataclass
@@ -102,6 +106,47 @@ def run_before[T](deadline: Deadline | float, fn: Callable[[], T]) -> T:
         if not fut.cancel():
             fut.add_done_callback(_record_late)
         raise LlmTimeout("the model did not answer before the deadline") from None
+
+
+#: attempts per call: the first and at most one retry
+MAX_ATTEMPTS = 2
+#: a retry is only started with at least this many seconds left
+RETRY_MIN_S = max(MIN_CALL_S, 1.0)
+
+
+def complete_with_retry[T](deadline: Deadline | float, once: Callable[[], tuple[T, Usage]]) -> tuple[T, Usage]:
+    """Run ``once`` (one request: the answer and its usage) before the deadline, retrying once after a
+    :class:`LlmRetryable` or :class:`LlmInvalid` failure if :data:`RETRY_MIN_S` are left.
+
+    Returns the answer with the usage of every attempt (an invalid first reply's tokens included); a
+    failure raises an :class:`LlmError` carrying that usage. Each attempt's usage is also :func:`record`-ed
+    (a timed-out attempt's usage is recorded when it arrives, by :func:`run_before`)."""
+    usage = Usage()
+    last: LlmError | None = None
+    for attempt in range(MAX_ATTEMPTS):
+        if attempt and remaining(deadline) < RETRY_MIN_S:
+            break
+        try:
+            obj, u = run_before(deadline, once)
+            usage.add(u)
+            record(u)
+            return obj, usage
+        except LlmTimeout as exc:
+            exc.usage = usage.add(exc.usage)
+            raise
+        except (LlmRetryable, LlmInvalid) as exc:
+            usage.add(exc.usage)
+            record(exc.usage)
+            last = exc
+        except LlmError as exc:
+            usage.add(exc.usage)
+            record(exc.usage)
+            exc.usage = usage
+            raise
+    if isinstance(last, LlmInvalid):
+        last.usage = usage
+        raise last
+    raise LlmError(str(last) if last else "the model gave no answer", usage=usage)
 
 
 def _record_late(fut: Any) -> None:

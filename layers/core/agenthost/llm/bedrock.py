@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from typing import Any
 
 from agenthost.deadline import Deadline
 from agenthost.llm.base import (
-    MIN_CALL_S,
     LlmError,
     LlmInvalid,
+    LlmRetryable,
     LlmTimeout,
     Usage,
     check_required,
+    complete_with_retry,
     parse_json,
-    record,
     remaining,
-    run_before,
     split_system,
 )
 
@@ -38,8 +36,6 @@ class BedrockProvider:
         self._endpoint = endpoint_url
         self._region = region
         self.max_tokens = max_tokens
-        self._clients: dict[int, Any] = {}
-        self._lock = threading.Lock()
 
     @property
     def base_url(self) -> str:
@@ -48,24 +44,15 @@ class BedrockProvider:
         return self._endpoint or f"https://bedrock-runtime.{self._region or settings().region}.amazonaws.com"
 
     def client(self, read_timeout: float) -> Any:
-        """A client whose timeouts fit the time left (cached per whole second; botocore retries off)."""
+        """A client whose timeouts fit the time left: one per whole second of read timeout, botocore retries
+        off, all from the process's one boto3 session (:func:`agenthost.aws.client` caches them)."""
         if self._client is not None:
             return self._client
+        from agenthost import aws
+
         bucket = max(1, int(read_timeout))
-        with self._lock:
-            found = self._clients.get(bucket)
-            if found is None:
-                import boto3
-                from botocore.config import Config
-
-                from agenthost.config import settings
-
-                found = boto3.session.Session().client(
-                    "bedrock-runtime", region_name=self._region or settings().region, endpoint_url=self._endpoint,
-                    config=Config(connect_timeout=min(2, bucket), read_timeout=bucket,
-                                  retries={"total_max_attempts": 1, "mode": "standard"}))
-                self._clients[bucket] = found
-        return found
+        return aws.client("bedrock-runtime", endpoint_url=self._endpoint, region_name=self._region,
+                          connect_timeout=min(2, bucket), read_timeout=bucket, total_max_attempts=1)
 
     def request(self, messages: list[dict[str, Any]], schema: dict[str, Any]) -> dict[str, Any]:
         system, rest = split_system(messages)
@@ -96,32 +83,7 @@ class BedrockProvider:
         """The answer and the usage of every attempt (an invalid first reply's tokens included); on failure
         the raised :class:`LlmError` carries that usage."""
         req = self.request(messages, schema)
-        usage = Usage()
-        last: LlmError | None = None
-        for attempt in range(2):
-            if attempt and remaining(deadline) < max(MIN_CALL_S, 1.0):
-                break
-            try:
-                obj, u = run_before(deadline, lambda: self._once(req, schema, deadline))
-                usage.add(u)
-                record(u)
-                return obj, usage
-            except LlmTimeout as exc:
-                exc.usage = usage.add(exc.usage)
-                raise
-            except (_Retryable, LlmInvalid) as exc:
-                usage.add(exc.usage)
-                record(exc.usage)
-                last = exc
-            except LlmError as exc:
-                usage.add(exc.usage)
-                record(exc.usage)
-                exc.usage = usage
-                raise
-        if isinstance(last, LlmInvalid):
-            last.usage = usage
-            raise last
-        raise LlmError(str(last) if last else "the model gave no answer", usage=usage)
+        return complete_with_retry(deadline, lambda: self._once(req, schema, deadline))
 
     def _once(self, req: dict[str, Any], schema: dict[str, Any],
               deadline: Deadline | float) -> tuple[dict[str, Any], Usage]:
@@ -140,10 +102,10 @@ class BedrockProvider:
         except ClientError as exc:
             code = exc.response.get("Error", {}).get("Code", "")
             if code in _RETRYABLE:
-                raise _Retryable(f"Bedrock answered {code}") from None
+                raise LlmRetryable(f"Bedrock answered {code}") from None
             raise LlmError(f"Bedrock answered {code or 'an error'}") from None
         except BotoCoreError as exc:
-            raise _Retryable(f"cannot reach Bedrock ({exc.__class__.__name__})") from None
+            raise LlmRetryable(f"cannot reach Bedrock ({exc.__class__.__name__})") from None
         u = resp.get("usage") or {}
         usage = Usage(input_tokens=int(u.get("inputTokens") or 0), output_tokens=int(u.get("outputTokens") or 0),
                       calls=1, latency_ms=int((time.monotonic() - started) * 1000))
@@ -161,8 +123,4 @@ class BedrockProvider:
         except LlmInvalid as exc:  # the reply was billed even though it is unusable
             exc.usage = usage
             raise
-
-
-class _Retryable(LlmError):
-    pass
 

@@ -12,16 +12,15 @@ import httpx
 
 from agenthost.deadline import Deadline
 from agenthost.llm.base import (
-    MIN_CALL_S,
     LlmError,
     LlmInvalid,
+    LlmRetryable,
     LlmTimeout,
     Usage,
     check_required,
+    complete_with_retry,
     parse_json,
-    record,
     remaining,
-    run_before,
 )
 
 _RETRYABLE = {408, 409, 425, 429, 500, 502, 503, 504}
@@ -67,35 +66,7 @@ class OpenAIProvider:
                       deadline: Deadline | float) -> tuple[dict[str, Any], Usage]:
         """The answer and the usage of every attempt (an invalid first reply's tokens included); on failure
         the raised :class:`LlmError` carries that usage."""
-        usage = Usage()
-        attempts = 0
-        last: LlmError | None = None
-        while attempts < 2:
-            if attempts and remaining(deadline) < max(MIN_CALL_S, 1.0):
-                break
-            attempts += 1
-            try:
-                obj, u = run_before(deadline, lambda: self._once(messages, schema, deadline))
-                usage.add(u)
-                record(u)
-                return obj, usage
-            except LlmTimeout as exc:
-                exc.usage = usage.add(exc.usage)
-                raise
-            except (_Retryable, LlmInvalid) as exc:
-                usage.add(exc.usage)
-                record(exc.usage)
-                last = exc
-                continue
-            except LlmError as exc:
-                usage.add(exc.usage)
-                record(exc.usage)
-                exc.usage = usage
-                raise
-        if isinstance(last, LlmInvalid):
-            last.usage = usage
-            raise last
-        raise LlmError(str(last) if last else "the model gave no answer", usage=usage)
+        return complete_with_retry(deadline, lambda: self._once(messages, schema, deadline))
 
     def _once(self, messages: list[dict[str, Any]], schema: dict[str, Any],
               deadline: Deadline | float) -> tuple[dict[str, Any], Usage]:
@@ -133,11 +104,11 @@ class OpenAIProvider:
         except httpx.TimeoutException:
             raise LlmTimeout("the model did not answer before the deadline") from None
         except httpx.HTTPError as exc:
-            raise _Retryable(f"cannot reach the model endpoint ({exc.__class__.__name__})") from None
+            raise LlmRetryable(f"cannot reach the model endpoint ({exc.__class__.__name__})") from None
 
     def _read(self, resp: httpx.Response, schema: dict[str, Any], started: float) -> tuple[dict[str, Any], Usage]:
         if resp.status_code in _RETRYABLE:
-            raise _Retryable(f"the model endpoint answered {resp.status_code}")
+            raise LlmRetryable(f"the model endpoint answered {resp.status_code}")
         if resp.status_code >= 400:
             raise LlmError(f"the model endpoint answered {resp.status_code}")
         try:
@@ -161,10 +132,6 @@ class OpenAIProvider:
         except LlmInvalid as exc:  # the reply was billed even though it is unusable
             exc.usage = usage
             raise
-
-
-class _Retryable(LlmError):
-    pass
 
 
 def _rejects_schema(resp: httpx.Response) -> bool:
