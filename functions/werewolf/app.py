@@ -7,8 +7,10 @@ object: a failure stalls the game and, three times in a row, gets our webhook UR
 
 Never failing a turn, in detail:
 
-* **The key cannot be fetched** (SSM/Secrets Manager down or slow on a cold start): we retry briefly
-  (at most ``KEY_WAIT_S`` in all, in a worker thread so a hung fetch cannot hold the turn), then, if
+* **The key cannot be fetched** (SSM/Secrets Manager down or slow on a cold start): the one secret
+  resolver (``agenthost.config.secret``) bounds each fetch with its client's timeouts (1 s connect, 2 s
+  read, 2 requests: about 4 s against a store that accepts and never answers, well inside the turn's
+  budget, which started before the fetch); a fast failure is retried once within ``KEY_WAIT_S``. Then, if
   the request carries a well-formed signature header, answer **200 with the deterministic answer built
   from the payload alone**: no memory read or write and no LLM call, and an ERROR log line
   (``werewolf api key unavailable``). Why not 401: every real turn would then fail and after three the
@@ -34,9 +36,7 @@ Never failing a turn, in detail:
 
 from __future__ import annotations
 
-import concurrent.futures
 import hashlib
-import threading
 import time
 from typing import Any
 
@@ -96,35 +96,19 @@ def get_policy() -> Policy | None:
 # ---------------------------------------------------------------------------------------------- the key
 
 class KeyUnavailable(Exception):
-    """A key is configured (``_PARAM``) but could not be fetched in time."""
-
-
-_key_pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="werewolf-key")
-_key_lock = threading.Lock()
-_key_pending: concurrent.futures.Future[str] | None = None
-
-
-def _key_future() -> concurrent.futures.Future[str]:
-    """The fetch in flight, or a new one (a hung fetch is waited on again, never started twice)."""
-    global _key_pending
-    with _key_lock:
-        if _key_pending is None or _key_pending.done():
-            _key_pending = _key_pool.submit(secret, KEY_NAME)
-        return _key_pending
+    """A key is configured (``_PARAM``) but could not be fetched."""
 
 
 def api_key(wait_s: float = KEY_WAIT_S) -> str:
     """The api key; ``""`` when none is configured; :class:`KeyUnavailable` when one is configured but
-    the parameter store did not give it within ``wait_s`` (one retry after a fast failure)."""
+    the parameter store did not give it (one retry after a failure that came within ``wait_s``). Each fetch
+    is bounded by the resolver's short-timeout client, so no thread of our own is needed to bound the wait."""
     if raw_setting(KEY_NAME) or not raw_setting(f"{KEY_NAME}_PARAM"):
         return secret(KEY_NAME)  # a literal key, or none: no I/O
     end = time.monotonic() + wait_s
     for attempt in range(2):
-        future = _key_future()
         try:
-            return future.result(timeout=max(0.0, end - time.monotonic()))
-        except concurrent.futures.TimeoutError as exc:
-            raise KeyUnavailable("timed out") from exc
+            return secret(KEY_NAME)
         except Exception as exc:  # noqa: BLE001 - any fetch failure: retry once, then degrade
             if attempt == 1 or time.monotonic() + 0.2 >= end:
                 raise KeyUnavailable(type(exc).__name__) from exc
@@ -147,23 +131,9 @@ async def turn(request: Request) -> JSONResponse:
     cfg = settings()
     turn_deadline = Deadline.after(cfg.werewolf_budget_s)
     body = await request.body()
-    header = request.headers.get(SIGNATURE_HEADER)
-    verified = True
-    try:
-        key = api_key()
-    except KeyUnavailable as exc:
-        key, verified = "", False
-        if not _looks_signed(header):
-            logger.warning("werewolf signature rejected", extra={"reason": "missing signature"})
-            return JSONResponse({"error": "unauthorized", "message": "missing signature"}, status_code=401)
-        logger.error("werewolf api key unavailable; answering from the payload alone (no memory, no LLM)",
-                     extra={"reason": str(exc)})
-    if key:
-        try:
-            signing.verify_request(key, body, header, window_s=None)
-        except signing.SignatureError as exc:
-            logger.warning("werewolf signature rejected", extra={"reason": exc.reason})
-            return JSONResponse({"error": "unauthorized", "message": exc.reason}, status_code=401)
+    verified, refused = _authenticate(body, request.headers.get(SIGNATURE_HEADER))
+    if refused is not None:
+        return refused
     try:
         raw = limits.loads(body.decode("utf-8")) if body else {}
     except limits.TooDeep as exc:
@@ -172,7 +142,6 @@ async def turn(request: Request) -> JSONResponse:
     except (UnicodeDecodeError, ValueError):
         logger.warning("werewolf turn body is not JSON; answering with a generic message")
         return JSONResponse(dict(GENERIC))
-    agent = cfg.werewolf_agent_id or "werewolf"
     store = get_store()
     try:
         store.warm()  # the clients exist before the turn opens, so metering counts their calls
@@ -180,26 +149,15 @@ async def turn(request: Request) -> JSONResponse:
         store = None
     # usage counters always go through the turn-sized store; game memory only for a verified request
     memory_store = store if verified else None
-    with metering.turn("werewolf", agent, decides=True, store=store) as usage:
-
+    with metering.turn("werewolf", cfg.werewolf_agent_id or "werewolf", decides=True, store=store) as usage:
         policy = get_policy() if verified else None
-
-        def decided(source: str, policy_error: str = "") -> None:
-            if source == "agent":
-                usage.answered()
-            if source in ("llm", "agent"):
-                return
-            if policy is not None and policy.name == "agent":  # the user's agent was not used: why
-                usage.fallback("agent_" + (policy_error.split(":", 1)[0] or "invalid"))
-            else:
-                usage.fallback("invalid" if source == "fallback" else "no_llm")
-
         # the usage counters ride along with the memory write (one round trip), see agenthost.metering
         outcome = play(raw, memory_store, say=get_say(), policy=policy,
                        deadline=(decide_by := turn_deadline.reserve(cfg.werewolf_write_reserve_s,
                                                                     "memory write")),
                        save_by=decide_by,
-                       logger=logger, on_decided=decided, fold=usage.fold if memory_store is not None else None,
+                       logger=logger, on_decided=_metered(usage, policy),
+                       fold=usage.fold if memory_store is not None else None,
                        digest=hashlib.sha256(body).hexdigest()[:32] if verified else "")
     turn_info = raw if isinstance(raw, dict) else {}
     annotate(  # on the request's one access line
@@ -207,6 +165,43 @@ async def turn(request: Request) -> JSONResponse:
         round=turn_info.get("round") if isinstance(turn_info.get("round"), int) else None,
         source=outcome.source, problems=outcome.problems[:3], verified=verified, budget=outcome.budget)
     return JSONResponse(outcome.answer)
+
+
+def _authenticate(body: bytes, header: str | None) -> tuple[bool, JSONResponse | None]:
+    """(verified, the 401 to answer or None). Unverified but answered: the key could not be fetched and the
+    request carries a well-formed signature (see the module docstring)."""
+    try:
+        key = api_key()
+    except KeyUnavailable as exc:
+        if not _looks_signed(header):
+            logger.warning("werewolf signature rejected", extra={"reason": "missing signature"})
+            return False, JSONResponse({"error": "unauthorized", "message": "missing signature"}, status_code=401)
+        logger.error("werewolf api key unavailable; answering from the payload alone (no memory, no LLM)",
+                     extra={"reason": str(exc)})
+        return False, None
+    if key:
+        try:
+            signing.verify_request(key, body, header, window_s=None)
+        except signing.SignatureError as exc:
+            logger.warning("werewolf signature rejected", extra={"reason": exc.reason})
+            return False, JSONResponse({"error": "unauthorized", "message": exc.reason}, status_code=401)
+    return True, None
+
+
+def _metered(usage: Any, policy: Policy | None) -> Any:
+    """The player's ``on_decided(source, policy_error)``: counts an agent's answer, or why we fell back."""
+
+    def decided(source: str, policy_error: str = "") -> None:
+        if source == "agent":
+            usage.answered()
+        if source in ("llm", "agent"):
+            return
+        if policy is not None and policy.name == "agent":  # the user's agent was not used: why
+            usage.fallback("agent_" + (policy_error.split(":", 1)[0] or "invalid"))
+        else:
+            usage.fallback("invalid" if source == "fallback" else "no_llm")
+
+    return decided
 
 
 # The function URL delivers every path to this one function, and the platform POSTs to whatever URL it was

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from werewolf.memory import GameMemory
-from werewolf.models import WOLF_ROLES, WerewolfTurn
+from werewolf.models import WOLF_ROLES, ChatLine, WerewolfTurn
 from werewolf.sanitize import MARKERS, addressable
 
 _CHECK_RE = re.compile(r"Round\s*(\d+)\s*:\s*You checked\s+(.+?)\s*(?:→|->|=>)\s*(werewolf|villager|wolf|good)",
@@ -109,10 +109,27 @@ class View:
 def build_view(turn: WerewolfTurn, memory: GameMemory) -> View:
     """Resolve the roster, merge this turn's facts into ``memory`` and score every player."""
     mem = memory
-
     if turn.your_role:
         mem.role = turn.your_role.lower()
     role = mem.role
+    seats, me = _seats_and_me(turn, mem)
+    dead, alive = _dead_and_alive(turn, mem)
+    all_names = sorted({*alive, *dead, *seats}, key=len, reverse=True)
+    teammates = _teammates(turn, mem, me, role)
+    _read_known_info(turn, mem, all_names)
+    declared, wolf_kill = _read_chat(turn, mem, all_names, dead)
+    if dead != set(mem.dead):
+        mem.dead = sorted(dead)
+        alive = [n for n in alive if n not in dead]
+    view = View(turn=turn, memory=mem, me=me, role=role, alive=alive, targets=_targets(turn, alive, me),
+                seats=seats, teammates=teammates, declared_votes=declared, wolf_chat_kill=wolf_kill,
+                me_known=bool(me))
+    _judge(view)
+    return view
+
+
+def _seats_and_me(turn: WerewolfTurn, mem: GameMemory) -> tuple[dict[str, int], str]:
+    """Every listed player's seat, and our own name (the roster entry with our seat, else memory's)."""
     seats: dict[str, int] = {}
     for p in turn.alive_players + turn.dead_players:
         if p.seat is not None:
@@ -125,27 +142,35 @@ def build_view(turn: WerewolfTurn, memory: GameMemory) -> View:
                 break
     me = me or mem.my_name
     mem.my_name = me or mem.my_name
+    return seats, me
 
+
+def _dead_and_alive(turn: WerewolfTurn, mem: GameMemory) -> tuple[set[str], list[str]]:
+    """The dead (memory, the roster, the teammates list) and the alive in seat order; memory keeps the dead."""
     dead = set(mem.dead) | {p.name for p in turn.dead_players}
     tm_raw = turn.extra_context.get("teammates")
     if isinstance(tm_raw, list):  # the teammates list knows deaths a stale roster does not show
         dead |= {str(t["name"]) for t in tm_raw if isinstance(t, dict) and t.get("name") and t.get("alive") is False}
     mem.dead = sorted(dead)
     alive_names = [p.name for p in sorted(turn.alive_players, key=lambda p: (p.seat is None, p.seat or 0, p.name))]
-    alive = []
+    alive: list[str] = []
     for n in alive_names:
         if n not in dead and n not in alive:
             alive.append(n)
-    all_names = sorted({*alive, *dead, *seats}, key=len, reverse=True)
+    return dead, alive
 
-    # teammates (wolves only; the madman gets none)
+
+def _teammates(turn: WerewolfTurn, mem: GameMemory, me: str, role: str) -> list[str]:
+    """Our wolf teammates (wolves only; the madman gets none), remembered across turns."""
     tm = turn.extra_context.get("teammates")
     if isinstance(tm, list):
         names = [str(t.get("name", "")) for t in tm if isinstance(t, dict) and t.get("name")]
         mem.teammates = sorted({*mem.teammates, *[n for n in names if n != me]})
-    teammates = [t for t in mem.teammates if t != me] if role in WOLF_ROLES else []
+    return [t for t in mem.teammates if t != me] if role in WOLF_ROLES else []
 
-    # known_info: our seer results and past votes
+
+def _read_known_info(turn: WerewolfTurn, mem: GameMemory, all_names: list[str]) -> None:
+    """``known_info`` into memory: our seer results and the past rounds' votes."""
     vote_set = set(mem.votes)
     for line in turn.known_info:
         m = _CHECK_RE.search(line)
@@ -166,51 +191,74 @@ def build_view(turn: WerewolfTurn, memory: GameMemory) -> View:
                         vote_set.add(f"{rnd}|{voter_n}|{target_n}")
     mem.votes = sorted(vote_set)
 
-    # chat: claims, claimed checks, accusations; today's vote declarations; wolf chat kill calls
+
+def _first_unread(mem: GameMemory, chat: list[ChatLine]) -> int:
+    """Where this turn starts reading the public chat: facts are parsed once per line (the chat only grows),
+    but today's lines (since the last daybreak) are read again for the vote declarations made today.
+    Remembers how far the chat was read."""
+    start = 0
+    n = mem.chat_seen
+    if 0 < n <= len(chat) and _mark(chat[n - 1].speaker, chat[n - 1].content) == mem.chat_mark:
+        start = n
+    for i in range(min(start, len(chat)) - 1, -1, -1):
+        if is_system(chat[i].speaker) and any(w in chat[i].content.lower() for w in DAYBREAK):
+            start = i
+            break
+    else:
+        start = 0  # no daybreak seen: everything is today
+    if chat:
+        mem.chat_seen, mem.chat_mark = len(chat), _mark(chat[-1].speaker, chat[-1].content)
+    return start
+
+
+def _read_chat(turn: WerewolfTurn, mem: GameMemory, all_names: list[str],
+               dead: set[str]) -> tuple[dict[str, str], str | None]:
+    """The chat into memory (claims, claimed checks, accusations) and ``dead`` (deaths the judge announced);
+    returns today's vote declarations and, in the wolves' night chat, the kill they called."""
     night_wolf_chat = turn.phase.startswith("night") and turn.action_type == "choose_kill_target"
     declared: dict[str, str] = {}
     wolf_kill = None
     accus = {k: set(v) for k, v in mem.accusations.items()}
     chat = turn.chat_history
-    start = 0
-    if not night_wolf_chat:
-        # facts are parsed once per line (the public chat only grows); today's lines are read again for the
-        # vote declarations made since daybreak
-        n = mem.chat_seen
-        if 0 < n <= len(chat) and _mark(chat[n - 1].speaker, chat[n - 1].content) == mem.chat_mark:
-            start = n
-        for i in range(min(start, len(chat)) - 1, -1, -1):
-            if is_system(chat[i].speaker) and any(w in chat[i].content.lower() for w in DAYBREAK):
-                start = i
-                break
-        else:
-            start = 0  # no daybreak seen: everything is today
-        if chat:
-            mem.chat_seen, mem.chat_mark = len(chat), _mark(chat[-1].speaker, chat[-1].content)
+    start = 0 if night_wolf_chat else _first_unread(mem, chat)
     for line in chat[start:]:
         if is_system(line.speaker):
             low = line.content.lower()
             if any(w in low for w in DAYBREAK):
                 declared = {}
             if not night_wolf_chat:  # deaths the roster may not show yet (stale after a knight flip)
-                for c in _clauses(line.content):
-                    if any(w in c.lower() for w in DEATH_WORDS) and "无人" not in c and "平安" not in c:
-                        dead.update(_names_in(c, all_names))
+                dead.update(_announced_dead(line.content, all_names))
+            continue
+        if night_wolf_chat:
+            wolf_kill = _kill_call(line.content, all_names) or wolf_kill
             continue
         speaker = _match_name(line.speaker, all_names) or line.speaker.strip()
-        text = line.content
-        if night_wolf_chat:
-            for c in _clauses(text):
-                for n in _names_in(c, all_names):
-                    if any(p.format(n) in c for p in _KILL_PATTERNS):
-                        wolf_kill = n
-            continue
-        _parse_speech(mem, speaker, text, all_names, accus, declared)
+        _parse_speech(mem, speaker, line.content, all_names, accus, declared)
     mem.accusations = {k: sorted(v) for k, v in sorted(accus.items())}
-    if dead != set(mem.dead):
-        mem.dead = sorted(dead)
-        alive = [n for n in alive if n not in dead]
+    return declared, wolf_kill
 
+
+def _announced_dead(text: str, all_names: list[str]) -> list[str]:
+    """Names in the clauses of a judge's line that announce a death (not "nobody died")."""
+    out: list[str] = []
+    for c in _clauses(text):
+        if any(w in c.lower() for w in DEATH_WORDS) and "无人" not in c and "平安" not in c:
+            out.extend(_names_in(c, all_names))
+    return out
+
+
+def _kill_call(text: str, all_names: list[str]) -> str | None:
+    """The last player a wolf's night-chat line calls to kill, if any."""
+    kill = None
+    for c in _clauses(text):
+        for n in _names_in(c, all_names):
+            if any(p.format(n) in c for p in _KILL_PATTERNS):
+                kill = n
+    return kill
+
+
+def _targets(turn: WerewolfTurn, alive: list[str], me: str) -> list[str]:
+    """Who we may name: alive, addressable, not us."""
     targets = [n for n in alive if n != me and addressable(n)]
     if not me:
         # we do not know our own name (no roster entry with our seat, nothing in memory): target only players
@@ -221,10 +269,7 @@ def build_view(turn: WerewolfTurn, memory: GameMemory) -> View:
         sure = [n for n in targets if n in not_me]
         if sure:
             targets = sure
-    view = View(turn=turn, memory=mem, me=me, role=role, alive=alive, targets=targets, seats=seats,
-                teammates=teammates, declared_votes=declared, wolf_chat_kill=wolf_kill, me_known=bool(me))
-    _judge(view)
-    return view
+    return targets
 
 
 def _match_name(raw: str, names: list[str]) -> str | None:
@@ -266,7 +311,23 @@ def _parse_speech(mem: GameMemory, speaker: str, text: str, names: list[str],
 def _judge(view: View) -> None:
     """Known wolves/good from our own role, the trusted seer, and votes; then suspicion scores."""
     mem, me = view.memory, view.me
-    everyone = set(view.alive) | set(mem.dead)
+    good, wolves = _sure_sides(view)
+    trusted, rivals = _trust_seer(view, good, wolves)
+    view.public_score = pub = _public_scores(view, trusted, rivals, wolves)
+    score = dict(pub)
+    for n in wolves:
+        score[n] = score.get(n, 0.0) + 50.0
+    for n in good:
+        score[n] = score.get(n, 0.0) - 50.0
+    view.known_wolves = wolves - {me}
+    view.known_good = good - {me}
+    view.score = score
+    mem.suspicion = {k: round(v, 2) for k, v in sorted(score.items()) if v}
+
+
+def _sure_sides(view: View) -> tuple[set[str], set[str]]:
+    """(good, wolves) as our own role and our own seer checks prove them."""
+    mem, me = view.memory, view.me
     good: set[str] = set()
     wolves: set[str] = set()
     if me and view.role not in WOLF_ROLES and view.role != "madman":
@@ -275,12 +336,16 @@ def _judge(view: View) -> None:
         wolves |= set(view.teammates) | ({me} if me else set())
     for name, res in mem.seer_results.items():
         (wolves if res == "werewolf" else good).add(name)
-    if view.role == "witch":  # the wolves chose them: on the good side
+    if view.role == "witch":  # the wolves chose them: on the good side (cupid does not learn the lovers' sides)
         good |= set(mem.witch_victims)
-    if mem.lovers and view.role not in WOLF_ROLES:
-        pass  # cupid does not learn the lovers' sides
+    return good, wolves
 
-    # The trusted seer: the first claimant whose claims do not contradict what we know for sure.
+
+def _trust_seer(view: View, good: set[str], wolves: set[str]) -> tuple[str | None, list[str]]:
+    """The trusted seer: the first claimant whose claims do not contradict what we know for sure; a provably
+    false one joins ``wolves`` (unless we are wolves), the trusted one's checks join ``good``/``wolves``.
+    Sets ``view.trusted_seer``/``trusted_checks``; returns it and the later counter-claimants."""
+    mem, me = view.memory, view.me
     trusted = None
     rivals: list[str] = []
     for claimant in mem.seer_claim_order:
@@ -309,9 +374,13 @@ def _judge(view: View) -> None:
             good.add(trusted)
     elif trusted == me:
         view.trusted_checks = dict(mem.seer_results)
+    return trusted, rivals
 
-    # public scores: what every player can compute from the chat and the vote record
-    pub: dict[str, float] = {n: 0.0 for n in everyone}
+
+def _public_scores(view: View, trusted: str | None, rivals: list[str], wolves: set[str]) -> dict[str, float]:
+    """What every player can compute from the chat and the vote record (higher: more suspicious)."""
+    mem = view.memory
+    pub: dict[str, float] = {n: 0.0 for n in set(view.alive) | set(mem.dead)}
     for t, accusers in mem.accusations.items():
         if t in pub:
             pub[t] += 0.5 * len([a for a in accusers if a != t])
@@ -327,25 +396,10 @@ def _judge(view: View) -> None:
         for w in public_wolves:
             if w != voter and w != target and _voted_in(mem.votes, rnd, w):
                 pub[voter] = pub.get(voter, 0.0) + 1.5
-    if trusted:
-        pub[trusted] = pub.get(trusted, 0.0) - 6.0
-    for r in rivals:
-        pub[r] = pub.get(r, 0.0) + 10.0
-    for w in public_wolves:
-        pub[w] = pub.get(w, 0.0) + 20.0
-    for g in public_good:
-        pub[g] = pub.get(g, 0.0) - 8.0
-    view.public_score = pub
-
-    score = dict(pub)
-    for n in wolves:
-        score[n] = score.get(n, 0.0) + 50.0
-    for n in good:
-        score[n] = score.get(n, 0.0) - 50.0
-    view.known_wolves = wolves - {me}
-    view.known_good = good - {me}
-    view.score = score
-    mem.suspicion = {k: round(v, 2) for k, v in sorted(score.items()) if v}
+    for name, delta in ([(trusted, -6.0)] if trusted else []) + [(r, 10.0) for r in rivals] + \
+            [(w, 20.0) for w in public_wolves] + [(g, -8.0) for g in public_good]:
+        pub[name] = pub.get(name, 0.0) + delta
+    return pub
 
 
 def _voted_in(votes: list[str], rnd: str, name: str) -> bool:

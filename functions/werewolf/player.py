@@ -6,6 +6,7 @@ Never raises: whatever goes wrong, the answer is the safest valid object we can 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,15 +80,7 @@ def _play(raw: Any, store: StoreLike | None, *, say: Say | None, policy: Policy 
         if on_decided is not None:
             on_decided("fallback")
         return Outcome(dict(GENERIC), "fallback", ["unparseable turn"])
-    seat = str(turn.your_seat) if turn.your_seat is not None else "unknown"
-    mem: GameMemory
-    try:
-        mem = memory_mod.load(store, turn.game_id, seat)
-    except Exception:  # noqa: BLE001 - a store outage must not lose the turn
-        if logger:
-            logger.warning("werewolf memory read failed; playing without memory")
-        mem = GameMemory(game_id=turn.game_id, seat=seat)
-        store = None
+    mem, store = _load(store, turn, logger)
     if digest and digest in mem.answers and store is not None:
         # this very body was answered already (a replay, or the platform retrying): the same answer, no
         # second decision and no second write
@@ -101,7 +94,46 @@ def _play(raw: Any, store: StoreLike | None, *, say: Say | None, policy: Policy 
         if on_decided is not None:
             on_decided("fallback")
         return Outcome(_bare_safest(turn, say), "fallback", ["view failed"])
+    check = _checker(view, say)
+    source, issues, answer, policy_error = "deterministic", [], None, ""
+    if policy is not None and policy.name != "deterministic":
+        answer, issues, policy_error = _ask_policy(policy, view, say, deadline, check, logger)
+        source = policy.name if answer is not None else source
+        budget = getattr(policy, "last_budget", "") or budget
+        mem = view.memory
+    if answer is None:
+        answer, issues, source = _our_answer(view, say, check, logger)
+    record(view, turn.action_type, answer)
+    mem.remember_answer(digest, answer)
+    if on_decided is not None:
+        on_decided(source, policy_error)
+    if mem.fingerprint() != before:
+        _save(store, mem, save_deadline, fold, logger)
+    return Outcome(answer, source, issues, view, policy_error, budget)
 
+
+def _load(store: StoreLike | None, turn: WerewolfTurn, logger: Any) -> tuple[GameMemory, StoreLike | None]:
+    """This game's memory for our seat (one read); a store outage plays without memory (and without the
+    store: nothing is written either)."""
+    seat = _seat(turn)
+    try:
+        return memory_mod.load(store, turn.game_id, seat), store
+    except Exception:  # noqa: BLE001 - a store outage must not lose the turn
+        if logger:
+            logger.warning("werewolf memory read failed; playing without memory")
+        return GameMemory(game_id=turn.game_id, seat=seat), None
+
+
+def _seat(turn: WerewolfTurn) -> str:
+    return str(turn.your_seat) if turn.your_seat is not None else "unknown"
+
+
+Check = Callable[[WerewolfAnswer], tuple[dict[str, Any], list[str]]]
+
+
+def _checker(view: View, say: Say) -> Check:
+    """``check(answer)``: the finished answer on the wire and the contract's problems with it this turn."""
+    mem, turn = view.memory, view.turn
     last_guard = mem.guard_history[-1][1] if mem.guard_history else None
     last_pair = mem.dream_pairs[-1] if mem.dream_pairs and turn.action_type == "dreamweaver_check" else []
     ctx = turn.extra_context if turn.action_type == "witch_decide" else None
@@ -111,64 +143,72 @@ def _play(raw: Any, store: StoreLike | None, *, say: Say | None, policy: Policy 
         return wire, problems(turn.action_type, wire, view.targets, teammates=view.teammates,
                               last_guarded=last_guard, witch_ctx=ctx, last_pair=last_pair)
 
-    source, issues = "deterministic", []
-    answer: dict[str, Any] | None = None
-    policy_error = ""
-    if policy is not None and policy.name != "deterministic":
-        snapshot = mem.fingerprint()
-        agent_memory: dict[str, Any] | None = None
-        proposed: WerewolfAnswer | Proposal | None
-        try:
-            proposed = policy.decide(view, say, deadline)
-        except Exception as exc:  # noqa: BLE001 - a policy failure falls back to the deterministic answer
-            proposed = None
-            policy_error = f"{getattr(exc, 'reason', 'error')}: {getattr(exc, 'detail', '') or type(exc).__name__}"
-        if isinstance(proposed, Proposal):
-            agent_memory, proposed = proposed.agent_memory, proposed.answer
-        budget = getattr(policy, "last_budget", "") or budget
-        if proposed is not None:
-            wire, issues = check(proposed)
-            if not issues:
-                answer, source = wire, policy.name
-            else:
-                policy_error = "invalid: " + "; ".join(issues[:3])
-        elif not policy_error:
-            policy_error = "declined: no answer"
-        if mem.fingerprint() != snapshot:  # a policy must not change memory; record() does
-            mem = GameMemory.from_item({"data": snapshot}, turn.game_id, seat)
-            view.memory = mem
-        if agent_memory is not None:
-            mem.agent = agent_memory
-        if policy_error and logger and policy.name == "agent":
-            logger.warning("werewolf agent answer not used; our strategy answers",
-                           extra={"agent_fallback": policy_error.split(":", 1)[0], "reason": policy_error[:300],
-                                  "action_type": turn.action_type[:32]})
-    if answer is None:
-        try:
-            wire, issues = check(decide(view, say).answer)
-            if not issues:
-                answer = wire
-        except Exception:  # noqa: BLE001
-            if logger:
-                logger.exception("werewolf strategy failed")
-            issues = ["strategy failed"]
-        if answer is None:
-            source = "fallback"
-            answer = _finish(safest(view, say), say).wire()
-    record(view, turn.action_type, answer)
-    mem.remember_answer(digest, answer)
-    if on_decided is not None:
-        on_decided(source, policy_error)
-    if mem.fingerprint() != before and store is not None and save_deadline is not None and save_deadline.expired:
+    return check
+
+
+def _ask_policy(policy: Policy, view: View, say: Say, deadline: Deadline, check: Check,
+                logger: Any) -> tuple[dict[str, Any] | None, list[str], str]:
+    """The policy's answer if it gave a valid one: (answer or None, its problems, why it was not used).
+    A policy must not change the game memory (``record`` does): any change it made is undone; the memory a
+    user agent keeps for itself is stored beside ours (``view.memory`` may be a new object afterwards)."""
+    mem, turn = view.memory, view.turn
+    snapshot = mem.fingerprint()
+    agent_memory: dict[str, Any] | None = None
+    answer, issues, policy_error = None, [], ""
+    proposed: WerewolfAnswer | Proposal | None
+    try:
+        proposed = policy.decide(view, say, deadline)
+    except Exception as exc:  # noqa: BLE001 - a policy failure falls back to the deterministic answer
+        proposed = None
+        policy_error = f"{getattr(exc, 'reason', 'error')}: {getattr(exc, 'detail', '') or type(exc).__name__}"
+    if isinstance(proposed, Proposal):
+        agent_memory, proposed = proposed.agent_memory, proposed.answer
+    if proposed is not None:
+        wire, issues = check(proposed)
+        if not issues:
+            answer = wire
+        else:
+            policy_error = "invalid: " + "; ".join(issues[:3])
+    elif not policy_error:
+        policy_error = "declined: no answer"
+    if mem.fingerprint() != snapshot:
+        view.memory = GameMemory.from_item({"data": snapshot}, turn.game_id, _seat(turn))
+    if agent_memory is not None:
+        view.memory.agent = agent_memory
+    if policy_error and logger and policy.name == "agent":
+        logger.warning("werewolf agent answer not used; our strategy answers",
+                       extra={"agent_fallback": policy_error.split(":", 1)[0], "reason": policy_error[:300],
+                              "action_type": turn.action_type[:32]})
+    return answer, issues, policy_error
+
+
+def _our_answer(view: View, say: Say, check: Check, logger: Any) -> tuple[dict[str, Any], list[str], str]:
+    """The deterministic strategy's answer if the contract accepts it, else the safest one:
+    (answer, problems, source)."""
+    try:
+        wire, issues = check(decide(view, say).answer)
+        if not issues:
+            return wire, issues, "deterministic"
+    except Exception:  # noqa: BLE001
+        if logger:
+            logger.exception("werewolf strategy failed")
+        issues = ["strategy failed"]
+    return _finish(safest(view, say), say).wire(), issues, "fallback"
+
+
+def _save(store: StoreLike | None, mem: GameMemory, save_deadline: Deadline | None, fold: Any,
+          logger: Any) -> None:
+    """The changed memory (one write, with metering's entry from ``fold()``), unless the turn's deadline
+    is near: the answer matters more than the memory."""
+    if store is not None and save_deadline is not None and save_deadline.expired:
         if logger:
             logger.warning("werewolf memory write skipped: the turn deadline is near")
-    elif mem.fingerprint() != before:
-        try:
-            memory_mod.save(store, mem, also=[fold()] if fold is not None else ())
-        except Exception:  # noqa: BLE001
-            if logger:
-                logger.warning("werewolf memory write failed")
-    return Outcome(answer, source, issues, view, policy_error, budget)
+        return
+    try:
+        memory_mod.save(store, mem, also=[fold()] if fold is not None else ())
+    except Exception:  # noqa: BLE001
+        if logger:
+            logger.warning("werewolf memory write failed")
 
 
 def _finish(ans: WerewolfAnswer, say: Say) -> WerewolfAnswer:
