@@ -31,8 +31,8 @@ from urllib.parse import urlsplit
 
 from agenthost.agent import Action, make_policy
 from agenthost.agent import page as pages
+from agenthost.agent.actions import avoid_set, is_avoided
 from agenthost.agent.guards import check_actions, classify_risk
-from agenthost.agent.policy import avoid_set, is_avoided
 from agenthost.config import settings
 from agenthost.deadline import Deadline
 from runs.brain import Decision, Risk, StepContext

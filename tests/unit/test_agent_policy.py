@@ -9,7 +9,8 @@ import re
 from agenthost.agent import Action
 from agenthost.agent import page as pages
 from agenthost.agent.actions import PROXY_TOOLS
-from agenthost.agent.task import make_password, meets_rules, password_rules, read_task
+from agenthost.agent.passwords import make_password, meets_rules, password_rules
+from agenthost.agent.task import read_task
 from tests.support.policy import decide, wire
 
 

@@ -409,7 +409,7 @@ class GuardedWebPolicy:
                tools: Iterable[Any] | None = None, deadline: Deadline | float | None = None, *,
                careful: bool = False, avoid: Iterable[Any] = (), max_actions: int = 10) -> Decision:
         from agenthost import metering
-        from agenthost.agent.policy import avoid_list, tool_names
+        from agenthost.agent.actions import avoid_list, tool_names
 
         memory = dict(memory or {})
         theirs = memory.pop(MEMORY_KEY, None)
@@ -443,8 +443,8 @@ class GuardedWebPolicy:
     def _accept(self, answer: Any, task: str, page: Page, memory: dict[str, Any], names: Sequence[str],
                 careful: bool, avoid: list[Any], max_actions: int) -> Decision:
         from agenthost import netguard
+        from agenthost.agent.actions import approval_question, avoid_set, is_avoided
         from agenthost.agent.guards import LoopGuard, check_actions, classify_risk, strip_script
-        from agenthost.agent.policy import approval_question, avoid_set, is_avoided
 
         if answer is None:
             raise Refused("declined", "decide_web returned None: our policy decides this turn")

@@ -33,9 +33,9 @@ Interface (everything a protocol needs)::
 
 from __future__ import annotations
 
-from agenthost.agent.actions import Action, Decision
+from agenthost.agent.actions import Action, Decision, tool_names
 from agenthost.agent.page import Element, Page
-from agenthost.agent.policy import DeterministicPolicy, Policy, deadline_in, tool_names
+from agenthost.agent.policy import DeterministicPolicy, Policy, deadline_in
 
 __all__ = ["Action", "Decision", "DeterministicPolicy", "Element", "Page", "Policy", "deadline_in", "make_policy",
            "our_policy", "tool_names"]

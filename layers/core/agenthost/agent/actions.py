@@ -9,6 +9,8 @@ element id (Proxy API); guards resolve it to a page :class:`~agenthost.agent.pag
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -127,3 +129,67 @@ class Decision:
         """What a give-up reports (``Not completed: ...``), for protocols whose finish takes a text."""
         text = (self.result or "").strip()
         return text if text.lower().startswith("not completed") else f"Not completed: {text or 'no progress'}"
+
+
+def tool_names(tools: Iterable[Any] | None) -> tuple[str, ...]:
+    """Neutral tool names from a protocol's tool list (names or JSON-schema tool definitions).
+
+    An empty or missing list means every tool (the AI Olympics test ping sends ``[]``).
+    """
+    out: list[str] = []
+    for t in tools or ():
+        name = t if isinstance(t, str) else (t.get("name") or (t.get("function") or {}).get("name")
+                                              if isinstance(t, dict) else None)
+        if not name:
+            continue
+        name = {"finish": "done", "observe": "extract"}.get(str(name), str(name))
+        out.append(name)
+    return tuple(out) or TOOLS
+
+
+def norm(s: Any) -> str:
+    return re.sub(r"\s+", " ", str(s or "").strip().lower())
+
+
+def avoid_list(avoid: Iterable[Any]) -> list[tuple[str, str]]:
+    """``avoid`` as (tool, target) pairs as given; accepts pairs, ``{"tool", "target"}`` dicts and
+    ``"tool|target"`` / ``"tool target"`` strings."""
+    out: list[tuple[str, str]] = []
+    for item in avoid or ():
+        tool, target = "", ""
+        if isinstance(item, (tuple, list)) and len(item) >= 2:
+            tool, target = str(item[0]), str(item[1])
+        elif isinstance(item, dict):
+            tool, target = str(item.get("tool", "")), str(item.get("target") or item.get("element") or "")
+        elif isinstance(item, str):
+            tool, _, target = item.replace("|", " ", 1).partition(" ")
+        if tool and (tool.strip(), target.strip()) not in out:
+            out.append((tool.strip(), target.strip()))
+    return out
+
+
+def avoid_set(avoid: Iterable[Any]) -> set[tuple[str, str]]:
+    """``avoid`` as normalised (lower case) (tool, target) pairs, for matching."""
+    return {(norm(t), norm(x)) for t, x in avoid_list(avoid)}
+
+
+def is_avoided(action: Action, avoid: set[tuple[str, str]]) -> bool:
+    if not avoid:
+        return False
+    el = action.resolved
+    targets = {norm(action.target), norm(action.args.get("url", ""))}
+    if el is not None:
+        targets |= {norm(el.ref), norm(el.name), norm(el.placeholder)}
+    targets.discard("")
+    tools = {action.tool, {"check": "click", "select": "type"}.get(action.tool, action.tool)}
+    return any((t, x) in avoid for t in tools for x in targets) or any((t, "") in avoid for t in tools
+                                                                        if action.tool not in ("click", "type",
+                                                                                               "select", "check"))
+
+
+def approval_question(action: Action) -> str:
+    what = action.resolved.name if action.resolved is not None else action.target or action.args.get("url", "")
+    verb = {"payment": "make a payment or purchase", "deletion": "delete something",
+            "send": "send or publish something", "credential": "enter a credential",
+            "account": "change account or security settings"}.get(action.risk or "", "act")
+    return f"Security check: about to {action.tool} {what!r}, which would {verb}. Proceed?"

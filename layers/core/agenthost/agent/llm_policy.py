@@ -29,11 +29,11 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
-from agenthost.agent.actions import Action, Decision
+from agenthost.agent.actions import Action, Decision, approval_question, avoid_list, avoid_set, is_avoided, tool_names
 from agenthost.agent.guards import LoopGuard, check_actions, classify_risk, strip_script
 from agenthost.agent.outcome import judge
 from agenthost.agent.page import MASK, Page, is_sensitive
-from agenthost.agent.policy import DeterministicPolicy, approval_question, avoid_list, avoid_set, is_avoided, tool_names
+from agenthost.agent.policy import DeterministicPolicy
 from agenthost.agent.task import read_task
 from agenthost.config import settings
 from agenthost.deadline import Deadline, remaining

@@ -22,19 +22,14 @@ a password field something password-like, a message field a sentence).
 from __future__ import annotations
 
 import re
-import secrets
-import string
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from agenthost.agent.fields import EMAIL, INSTRUCTION, field_kind, label_keys, valid_value, value_run
+from agenthost.agent.passwords import password_rules
 from agenthost.agent.values import is_description, realistic
+from agenthost.agent.wording import NUMBER_WORDS, has_phrase, joined, unquote, words
 
-STOP = frozenset("""a an the to of in on at for and or with from by into onto is are be this that it its as
-then than please your you my me i we our field box input button link page form click type enter fill select
-choose pick set go navigate open find value text named called which what who where when how should must
-all any each every some also just only now here there after before""".split())
-
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _PHONE = re.compile(r"(?<![\w])\+?\d[\d ().-]{6,}\d(?![\w])")
 _URL = re.compile(r"https?://[^\s\"'<>)]+")
 _QUOTED = re.compile(r"\"([^\"]{1,300})\"|“([^”]{1,300})”|(?<![\w])'([^']{1,300})'(?![\w])")
@@ -79,77 +74,8 @@ _NEGATION = re.compile(r"\b(do not|don't|dont|not|never|without|uncheck|untick|d
                        r"switch off|opt out|unsubscribe|stop|leave .{0,20}unchecked)\b", re.I)
 #: "only these" / "no other": boxes the task does not name should end up unticked
 _ONLY = re.compile(r"\b(only|no other|none other|nothing else|exclusively)\b", re.I)
-_NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "a": 1, "an": 1, "single": 1}
-
-# --------------------------------------------------------------------------- words
 
 
-def tokens(s: str) -> list[str]:
-    return [t for t in re.findall(r"[a-z0-9@.+-]+|[a-z0-9]+", (s or "").lower()) if t not in STOP]
-
-
-def stem(w: str) -> str:
-    """A crude stem so that price/prices/pricing, plan/plans and painting/paintings meet."""
-    if w.isdigit():
-        return w
-    if w.endswith("s") and not w.endswith("ss") and len(w) > 3:
-        w = w[:-1]
-    for suffix in ("ing", "ed", "e"):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
-            return w[: -len(suffix)]
-    return w
-
-
-@lru_cache(maxsize=8192)
-def words(s: str) -> frozenset[str]:
-    """Content words of ``s``, stemmed (stop words and single letters dropped; numbers kept)."""
-    return frozenset(stem(t) for t in re.findall(r"[a-z0-9]+", (s or "").lower())
-                     if t not in STOP and (len(t) > 1 or t.isdigit()))
-
-
-@lru_cache(maxsize=8192)
-def joined(s: str) -> frozenset[str]:
-    """Adjacent word pairs of ``s`` written as one word and stemmed, so that "check out" meets "Checkout"
-    and "sign in" meets "Signin"."""
-    raw = re.findall(r"[a-z0-9]+", (s or "").lower())
-    return frozenset(stem(stem(a) + b) for a, b in zip(raw, raw[1:], strict=False) if a.isalpha() and b.isalpha())
-
-
-def _unq(v: str) -> str:
-    v = v.strip()
-    if len(v) >= 2 and v[0] in "\"'“" and v[-1] in "\"'”":
-        return v[1:-1]
-    return v.rstrip(".")
-
-
-# --------------------------------------------------------------------------- fields
-
-#: general form vocabulary: a word in a field's label -> other ways a task may say it
-SYNONYMS: dict[str, tuple[str, ...]] = {
-    "birth": ("born", "birthday", "date of birth"),
-    "surname": ("last name", "family name"),
-    "last name": ("surname", "family name"),
-    "first name": ("given name", "forename"),
-    "phone": ("telephone", "mobile", "phone number"),
-    "zip": ("postal code", "postcode"),
-    "postal code": ("zip", "zip code", "postcode"),
-    "guests": ("people", "persons", "party of"),
-    "quantity": ("qty", "amount"),
-    "username": ("user name", "login", "user id"),
-    "email": ("e-mail",),
-    "comments": ("comment",),
-}
-#: nouns a field's label ends with that a task may use on their own ("name for the reservation" -> "name")
-_FIELD_NOUNS = frozenset("""name code number year date email address title city country phone zip amount quantity
-guests username password answer query message comments comment topic subject size color colour company""".split())
-_FREE_TEXT = re.compile(r"\b(message|comments?|feedback|notes?|description|details|question|body|review|reason|"
-                        r"remarks?|explanation|content|bio|about)\b", re.I)
-_NUMERIC = re.compile(r"\b(year|number of|guests|people|persons|age|count|quantity|qty|amount|kilomet\w*|km|"
-                      r"miles|price|weight|height|nights|adults|children|rooms|seats|tickets)\b", re.I)
-_NAME_FIELD = re.compile(r"\bname\b", re.I)
-_STOP_RUN = re.compile(
-    r"\s*(?:[,;()\[\]]|\.(?=\s|$)|\b(?:and|then|but|who|which|with|before|after|on|at|in|for|to|from|using|under|"
-    r"so|if|when|while|or|into|via|because|by|as|so that)\b)", re.I)
 _CONNECTOR = re.compile(r"\s*(?:[:=]|\b(?:is|are|was|of|to|as|that says|that|saying|reading|be|should be|"
                         r"must be|will be)\b)?\s*", re.I)
 _PERSON = re.compile(r"\b(?:for|named|called|is|am|by|as|to|from|of|[Rr]egister|[Ee]nrol+|[Ii]nvite|[Bb]ook)\s+"
@@ -177,115 +103,6 @@ _MADE_UP = re.compile(r"\b(?:realistic|plausible|made[- ]up|fake|dummy|sample|te
                       r"details|information|info|entries)\b|\b(?:fill|complete)\s+(?:in\s+|out\s+)?(?:all|every|each|"
                       r"the whole|the entire)(?:\s+(?:of the|the))?(?:\s+required)?\s+(?:fields|form|details)\b|"
                       r"\ball\s+(?:the\s+)?required\s+fields\b", re.I)
-
-#: a value that is an instruction (an imperative verb and more words)
-_INSTRUCTION = re.compile(r"(?:give|unscramble|answer|enter|type|find|solve|complete|play|win|click|select|choose|pick|"
-                          r"write|fill|follow|guess|match|sort|identify|spell|pass|submit|read|work out|figure out|"
-                          r"calculate|compute|check)\s+\w+", re.I)
-
-#: words that describe where a value is rather than being one
-_NOT_VALUE = frozenset("""shown given displayed listed below above provided printed written mentioned found there
-here field box yourself itself them it""".split())
-
-
-def field_kind(label: str, input_type: str = "", role: str = "") -> str:
-    """``email`` | ``password`` | ``number`` | ``free`` | ``name`` | ``search`` | ``text``."""
-    low = f"{label} {input_type}".lower()
-    if input_type == "email" or re.search(r"\be-?mail\b", low):
-        return "email"
-    if input_type == "password" or re.search(r"\b(password|passcode|passphrase)\b", low):
-        return "password"
-    if input_type in ("number", "range") or role == "spinbutton" or _NUMERIC.search(label):
-        return "number"
-    if input_type == "search" or role == "searchbox" or re.search(r"\b(search|query)\b", low):
-        return "search"
-    if _FREE_TEXT.search(label):
-        return "free"
-    if _NAME_FIELD.search(label):
-        return "name"
-    return "text"
-
-
-@lru_cache(maxsize=2048)
-def label_keys(label: str) -> tuple[str, ...]:
-    """The phrases a task may use for a field called ``label``, most specific first."""
-    low = re.sub(r"[*:()]|\boptional\b|\brequired\b", " ", (label or "").lower())
-    low = re.sub(r"\s+", " ", low).strip()
-    low = re.sub(r"^(?:(?:your|my|the|a|an|new|enter|please|type)\s+)+", "", low).strip()
-    if not low:
-        return ()
-    keys = [low]
-    head = re.split(r"\s+(?:for|of|per|to|in|on|at|from|with)\s+", low)[0].strip()
-    if head and head != low:
-        keys.append(head)
-    for k in list(keys):
-        for word, alts in SYNONYMS.items():
-            if re.search(r"\b" + re.escape(word) + r"\b", k):
-                keys.extend(alts)
-    last = head.split()[-1] if head else ""
-    if last in _FIELD_NOUNS and last not in keys:
-        keys.append(last)
-    out: list[str] = []
-    for k in keys:
-        if k and k not in out:
-            out.append(k)
-    return tuple(out)
-
-
-def _valid(value: str, kind: str) -> bool:
-    v = value.strip()
-    if not v:
-        return False
-    if kind == "email":
-        return bool(_EMAIL.fullmatch(v))
-    if kind == "number":
-        return bool(re.fullmatch(r"[\d][\d,. ]*", v))
-    if kind == "password":
-        return " " not in v and len(v) >= 4 and bool(re.search(r"[\d\W_]|[A-Z].*[A-Z]|[a-z][A-Z]", v))
-    if kind == "free":
-        return len(v.split()) >= 2
-    if kind != "free" and _INSTRUCTION.match(v):
-        return False  # "unscramble the letters in every round": what to do, not what to type
-    if re.search(r"\w:\s", v) and not re.match(r"^\d{1,2}:\d{2}\b", v):
-        return False  # "sequence game: give": a stretch of the task's own sentence, not a value
-    if kind == "name" and (re.search(r"[@\d]", v) or is_description(v)):
-        return False  # "@example.com" or "use a realistic name" is no name
-    first = v.split()[0].lower()
-    if len(v.split()) == 1 and (first in _NOT_VALUE or re.fullmatch(r"[a-z]+(?:ed|ing|ly)", v)):
-        return False  # "use the voucher shown", "the code displayed": a description, not the value
-    return first not in STOP and len(v.split()) <= 6
-
-
-def _run(text: str, start: int, kind: str) -> tuple[str, int]:
-    """The unquoted value starting at ``start``: up to a delimiter (free text: up to the sentence end)."""
-    rest = text[start:]
-    if kind == "free":
-        m = re.search(r"[.;!?\n](?=\s|$)|$", rest)
-        return rest[: m.start() if m else len(rest)].strip(), start
-    if kind == "password":
-        m = re.match(r"\S+", rest)
-        return (m.group(0).rstrip(",;.") if m else ""), start
-    # walk words; stop at a delimiter that is not inside an initial ("Ursula K. Le Guin")
-    out: list[str] = []
-    pos = 0
-    while pos < len(rest):
-        m = _STOP_RUN.match(rest, pos)
-        if m and m.end() > pos and (out or not rest[pos:].lstrip().startswith(("(", "["))):
-            prev = out[-1] if out else ""
-            if not (m.group(0).strip() == "." and re.fullmatch(r"[A-Z]", prev)):
-                break
-        w = re.match(r"\s*([^\s,;()]+)", rest[pos:])
-        if not w:
-            break
-        word = w.group(1)
-        if word.endswith(".") and not re.fullmatch(r"[A-Z]\.", word):
-            out.append(word.rstrip("."))
-            break
-        out.append(word)
-        pos += w.end()
-        if len(out) >= 8:
-            break
-    return " ".join(out).strip(), start
 
 
 @dataclass
@@ -338,7 +155,7 @@ class TaskFacts:
         signed = _SIGN_IN_AS.search(self.text)
         if signed and re.search(r"\b(user\s*name|username|login|user(?:\s*id)?|account|e-?mail)\b", label, re.I):
             who = signed.group(1).rstrip(".,;")
-            if kind != "email" or _EMAIL.fullmatch(who):
+            if kind != "email" or EMAIL.fullmatch(who):
                 return who  # "sign in as dana.novak": the account to sign in with
         if kind == "email" and self.emails:
             return self.emails[0]
@@ -386,9 +203,10 @@ class TaskFacts:
                 continue
             inter = len(kw & lw)
             score = inter / len(kw | lw) + (0.3 if inter and kw <= lw else 0) + (0.3 if inter and lw <= kw else 0)
-            if kind != "free" and _INSTRUCTION.match(val):
+            if kind != "free" and INSTRUCTION.match(val):
                 continue  # "Word game: unscramble the letters": a title and an instruction, not a field's value
-            if score > best_score and (kind == "text" or _valid(val, kind) or (describing and is_description(val))):
+            if score > best_score and (kind == "text" or valid_value(val, kind)
+                                       or (describing and is_description(val))):
                 best, best_score = val, score
         return best, best_score
 
@@ -416,13 +234,13 @@ class TaskFacts:
                     continue  # "the move that checkmates": a relative clause describes, it gives no value
                 quoted = _QUOTED_LIST.match(text[pos:])
                 if quoted:
-                    items = [_unq(q) for q in re.findall(r"\"[^\"]+\"|“[^”]+”|'[^']+'", quoted.group(0))]
+                    items = [unquote(q) for q in re.findall(r"\"[^\"]+\"|“[^”]+”|'[^']+'", quoted.group(0))]
                     fresh = [i for i in items if i.lower() not in shown] if shown else items
                     if fresh:
                         return fresh[0]
                     continue
                 if kind == "email":
-                    em = _EMAIL.match(text, pos)
+                    em = EMAIL.match(text, pos)
                     if em:
                         return em.group(0)
                     continue
@@ -431,12 +249,12 @@ class TaskFacts:
                     if num:
                         return num.group(0).rstrip(",.")
                     continue
-                val, _ = _run(text, pos, kind)
-                if val and is_description(val if kind == "free" else _run(text, pos, "free")[0]):
+                val, _ = value_run(text, pos, kind)
+                if val and is_description(val if kind == "free" else value_run(text, pos, "free")[0]):
                     if kind == "password":
                         return None  # described, not given: the caller makes one that meets the rules
-                    return realistic(label, kind, _run(text, pos, "free")[0])
-                if val and _valid(val, kind):
+                    return realistic(label, kind, value_run(text, pos, "free")[0])
+                if val and valid_value(val, kind):
                     return val
         return None
 
@@ -502,8 +320,8 @@ class TaskFacts:
         if m:
             val = m.group("val").strip()
             if val[:1] in "\"“'":
-                return _unq(val)
-            val, _ = _run(self.text, m.start("val"), "text")
+                return unquote(val)
+            val, _ = value_run(self.text, m.start("val"), "text")
             if val:
                 return val
         if self.quoted and re.search(r"\b(search|find|look (?:for|up)|query)\b", self.text, re.I):
@@ -550,7 +368,7 @@ class TaskFacts:
         if not m:
             return 1
         n = m.group(1)
-        return max(1, min(int(n) if n.isdigit() else _NUMBER_WORDS.get(n, 1), 6))
+        return max(1, min(int(n) if n.isdigit() else NUMBER_WORDS.get(n, 1), 6))
 
     # ---------------------------------------------------------------- naming
 
@@ -595,17 +413,6 @@ class TaskFacts:
         return False
 
 
-def has_phrase(text: str, phrase: str) -> bool:
-    """Whether ``phrase`` occurs in ``text`` (both lower case) between non-alphanumeric boundaries."""
-    start = text.find(phrase)
-    while start >= 0:
-        end = start + len(phrase)
-        if (start == 0 or not text[start - 1].isalnum()) and (end == len(text) or not text[end].isalnum()):
-            return True
-        start = text.find(phrase, start + 1)
-    return False
-
-
 @lru_cache(maxsize=1024)
 def _key_rx(key: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\w@.-])" + re.escape(key) + r"(?:s|es)?(?![\w-])", re.I)
@@ -616,114 +423,28 @@ def _first_person(s: str) -> str:
     return re.sub(r"\b(your|yours|yourself|you)\b", lambda m: swaps[m.group(1).lower()], s, flags=re.I)
 
 
-# --------------------------------------------------------------------------- passwords
-
-_CLASS_WORDS = {
-    "digit": r"\b(digit|number|numeral)s?\b",
-    "upper": r"\b(upper[- ]?case|capital)\b",
-    "lower": r"\blower[- ]?case\b",
-    "symbol": r"\b(symbol|special character|special|punctuation)s?\b",
-}
-
-
-def password_rules(text: str) -> dict[str, int]:
-    """Password rules stated in ``text`` (a task or a page's hint): ``min_length``, ``max_length`` and the
-    character classes it requires (``digit``, ``upper``, ``lower``, ``symbol``: minimum counts)."""
-    rules: dict[str, int] = {}
-    low = (text or "").lower()
-    if "password" not in low and "passcode" not in low:
-        return rules
-    m = re.search(r"\b(?:between|from)\s+(\d{1,3})\s+(?:and|to|-)\s+(\d{1,3})\s+char", low) or \
-        re.search(r"\b(\d{1,3})\s*(?:-|to|–)\s*(\d{1,3})\s+char", low)
-    if m:
-        rules["min_length"], rules["max_length"] = int(m.group(1)), int(m.group(2))
-    m = re.search(r"(?:at least|minimum(?: of)?|min\.?|no (?:fewer|less) than)\s+(\d{1,3})\s+(?:\w+\s+)?char", low) \
-        or re.search(r"(\d{1,3})\+?\s+(?:or more\s+)?char\w*\s+(?:or more|minimum|min)", low)
-    if m:
-        rules["min_length"] = int(m.group(1))
-    m = re.search(r"(?:at most|maximum(?: of)?|max\.?|no more than|up to|not (?:more|longer) than)\s+(\d{1,3})\s+"
-                  r"(?:\w+\s+)?char", low)
-    if m:
-        rules["max_length"] = int(m.group(1))
-    for cls, rx in _CLASS_WORDS.items():
-        found = re.search(r"(?:(\d|one|two|three|a|an|at least one|at least \d)\s+)?(?:\w+\s+)?" + rx, low)
-        if found:
-            n = found.group(1) or "1"
-            n = n.replace("at least ", "")
-            rules[cls] = max(1, int(n) if n.isdigit() else _NUMBER_WORDS.get(n, 1))
-    return rules
-
-
-def make_password(rules: dict[str, int] | None = None) -> str:
-    """A fresh random password (``secrets``) meeting ``rules`` (see :func:`password_rules`).
-
-    Always includes upper and lower case letters and a digit; a symbol unless the maximum length leaves no
-    room; length = the stated minimum (at least 12) capped by the stated maximum."""
-    rules = dict(rules or {})
-    lo = max(int(rules.get("min_length", 0) or 0), 12)
-    hi = int(rules.get("max_length", 0) or 0) or max(lo, 16)
-    length = max(min(lo, hi), 4)
-    symbols = "!#%*+-_=?"
-    need = {"upper": max(rules.get("upper", 1), 1), "lower": max(rules.get("lower", 1), 1),
-            "digit": max(rules.get("digit", 1), 1), "symbol": max(rules.get("symbol", 1), 1)}
-    if sum(need.values()) > length:  # a tight maximum: keep what is required, drop the optional symbol
-        if "symbol" not in rules:
-            need["symbol"] = 0
-        while sum(need.values()) > length:
-            most = max(need, key=lambda c: need[c])
-            need[most] -= 1
-    pools = {"upper": string.ascii_uppercase, "lower": string.ascii_lowercase, "digit": string.digits,
-             "symbol": symbols}
-    chars = [secrets.choice(pools[c]) for c, n in need.items() for _ in range(n)]
-    every = string.ascii_letters + string.digits
-    while len(chars) < length:
-        chars.append(secrets.choice(every))
-    # a secure shuffle; never start with a symbol (some sites reject it)
-    for i in range(len(chars) - 1, 0, -1):
-        j = secrets.randbelow(i + 1)
-        chars[i], chars[j] = chars[j], chars[i]
-    if chars[0] in symbols:
-        k = next(n for n, c in enumerate(chars) if c not in symbols)
-        chars[0], chars[k] = chars[k], chars[0]
-    return "".join(chars)
-
-
-def meets_rules(password: str, rules: dict[str, int]) -> bool:
-    if len(password) < int(rules.get("min_length", 1) or 1):
-        return False
-    if rules.get("max_length") and len(password) > int(rules["max_length"]):
-        return False
-    counts = {"digit": sum(c.isdigit() for c in password), "upper": sum(c.isupper() for c in password),
-              "lower": sum(c.islower() for c in password),
-              "symbol": sum(not c.isalnum() for c in password)}
-    return all(counts[c] >= n for c, n in rules.items() if c in counts)
-
-
-# --------------------------------------------------------------------------- reading
-
-
 @lru_cache(maxsize=256)
 def read_task(text: str) -> TaskFacts:
     text = text or ""
     facts = TaskFacts(text=text)
     for m in _QUOTED.finditer(text):
         facts.quoted.append(next(g for g in m.groups() if g is not None))
-    facts.emails = _EMAIL.findall(text)
+    facts.emails = EMAIL.findall(text)
     facts.urls = [u.rstrip(".,;") for u in _URL.findall(text)]
-    scrubbed = _URL.sub(" ", _EMAIL.sub(" ", text))
+    scrubbed = _URL.sub(" ", EMAIL.sub(" ", text))
     facts.phones = [p.strip() for p in _PHONE.findall(scrubbed) if sum(c.isdigit() for c in p) >= 7]
     seen: set[str] = set()
     for m in _PAIR.finditer(_URL.sub(" ", text)):
         key = m.group("key").strip()
         key = re.sub(r"^(?:.*\b(?:with|using|and|the|your|enter|fill in|set)\s+)", "", key, flags=re.I).strip()
-        val = _unq(m.group("val"))
+        val = unquote(m.group("val"))
         if key and val and len(words(key)) <= 5 and key.lower() not in seen and not _BAD_KEY.search(key):
             facts.pairs.append((key, val))
             seen.add(key.lower())
     for rx in _PHRASES:
         for m in rx.finditer(text):
             key = m.group("key").strip()
-            val = _unq(m.group("val"))
+            val = unquote(m.group("val"))
             if key and val and words(key) and key.lower() not in seen and not _BAD_KEY.search(key):
                 (facts.loose_pairs if rx is _LOOSE else facts.pairs).append((key, val))
                 seen.add(key.lower())

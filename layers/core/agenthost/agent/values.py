@@ -72,7 +72,7 @@ _FREE = re.compile(r"\b(message|comments?|feedback|notes?|description|details|qu
 
 
 def realistic(label: str, kind: str = "text", description: str = "", input_type: str = "") -> str:
-    """A plausible value for a field called ``label`` of ``kind`` (see :func:`agenthost.agent.task.field_kind`),
+    """A plausible value for a field called ``label`` of ``kind`` (see :func:`agenthost.agent.fields.field_kind`),
     following what ``description`` says (a range, a length, a topic)."""
     both = f"{label} {description}"
     itype = (input_type or "").lower()

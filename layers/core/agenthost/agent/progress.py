@@ -1,0 +1,76 @@
+"""What earlier turns did and what changed nothing: the policy's memory of its own actions.
+
+:class:`Seen` reads ``history`` (what was really sent) and the memory; :func:`action_key` is a short hashed
+key of an action (no typed text kept); :func:`futile_keys` remembers, per page fingerprint, the actions that
+were sent on exactly that page state without changing it, so a batch is never sent again unchanged.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from agenthost.agent.actions import Action, norm
+from agenthost.agent.outcome import line_key
+from agenthost.agent.page import MASK, Element, Page
+
+
+class Seen:
+    """What earlier turns did, from ``history`` (what was really sent) and the policy's memory."""
+
+    def __init__(self, history: Sequence[Action], page: Page, memory: dict[str, Any]):
+        self.clicks: dict[str, int] = {}
+        self.typed: set[str] = set()
+        #: (field, value) typed before a later click: a step that was sent in full (the form had its value)
+        self.consumed: set[tuple[str, str]] = set()
+        pending: list[tuple[str, str]] = []
+        for a in history or ():
+            target = norm(a.args.get("element") or a.args.get("id") or "")
+            if a.tool in ("click", "check", "submit", "press") and (target or a.tool in ("submit", "press")):
+                if target:
+                    self.clicks[target] = self.clicks.get(target, 0) + 1
+                self.consumed.update(pending)
+                pending = []
+            elif a.tool == "type" and a.args.get("text"):
+                self.typed.add(norm(a.args.get("text")))
+                pending.append((target, norm(a.args.get("text"))))
+        self.filled = any(a.tool in ("type", "select") for a in history or ())
+        self.on_page = set(memory.get("clicked", []))
+        self.fingerprint = page.fingerprint
+        #: the task's site (its URL's host, else the first page's)
+        self.home = str(memory.get("home") or "")
+
+    def clicked(self, e: Element) -> int:
+        return max(self.clicks.get(norm(e.name), 0), self.clicks.get(norm(e.ref), 0))
+
+    def clicked_here(self, e: Element) -> bool:
+        return f"{self.fingerprint}|{e.name}" in self.on_page
+
+
+def action_key(action: Action) -> str:
+    """A short key for an action (tool, target, value), hashed: kept in memory without the typed text."""
+    el = action.resolved
+    target = norm(el.name or el.ref) if el is not None else norm(action.target or action.args.get("url", "")
+                                                                     or action.args.get("key", "")
+                                                                     or action.args.get("direction", ""))
+    extra = action.args.get("text") or action.args.get("option") or ""
+    if extra and action.tool == "type" and el is not None and el.is_secret():
+        extra = MASK  # a password's hash is no better kept than the password
+    return line_key(f"{action.tool}|{target}|{extra}")
+
+
+def futile_keys(memory: dict[str, Any], page: Page, acted: bool) -> set[str]:
+    """Keys of the actions already sent on exactly this page state without changing it."""
+    table = memory.get("futile")
+    if not isinstance(table, dict):
+        table = memory["futile"] = {}
+    sent = memory.get("sent")
+    if (acted or memory.get("acted")) and isinstance(sent, dict) and sent.get("fp") == page.fingerprint:
+        keys = table.setdefault(page.fingerprint, [])
+        for k in sent.get("keys") or []:
+            if k not in keys:
+                keys.append(k)
+        memory["sent"] = {}
+        for old in list(table)[:-20]:
+            del table[old]
+    return set(table.get(page.fingerprint) or [])
