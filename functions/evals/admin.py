@@ -32,8 +32,9 @@ from fastapi.responses import HTMLResponse
 from agenthost.config import secret, settings
 from agenthost.http import ApiError, create_app, make_handler
 from agenthost.store import Store, keys
+from evals.common import CLIENT_ID_RE, CLIENT_INDEX_PK, DEFS_PK
 from evals.definitions import DefinitionError, parse_document, parse_text
-from evals.server import CLIENT_INDEX_PK, DEFS_PK
+from evals.runtime import build_server
 
 app = create_app("evals-admin")
 
@@ -50,8 +51,6 @@ def require_key(request: Request) -> None:
 
 
 def _server(request: Request) -> Any:
-    from evals.app import build_server
-
     return build_server(request.scope.get("aws.context"))
 
 
@@ -229,7 +228,6 @@ def report_html(request: Request) -> HTMLResponse:
 async def upload_result(request: Request) -> dict[str, Any]:
     """A client's result over HTTP, recorded as if it had come over its WebSocket connection."""
     from agenthost import signing
-    from evals.server import CLIENT_ID_RE
 
     raw = await request.body()
     client_id = request.headers.get("x-evals-client-id", "")

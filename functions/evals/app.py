@@ -23,7 +23,6 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from functools import lru_cache
 from typing import Any
 
 from agenthost import aws, logs, metering
@@ -31,10 +30,9 @@ from agenthost.config import secret, settings
 from agenthost.http import logger
 from agenthost.store import Store, keys
 from evals import connections
-from evals.definitions import Catalog, definitions_dir, load_dir
-from evals.judging import default_js_runner, default_llm_judge
-from evals.server import Options, Server, forget_connection, stored_catalog
-from evals.timers import Timers
+from evals.registry import forget_connection
+from evals.runtime import build_server, self_function
+from evals.server import Server
 
 SERVER_ID = settings().evals_server_id
 VERSION = "1.0.0"
@@ -43,44 +41,6 @@ WELCOME_RETRY_S = 5.0
 
 def _now_iso() -> str:
     return datetime.now(UTC).isoformat().replace("+00:00", "Z")
-
-
-def _self_function(context: Any) -> str:
-    """Where this function's own follow-ups (``welcome``) go: the ARN it was invoked with, qualified by the
-    alias or version when it was invoked through one (deployed: the ``live`` alias, so SnapStart's published
-    version serves them too), else ``AGENTHOST_SELF_FUNCTION``, else its name."""
-    invoked = getattr(context, "invoked_function_arn", "") or ""
-    if invoked.startswith("arn:"):
-        return invoked
-    return settings().self_function or getattr(context, "function_name", "EvalsFunction")
-
-
-def _timer_target(context: Any) -> str:
-    arn = settings().evals_timer_target.strip()
-    if arn:
-        return arn
-    invoked = getattr(context, "invoked_function_arn", "") or ""
-    return invoked if invoked.startswith("arn:") else _self_function(context)
-
-
-@lru_cache(maxsize=4)
-def packaged_catalog(root: str) -> Catalog:
-    cat = load_dir(root)
-    for err in cat.errors:
-        logger.warning("evaluation definition skipped", extra={"problem": err})
-    return cat
-
-
-def catalog(store: Store, client_id: str | None = None) -> Catalog:
-    return stored_catalog(store, packaged_catalog(str(definitions_dir())), client_id)
-
-
-def _send(connection_id: str, message: dict[str, Any]) -> int:
-    """Post; the bytes posted (0 when the connection is gone)."""
-    try:
-        return connections.post(connection_id, message)
-    except connections.Gone:
-        return 0
 
 
 def _agent() -> str:
@@ -96,13 +56,6 @@ def _metered(turn: bool = False) -> Iterator[metering.Turn]:
         yield usage
 
 
-def build_server(context: Any = None, store: Store | None = None) -> Server:
-    store = store or Store()
-    return Server(store=store, send=_send, timers=Timers(_timer_target(context)),
-                  catalog=lambda cid=None: catalog(store, cid), options=Options.from_env(),
-                  js_runner=default_js_runner(), llm_judge=default_llm_judge(), close=connections.close)
-
-
 def on_connect(event: dict, context: Any) -> dict:
     connection_id = event["requestContext"]["connectionId"]
     with _metered():
@@ -112,7 +65,7 @@ def on_connect(event: dict, context: Any) -> dict:
             if not hmac.compare_digest(offered, token.encode()):
                 return {"statusCode": 401, "body": "invalid or missing token"}
         aws.client("lambda").invoke(
-            FunctionName=_self_function(context),
+            FunctionName=self_function(context),
             InvocationType="Event",
             Payload=json.dumps({"agenthost": "welcome", "connectionId": connection_id}).encode(),
         )

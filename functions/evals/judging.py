@@ -125,75 +125,22 @@ def threshold(ev: Evaluation) -> float:
 def judge(ev: Evaluation, result: dict[str, Any], *, js_runner: JsRunner | None = None,
           llm_judge: LlmJudge | None = None, pages_url: str = "") -> dict[str, Any]:
     """Verdict for a JSON-RPC ``result`` object: ``{passed, score, threshold, checks: [...]}``."""
-    checks: list[dict[str, Any]] = []
     status = str(result.get("status", "success")).lower()
     output = result.get("output")
     v = ev.validation
-
+    found: list[dict[str, Any] | None] = []
     if status not in ("success", "completed", "ok"):
-        checks.append({"check": "status", "passed": False, "score": 0.0,
-                       "detail": f"client reported status {status!r}"})
-
-    schema = output_schema(ev)
-    if schema is not None and v.type != "none":
-        import jsonschema
-
-        try:
-            jsonschema.validate(output, schema)
-            checks.append({"check": "schema", "passed": True, "score": 1.0, "detail": "output matches the schema"})
-        except jsonschema.ValidationError as exc:
-            where = ".".join(str(p) for p in exc.absolute_path) or "(root)"
-            checks.append({"check": "schema", "passed": False, "score": 0.0, "detail": f"{where}: {exc.message}"})
-        except jsonschema.SchemaError as exc:
-            checks.append({"check": "schema", "passed": False, "score": 0.0,
-                           "detail": f"the evaluation's schema is invalid: {exc.message}"})
-
+        found.append({"check": "status", "passed": False, "score": 0.0,
+                      "detail": f"client reported status {status!r}"})
+    found.append(_schema_check(ev, output))
     if v.expected is not None:
         ok = matches(v.expected, output)
-        checks.append({"check": "expected", "passed": ok, "score": 1.0 if ok else 0.0,
-                       "detail": "expected values found" if ok else "expected values not found in the output"})
-
-    if v.snapshot is not None:
-        excl = [str(p) for p in v.snapshot.get("exclude_paths", [])]
-        want = strip_paths(v.snapshot.get("expected"), excl)
-        got = strip_paths(output, excl)
-        diff = _first_diff(want, got)
-        checks.append({"check": "snapshot", "passed": not diff, "score": 0.0 if diff else 1.0,
-                       "detail": diff or "output equals the snapshot"})
-
-    if v.js_eval is not None:
-        script = str(v.js_eval.get("script", ""))
-        want = v.js_eval.get("expected_result", True)
-        if js_runner is None:
-            checks.append({"check": "js-eval", "passed": False, "score": 0.0,
-                           "detail": "js-eval needs the browser function, which is not available"})
-        else:
-            try:
-                got = js_runner(ev.url(pages_url), script)
-                ok = matches(want, got) if not isinstance(want, bool) else bool(got) is want
-                checks.append({"check": "js-eval", "passed": ok, "score": 1.0 if ok else 0.0,
-                               "detail": f"script returned {json.dumps(got)[:120]}"})
-            except Exception as exc:  # noqa: BLE001 - a broken script is a failed check, not a crash
-                checks.append({"check": "js-eval", "passed": False, "score": 0.0,
-                               "detail": f"script failed: {type(exc).__name__}: {str(exc)[:200]}"})
-
-    if v.type in ("llm-judge", "hybrid") and llm_judge is not None:
-        criteria = [str(c) for c in (v.llm_judge or {}).get("criteria", [])]
-        try:
-            out = llm_judge(ev, output, criteria)
-            score = max(0.0, min(1.0, float(out.get("score", 0))))
-            checks.append({"check": "llm-judge", "passed": score >= threshold(ev), "score": score,
-                           "detail": str(out.get("verdict", ""))[:500]})
-        except Exception as exc:  # noqa: BLE001 - the judge is optional; its failure is recorded
-            if _budget_refused(exc):  # not the output's fault: the check is not scored
-                checks.append({"check": "llm-judge", "skipped": True,
-                               "detail": "skipped: the daily LLM budget is spent"})
-            else:
-                checks.append({"check": "llm-judge", "passed": False, "score": 0.0,
-                               "detail": f"judge failed: {type(exc).__name__}"})
-    elif v.type in ("llm-judge", "hybrid"):
-        checks.append({"check": "llm-judge", "skipped": True, "detail": "no LLM judge configured"})
-
+        found.append({"check": "expected", "passed": ok, "score": 1.0 if ok else 0.0,
+                      "detail": "expected values found" if ok else "expected values not found in the output"})
+    found.append(_snapshot_check(ev, output))
+    found.append(_js_check(ev, js_runner, pages_url))
+    found.append(_llm_check(ev, output, llm_judge))
+    checks = [c for c in found if c is not None]
     scored = [c for c in checks if not c.get("skipped")]
     if not scored:
         score = 1.0 if status in ("success", "completed", "ok") else 0.0
@@ -203,6 +150,70 @@ def judge(ev: Evaluation, result: dict[str, Any], *, js_runner: JsRunner | None 
     status_failed = any(c["check"] == "status" for c in checks)
     return {"passed": (score >= thr) and not status_failed, "score": round(score, 4), "threshold": thr,
             "checks": checks}
+
+
+def _schema_check(ev: Evaluation, output: Any) -> dict[str, Any] | None:
+    schema = output_schema(ev)
+    if schema is None or ev.validation.type == "none":
+        return None
+    import jsonschema
+
+    try:
+        jsonschema.validate(output, schema)
+        return {"check": "schema", "passed": True, "score": 1.0, "detail": "output matches the schema"}
+    except jsonschema.ValidationError as exc:
+        where = ".".join(str(p) for p in exc.absolute_path) or "(root)"
+        return {"check": "schema", "passed": False, "score": 0.0, "detail": f"{where}: {exc.message}"}
+    except jsonschema.SchemaError as exc:
+        return {"check": "schema", "passed": False, "score": 0.0,
+                "detail": f"the evaluation's schema is invalid: {exc.message}"}
+
+
+def _snapshot_check(ev: Evaluation, output: Any) -> dict[str, Any] | None:
+    snapshot = ev.validation.snapshot
+    if snapshot is None:
+        return None
+    excl = [str(p) for p in snapshot.get("exclude_paths", [])]
+    diff = _first_diff(strip_paths(snapshot.get("expected"), excl), strip_paths(output, excl))
+    return {"check": "snapshot", "passed": not diff, "score": 0.0 if diff else 1.0,
+            "detail": diff or "output equals the snapshot"}
+
+
+def _js_check(ev: Evaluation, js_runner: JsRunner | None, pages_url: str) -> dict[str, Any] | None:
+    js_eval = ev.validation.js_eval
+    if js_eval is None:
+        return None
+    script = str(js_eval.get("script", ""))
+    want = js_eval.get("expected_result", True)
+    if js_runner is None:
+        return {"check": "js-eval", "passed": False, "score": 0.0,
+                "detail": "js-eval needs the browser function, which is not available"}
+    try:
+        got = js_runner(ev.url(pages_url), script)
+        ok = matches(want, got) if not isinstance(want, bool) else bool(got) is want
+        return {"check": "js-eval", "passed": ok, "score": 1.0 if ok else 0.0,
+                "detail": f"script returned {json.dumps(got)[:120]}"}
+    except Exception as exc:  # noqa: BLE001 - a broken script is a failed check, not a crash
+        return {"check": "js-eval", "passed": False, "score": 0.0,
+                "detail": f"script failed: {type(exc).__name__}: {str(exc)[:200]}"}
+
+
+def _llm_check(ev: Evaluation, output: Any, llm_judge: LlmJudge | None) -> dict[str, Any] | None:
+    v = ev.validation
+    if v.type not in ("llm-judge", "hybrid"):
+        return None
+    if llm_judge is None:
+        return {"check": "llm-judge", "skipped": True, "detail": "no LLM judge configured"}
+    criteria = [str(c) for c in (v.llm_judge or {}).get("criteria", [])]
+    try:
+        out = llm_judge(ev, output, criteria)
+        score = max(0.0, min(1.0, float(out.get("score", 0))))
+        return {"check": "llm-judge", "passed": score >= threshold(ev), "score": score,
+                "detail": str(out.get("verdict", ""))[:500]}
+    except Exception as exc:  # noqa: BLE001 - the judge is optional; its failure is recorded
+        if _budget_refused(exc):  # not the output's fault: the check is not scored
+            return {"check": "llm-judge", "skipped": True, "detail": "skipped: the daily LLM budget is spent"}
+        return {"check": "llm-judge", "passed": False, "score": 0.0, "detail": f"judge failed: {type(exc).__name__}"}
 
 
 def _budget_refused(exc: Exception) -> bool:

@@ -124,6 +124,7 @@ def handler_cost(defs_dir: str, n_evals: int, max_c: int) -> None:
     """The same client through the Lambda handler (``evals.app.handler``: a Server per invocation, metering
     on): DynamoDB calls per evaluation as metering records them, counter writes included."""
     import evals.app as evals_app
+    import evals.runtime as evals_runtime
     from evals.timers import NoTimers
 
     from agenthost import config, metering
@@ -136,7 +137,7 @@ def handler_cost(defs_dir: str, n_evals: int, max_c: int) -> None:
     os.environ["AGENTHOST_EVALS_AUTO_CREATE"] = "true"
     config.reset()
     metering.reset()
-    evals_app.packaged_catalog.cache_clear()
+    evals_runtime.packaged_catalog.cache_clear()
     inbox: list[dict] = []
     seen: list[dict] = []
 
@@ -145,8 +146,8 @@ def handler_cost(defs_dir: str, n_evals: int, max_c: int) -> None:
         seen.append(msg)
         return len(json.dumps(msg, separators=(",", ":")).encode())
 
-    evals_app._send = post  # the @connections post, in memory
-    evals_app.Timers = lambda _target: NoTimers()  # type: ignore[assignment,misc]
+    evals_runtime._send = post  # the @connections post, in memory
+    evals_runtime.Timers = lambda _target: NoTimers()  # type: ignore[assignment,misc]
     ctx = LambdaContext("agenthost-evals")
     client_msgs = 0
 

@@ -146,9 +146,9 @@ def prepare(monkeypatch: Any, tmp_path: Any) -> None:
 
     monkeypatch.setattr(agents_app.site, "limits", Limits(rate_limit=10**9))
     monkeypatch.setattr(agents_app.site, "rate", RateLimiter(10**9, 60))
-    from evals import app as evals_app
+    from evals.runtime import packaged_catalog
 
-    evals_app.packaged_catalog.cache_clear()
+    packaged_catalog.cache_clear()
 
 
 def nested(depth: int, inner: Any = 1, kinds: str = "[") -> str:

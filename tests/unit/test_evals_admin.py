@@ -14,8 +14,9 @@ def admin(aws, monkeypatch, tmp_path):
     monkeypatch.setenv("AGENTHOST_EVALS_DIR", str(tmp_path))
     monkeypatch.setenv("AGENTHOST_EVALS_ADMIN_KEY", "admin-key")
     from evals import app as evals_app
+    from evals.runtime import packaged_catalog
 
-    evals_app.packaged_catalog.cache_clear()
+    packaged_catalog.cache_clear()
     return evals_app.handler
 
 
@@ -51,7 +52,7 @@ def test_upload_definitions_validates_and_lists(admin):
 
 
 def test_clients_trigger_and_reports(admin, aws):
-    from evals.server import CLIENT_INDEX_PK
+    from evals.common import CLIENT_INDEX_PK
 
     call(admin, "POST", "/evals/definitions", json_body=DEF, headers=KEY)
     assert call(admin, "GET", "/evals/clients/nobody", headers=KEY).status == 404

@@ -55,12 +55,12 @@ def evals_env(aws, monkeypatch, tmp_path):
     fakes = {"lambda": Lambda(), "apigatewaymanagementapi": Connections()}
     monkeypatch.setattr(aws_clients, "client", lambda name, **kw: fakes[name] if name in fakes
                         else real_client(name, **kw))
-    from evals import app as evals_app
+    from evals.runtime import packaged_catalog
 
-    evals_app.packaged_catalog.cache_clear()
+    packaged_catalog.cache_clear()
     metering.reset()
     yield aws, invoked, posted
-    evals_app.packaged_catalog.cache_clear()
+    packaged_catalog.cache_clear()
     metering.reset()
 
 

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 
 import pytest
-from evals import connections
-from evals import server as server_module
+from evals import connections, registry, scheduler
+from evals.common import disclosure_mode
 from evals.definitions import load_dir
 from evals.server import Options, Server
 from evals.timers import NoTimers
@@ -74,7 +74,7 @@ def env(aws, tmp_path):
     for i in range(1, 4):
         write_eval(tmp_path, "extraction", f"e{i}", metadata={"retries": 1 if i == 1 else 0})
     hub, clock, timers = Hub(), Clock(), NoTimers()
-    server_module._REGISTERED.clear()  # the per-container cache must not leak between tests
+    registry._REGISTERED.clear()  # the per-container cache must not leak between tests
     aws.clock = clock
 
     def make(**opts) -> Server:
@@ -382,12 +382,12 @@ def test_an_evaluate_whose_post_fails_is_taken_back_and_sent_again(env):
     s.on_message("k1", json.dumps({"type": "ready"}))
     assert evaluates(hub.take("k1")) == []  # the first post failed: nothing more is sent from this invocation
     e1 = s.store.get("CLIENT#c1", "EVAL#e1")
-    assert e1["status"] == "pending" and e1["notBefore"] == clock.t + server_module.SEND_RETRY_S
+    assert e1["status"] == "pending" and e1["notBefore"] == clock.t + scheduler.SEND_RETRY_S
     assert s.store.get("CLIENT#c1", "META")["inflight"] == 0
     retry = [t for t in timers.scheduled if t[2].get("agenthost") == "dispatch"]
-    assert len(retry) == 1 and retry[0][1] == clock.t + server_module.SEND_RETRY_S
+    assert len(retry) == 1 and retry[0][1] == clock.t + scheduler.SEND_RETRY_S
 
-    clock.t += server_module.SEND_RETRY_S
+    clock.t += scheduler.SEND_RETRY_S
     assert s.dispatch("c1") == 2  # what the scheduled dispatch does
     again = evaluates(hub.take("k1"))
     assert [m["params"]["evaluationId"] for m in again] == ["e1", "e2"]
@@ -690,7 +690,7 @@ def test_same_client_id_registering_again_replaces_the_older_connection(env, cap
     assert notice["type"] == "error" and notice["error"] == "replaced" and "id" not in notice
     assert "k1" in hub.closed and "k1" not in hub.open
     other_container = make()
-    server_module._REGISTERED["k1"] = "c1"  # a warm container that had cached the old connection
+    registry._REGISTERED["k1"] = "c1"  # a warm container that had cached the old connection
     hub.open.add("k1")  # its result raced the close
     caplog.clear()
     other_container.on_message("k1", json.dumps({"jsonrpc": "2.0", "id": first[0]["id"],
@@ -698,7 +698,7 @@ def test_same_client_id_registering_again_replaces_the_older_connection(env, cap
     ev = s.store.get("CLIENT#c1", f"EVAL#{first[0]['params']['evaluationId']}")
     assert ev["status"] == "running" and not ev.get("late")  # ignored: not a result, not even a late one
     assert "replaced connection ignored" in caplog.text
-    server_module._REGISTERED.pop("k1")
+    registry._REGISTERED.pop("k1")
     s.on_message("k1", json.dumps({"jsonrpc": "2.0", "id": first[1]["id"], "result": {"output": {"title": "x"}}}))
     assert s.store.get("CLIENT#c1", f"EVAL#{first[1]['params']['evaluationId']}")["status"] == "running"
     # the new connection gets the in-flight evaluations again and its results count
@@ -760,7 +760,7 @@ def test_disclosure_to_registered_clients_only_and_only_their_own_key(env):
 @pytest.mark.parametrize(("raw", "mode"), [("", ""), ("false", ""), ("registered", "registered"),
                                            ("Registered", "registered"), ("true", "all"), ("all", "all")])
 def test_disclosure_setting_values(raw, mode):
-    assert server_module.disclosure_mode(raw) == mode
+    assert disclosure_mode(raw) == mode
 
 
 # ---- a conditional write whose first attempt was applied, then resent by the SDK ---------------------------
