@@ -78,7 +78,8 @@ def test_snapshot_page_uses_agent_ids_and_roles():
         {"id": "agent-4", "tag": "button", "text": "Sign in", "unknown": 1},
     ]})
     assert [(e.ref, e.role) for e in page.elements] == [
-        ("agent-1", "link"), ("agent-2", "textbox"), ("agent-3", "checkbox"), ("agent-4", "button")]
+        ("agent-1", "link"), ("agent-2", "textbox"), ("agent-3", "checkbox"), ("agent-4", "button"),
+        ("text-1", "paragraph")]  # the visible text no control shows (agent.layout)
     assert page.elements[1].name == "Email" and page.elements[2].checked is True
     assert resolve(page, "click", "agent-4").name == "Sign in"
 

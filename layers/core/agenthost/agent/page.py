@@ -25,6 +25,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from agenthost.agent import layout
+
 #: roles a user can act on
 INTERACTIVE_ROLES = frozenset({
     "button", "link", "textbox", "searchbox", "combobox", "listbox", "checkbox", "radio", "switch",
@@ -408,6 +410,7 @@ def from_snapshot(snapshot: dict[str, Any] | None) -> Page:
     if not snapshot:
         return Page()
     elements: list[Element] = []
+    shown: dict[int, str] = {}
     for i, raw in enumerate(snapshot.get("elements") or []):
         if not isinstance(raw, dict):
             continue
@@ -441,8 +444,12 @@ def from_snapshot(snapshot: dict[str, Any] | None) -> Page:
         if raw.get("inViewport") is False:
             el.in_viewport = False
         elements.append(el)
+        shown[id(el)] = text or str(raw.get("label") or "")
+    # the structure the flat snapshot lost: an open combobox's list, the text between the controls
+    elements = layout.group_options(elements, Element)
+    elements, text = layout.interleave(elements, shown, str(snapshot.get("visibleText") or ""), Element)
     return Page(url=str(snapshot.get("url") or ""), title=str(snapshot.get("title") or ""), elements=elements,
-                text=str(snapshot.get("visibleText") or ""), source="snapshot")
+                text=text, source="snapshot")
 
 
 def from_observation(observation: dict[str, Any]) -> Page:
