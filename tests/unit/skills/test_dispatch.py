@@ -21,6 +21,8 @@ from agenthost.skills import Solution, solve
     ("What is the total of column Price?", {"tables": [[["Item", "Price"], ["a", "2"], ["b", "3.5"]]]}, "table",
      "5.5"),
     ("Write at least 50 words about the sea", None, "writing", None),
+    ("How many metres are in 2.5 kilometres?", None, "units", "2500"),
+    ("What is 20 °C in °F?", {"tables": [[["City", "Temp"], ["Oslo", "3"], ["Rome", "18"]]]}, "units", "68"),
 ])
 def test_routing(question, context, skill, answer):
     found = solve(question, context=context)
@@ -50,12 +52,13 @@ def test_a_past_deadline_answers_none():
 def test_tools_are_complete_and_callable():
     by_name = {t.name: t for t in skills.tools()}
     assert set(by_name) == {"calculate", "next_in_sequence", "unscramble", "fill_missing_letters",
-                            "chess_best_move", "table_query", "json_api_query", "write_text"}
+                            "chess_best_move", "table_query", "json_api_query", "write_text", "convert_units"}
     for t in by_name.values():
         spec = t.spec()
         assert spec["parameters"]["type"] == "object" and spec["parameters"]["required"]
         assert len(spec["description"]) > 20
     assert by_name["calculate"].call({"expression": "6 * 7"}) == "42"
+    assert by_name["convert_units"].call({"value": 3, "from": "hours", "to": "minutes"}) == "180"
 
 
 def test_a_whole_page_of_text_is_read_line_by_line():

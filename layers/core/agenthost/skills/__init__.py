@@ -4,6 +4,7 @@ One small module per skill, each with its own documented input and output:
 
 * :mod:`~agenthost.skills.arithmetic`: a safe arithmetic evaluator (no ``eval``) that reads symbols and words;
 * :mod:`~agenthost.skills.sequences`: the next (or a missing) term of a number sequence, or nothing when unsure;
+* :mod:`~agenthost.skills.units`: unit conversion (length, mass, time, volume, area, speed, data, temperature);
 * :mod:`~agenthost.skills.words`: anagrams and missing-letter words from a real English word list;
 * :mod:`~agenthost.skills.chess`: the best move of a position, through python-chess and a UCI engine;
 * :mod:`~agenthost.skills.tables`: lookups and aggregates over page tables given as rows;
@@ -112,11 +113,11 @@ Recogniser = Callable[[str, Context, float | None], Solution | None]
 
 
 def _recognisers() -> list[Recogniser]:
-    from agenthost.skills import arithmetic, chess, json_api, sequences, tables, words, writing
+    from agenthost.skills import arithmetic, chess, json_api, sequences, tables, units, words, writing
 
-    # most specific first: a chess position or a table question may also contain numbers
-    return [chess.from_question, json_api.from_question, tables.from_question, writing.from_question,
-            sequences.from_question, words.from_question, arithmetic.from_question]
+    # most specific first: a chess position, a conversion or a table question may also contain numbers
+    return [chess.from_question, units.from_question, json_api.from_question, tables.from_question,
+            writing.from_question, sequences.from_question, words.from_question, arithmetic.from_question]
 
 
 _SENTENCE_END = re.compile(r"(?<=[?!.])\s+(?=[A-Z0-9\"'“(¿])")
@@ -194,7 +195,7 @@ def solve_all(text: str, *, context: Any = None, deadline: float | None = None) 
 
 def tools() -> list[Tool]:
     """The skills as LLM tools (name, description, JSON-schema parameters, ``call``)."""
-    from agenthost.skills import arithmetic, chess, json_api, sequences, tables, words, writing
+    from agenthost.skills import arithmetic, chess, json_api, sequences, tables, units, words, writing
 
     return [*arithmetic.tools(), *sequences.tools(), *words.tools(), *chess.tools(), *tables.tools(),
-            *json_api.tools(), *writing.tools()]
+            *json_api.tools(), *writing.tools(), *units.tools()]
