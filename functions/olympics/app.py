@@ -22,8 +22,9 @@ from agenthost import limits, logs, metering, signing  # noqa: E402
 from agenthost.config import settings  # noqa: E402
 from agenthost.deadline import Deadline  # noqa: E402
 from olympics import auth, brain  # noqa: E402
+from olympics.auth import Caller  # noqa: E402
 from olympics.memory import MemoryStore  # noqa: E402
-from olympics.models import TurnRequest  # noqa: E402
+from olympics.models import TurnRequest, TurnResponse  # noqa: E402
 from olympics.turn import TurnStats, idle_response, play  # noqa: E402
 
 logger = Logger(service="agenthost", use_rfc3339=True)
@@ -77,8 +78,26 @@ def _handle(event: dict[str, Any], context: Any, started: float) -> dict[str, An
         # the platform only POSTs; anything else (a probe, a browser) gets a valid do-nothing turn: this
         # webhook never answers non-2xx except 401 for a bad signature
         return _respond(200, idle_response(f"this webhook plays turns sent with POST, not {method[:10]}"))
-    headers = {str(k).lower(): str(v) for k, v in (event.get("headers") or {}).items()}
     raw = _raw_body(event)
+    read = _read_turn(event, raw)
+    if not isinstance(read, tuple):
+        return read
+    caller, request = read
+    response, stats = _play(caller, request, raw, started)
+    logger.info("olympics turn", extra={
+        "agent": caller.agent_id, "turn": request.turnNumber, "test_ping": caller.test_ping,
+        "source": stats.source, "actions": len(response.actions), "done": response.done,
+        "dropped": stats.dropped[:5], "llm_error": stats.llm_error, "memory_error": stats.memory_error,
+        "dynamodb_calls": stats.dynamodb_calls, "budget": stats.budget,
+        "duration_ms": round((time.monotonic() - started) * 1000, 1),
+    })
+    return _respond(200, response.wire())
+
+
+def _read_turn(event: dict[str, Any], raw: bytes) -> tuple[Caller, TurnRequest] | dict[str, Any]:
+    """(the authenticated caller, the turn) or the response to send instead: 401 for a bad signature (checked
+    before anything else is said about the body), else a valid do-nothing turn for a body we cannot play."""
+    headers = {str(k).lower(): str(v) for k, v in (event.get("headers") or {}).items()}
     refused = ""
     try:
         body: Any = limits.loads(raw) if raw else None
@@ -97,11 +116,14 @@ def _handle(event: dict[str, Any], context: Any, started: float) -> dict[str, An
     if not isinstance(body, dict):
         return _respond(200, idle_response("the request body is not a JSON object; nothing to do"))
     try:
-        request = TurnRequest.model_validate(body)
+        return caller, TurnRequest.model_validate(body)
     except ValueError as exc:
         logger.info("olympics request unreadable", extra={"error": str(exc)[:300]})
         return _respond(200, idle_response("the request could not be read; nothing to do"))
 
+
+def _play(caller: Caller, request: TurnRequest, raw: bytes, started: float) -> tuple[TurnResponse, TurnStats]:
+    """The turn, metered: its usage counters ride along in the task memory's one write."""
     memory_store = MemoryStore()
     try:
         memory_store.store.client  # noqa: B018 - created before the turn so metering counts its calls
@@ -130,11 +152,4 @@ def _handle(event: dict[str, Any], context: Any, started: float) -> dict[str, An
         )
         if not folded:
             _record_fallback(usage, stats)
-    logger.info("olympics turn", extra={
-        "agent": caller.agent_id, "turn": request.turnNumber, "test_ping": caller.test_ping,
-        "source": stats.source, "actions": len(response.actions), "done": response.done,
-        "dropped": stats.dropped[:5], "llm_error": stats.llm_error, "memory_error": stats.memory_error,
-        "dynamodb_calls": stats.dynamodb_calls, "budget": stats.budget,
-        "duration_ms": round((time.monotonic() - started) * 1000, 1),
-    })
-    return _respond(200, response.wire())
+    return response, stats

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
@@ -96,74 +97,103 @@ def check_action(tool: str, args: dict[str, Any], page: Page, offered: tuple[str
         return None, "done: answered as the response's done/result"
     if scripty(args):
         return None, f"{tool}: script-like text"
-    if tool == "navigate":
-        url = _str(args, "url")
-        return ({"url": url}, "") if _http_url(url) else (None, "navigate: url must be http(s)")
-    if tool == "click":
-        el = _str(args, "element")
-        if not el:
-            return None, "click: element missing"
-        if resolve(page, "click", el) is None:
-            return None, f"click: '{el[:60]}' is not on the page"
-        if _ambiguous(page, "click", el):
-            return None, f"click: '{el[:60]}' would hit another element first"
-        return {"element": el}, ""
-    if tool == "type":
-        el, text = _str(args, "element"), args.get("text")
-        if not el or text is None:
-            return None, "type: element and text are required"
-        if resolve(page, "type", el) is None:
-            return None, f"type: no field named '{el[:60]}'"
-        if _ambiguous(page, "type", el):
-            return None, f"type: '{el[:60]}' would reach another field first"
-        clean: dict[str, Any] = {"element": el, "text": str(text)[:MAX_TEXT]}
-        if "clear" in args:
-            clean["clear"] = bool(args.get("clear"))
-        return clean, ""
-    if tool == "select":
-        el, option = _str(args, "element"), _str(args, "option")
-        if not el or not option:
-            return None, "select: element and option are required"
-        found = resolve(page, "select", el)
-        if found is None:
-            return None, f"select: no dropdown named '{el[:60]}'"
-        if _ambiguous(page, "select", el):
-            return None, f"select: '{el[:60]}' would reach another dropdown first"
-        if found.options and not any(option.lower() in o.lower() for o in found.options):
-            return None, f"select: '{option[:60]}' is not an option of '{el[:60]}'"
-        return {"element": el, "option": option}, ""
-    if tool == "scroll":
-        direction = _str(args, "direction").lower() or "down"
-        if direction not in ("up", "down"):
-            return None, f"scroll: direction '{direction[:10]}' does nothing (only up/down)"
-        try:
-            amount = int(args.get("amount", 500))
-        except (TypeError, ValueError):
-            amount = 500
-        return {"direction": direction, "amount": max(50, min(amount, 5000))}, ""
-    if tool == "wait":
-        cond = _str(args, "condition") or "load"
-        try:
-            timeout = int(args.get("timeout", 3000))
-        except (TypeError, ValueError):
-            timeout = 3000
-        return {"condition": cond[:200], "timeout": max(100, min(timeout, 10000))}, ""
-    if tool == "submit":
-        form = _str(args, "form")
-        if not form:
-            return None, "submit: needs form (without it the page's handlers are skipped)"
-        return {"form": form}, ""
-    if tool == "api_call":
-        method, url = _str(args, "method").upper() or "GET", _str(args, "url")
-        if method not in ("GET", "POST") or not _http_url(url):
-            return None, "api_call: GET/POST to an http(s) url only"
-        clean = {"method": method, "url": url}
-        if "body" in args and args["body"] is not None:
-            body = args["body"]
-            clean["body"] = body if isinstance(body, str) else json.dumps(body)
-        return clean, ""
-    # an offered tool the spec does not describe: pass through only plain, script-free arguments
-    return ({k: v for k, v in args.items() if isinstance(k, str)}, "")
+    check = _CHECKS.get(tool)
+    if check is None:
+        # an offered tool the spec does not describe: pass through only plain, script-free arguments
+        return ({k: v for k, v in args.items() if isinstance(k, str)}, "")
+    return check(args, page)
+
+
+Checked = tuple[dict[str, Any] | None, str]
+
+
+def _navigate(args: dict[str, Any], page: Page) -> Checked:
+    url = _str(args, "url")
+    return ({"url": url}, "") if _http_url(url) else (None, "navigate: url must be http(s)")
+
+
+def _click(args: dict[str, Any], page: Page) -> Checked:
+    el = _str(args, "element")
+    if not el:
+        return None, "click: element missing"
+    if resolve(page, "click", el) is None:
+        return None, f"click: '{el[:60]}' is not on the page"
+    if _ambiguous(page, "click", el):
+        return None, f"click: '{el[:60]}' would hit another element first"
+    return {"element": el}, ""
+
+
+def _type(args: dict[str, Any], page: Page) -> Checked:
+    el, text = _str(args, "element"), args.get("text")
+    if not el or text is None:
+        return None, "type: element and text are required"
+    if resolve(page, "type", el) is None:
+        return None, f"type: no field named '{el[:60]}'"
+    if _ambiguous(page, "type", el):
+        return None, f"type: '{el[:60]}' would reach another field first"
+    clean: dict[str, Any] = {"element": el, "text": str(text)[:MAX_TEXT]}
+    if "clear" in args:
+        clean["clear"] = bool(args.get("clear"))
+    return clean, ""
+
+
+def _select(args: dict[str, Any], page: Page) -> Checked:
+    el, option = _str(args, "element"), _str(args, "option")
+    if not el or not option:
+        return None, "select: element and option are required"
+    found = resolve(page, "select", el)
+    if found is None:
+        return None, f"select: no dropdown named '{el[:60]}'"
+    if _ambiguous(page, "select", el):
+        return None, f"select: '{el[:60]}' would reach another dropdown first"
+    if found.options and not any(option.lower() in o.lower() for o in found.options):
+        return None, f"select: '{option[:60]}' is not an option of '{el[:60]}'"
+    return {"element": el, "option": option}, ""
+
+
+def _int(args: dict[str, Any], key: str, default: int, low: int, high: int) -> int:
+    """``args[key]`` as an int within [low, high]; ``default`` when it is not a number."""
+    try:
+        value = int(args.get(key, default))
+    except (TypeError, ValueError):
+        value = default
+    return max(low, min(value, high))
+
+
+def _scroll(args: dict[str, Any], page: Page) -> Checked:
+    direction = _str(args, "direction").lower() or "down"
+    if direction not in ("up", "down"):
+        return None, f"scroll: direction '{direction[:10]}' does nothing (only up/down)"
+    return {"direction": direction, "amount": _int(args, "amount", 500, 50, 5000)}, ""
+
+
+def _wait(args: dict[str, Any], page: Page) -> Checked:
+    cond = _str(args, "condition") or "load"
+    return {"condition": cond[:200], "timeout": _int(args, "timeout", 3000, 100, 10000)}, ""
+
+
+def _submit(args: dict[str, Any], page: Page) -> Checked:
+    form = _str(args, "form")
+    if not form:
+        return None, "submit: needs form (without it the page's handlers are skipped)"
+    return {"form": form}, ""
+
+
+def _api_call(args: dict[str, Any], page: Page) -> Checked:
+    method, url = _str(args, "method").upper() or "GET", _str(args, "url")
+    if method not in ("GET", "POST") or not _http_url(url):
+        return None, "api_call: GET/POST to an http(s) url only"
+    clean = {"method": method, "url": url}
+    if "body" in args and args["body"] is not None:
+        body = args["body"]
+        clean["body"] = body if isinstance(body, str) else json.dumps(body)
+    return clean, ""
+
+
+_CHECKS: dict[str, Callable[[dict[str, Any], Page], Checked]] = {
+    "navigate": _navigate, "click": _click, "type": _type, "select": _select, "scroll": _scroll,
+    "wait": _wait, "submit": _submit, "api_call": _api_call,
+}
 
 
 def _ends_batch(tool: str, args: dict[str, Any], page: Page) -> bool:

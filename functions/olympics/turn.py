@@ -138,19 +138,11 @@ def play(
     gives a write to send with the task memory's own (the turn's usage counters), keeping one write."""
     cfg = settings()
     deadline = deadline if deadline is not None else Deadline.after(cfg.olympics_budget_s)
-    answer_by = deadline.reserve(cfg.answer_reserve_s, "answer")
     stats = TurnStats()
     tree = ping_tree(request.pageState.accessibilityTree)
     page = from_aria(tree, url=request.pageState.url, title=request.pageState.title)
     offered = request.tools()
-    turn = request.turnNumber
-
-    memory: TaskMemory | None = None
-    if memory_store is not None:
-        try:
-            memory = memory_store.load(agent, request.task.taskPrompt, turn, request.pageState.url, digest)
-        except Exception as exc:  # noqa: BLE001 - memory is a help, never a reason to fail a turn
-            stats.memory_error = f"load: {type(exc).__name__}"
+    memory = _load(memory_store, agent, request, digest, stats)
     if memory is not None and memory.replayed is not None:
         # this signed body was answered already (a replay, or the platform retrying): the same answer, no
         # second decision and no second write
@@ -159,57 +151,85 @@ def play(
         if memory.replayed.get("idle"):
             return TurnResponse.model_validate(idle_response("this turn was answered already")), stats
         return TurnResponse.model_validate(memory.replayed), stats
-    if memory is None:
-        memory = TaskMemory(agent=agent, task=task_hash(request.task.taskPrompt, request.pageState.url),
-                            first_url=request.pageState.url, started_at=time.time())
-    memory.observe(turn, request.pageState.url, page.fingerprint)
+    memory = memory if memory is not None else _new_memory(agent, request)
+    memory.observe(request.turnNumber, request.pageState.url, page.fingerprint)
     if request.pageState.error:  # the spec's field; the real runner never sends it
-        memory.note(f"Turn {turn}: the platform reported an error after the last actions: "
+        memory.note(f"Turn {request.turnNumber}: the platform reported an error after the last actions: "
                     f"{request.pageState.error[:200]}")
-
-    decision: Decision | None = None
-    verdict: guard.Verdict | None = None
-    if llm is not None:
-        llm_deadline = deadline.reserve(cfg.olympics_reserve_s, "fallback, guard and memory write")
-        stats.budget = llm_deadline.describe("llm")
-        inp = TurnInput(request, page, memory, offered, llm_deadline)
-        remaining = llm_deadline.remaining()
-        if remaining > MIN_LLM_S:
-            # the worker sees this turn's context (metering records the LLM call on the turn)
-            future = _pool.submit(contextvars.copy_context().run, llm, inp)
-            try:
-                candidate = future.result(timeout=remaining)
-                v = guard.sanitize(candidate.actions, tree, offered, page)
-                if _accepted(candidate, v):
-                    decision, verdict = candidate, v
-                else:
-                    stats.llm_error = "invalid: nothing executable (" + "; ".join(v.dropped[:3]) + ")"
-            except concurrent.futures.TimeoutError:
-                future.cancel()
-                stats.llm_error = "late"
-            except Exception as exc:  # noqa: BLE001 - any LLM failure falls back to the deterministic policy
-                stats.llm_error = f"failed: {type(exc).__name__}"
-        else:
-            stats.llm_error = "no time left"
-        if stats.llm_error:
-            memory.note(f"turn {turn}: LLM {stats.llm_error}; deterministic policy answered")
-
-    if decision is None and tree != request.pageState.accessibilityTree and not request.previousActions:
+    inp = TurnInput(request, page, memory, offered, deadline)
+    decided = _ask_llm(llm, inp, tree, stats) if llm is not None else None
+    if decided is None and tree != request.pageState.accessibilityTree and not request.previousActions:
         decision = ping_decision(page, request.task.taskPrompt)  # a test ping's one-line form, first turn
         if decision is not None:
-            verdict = guard.sanitize(decision.actions, tree, offered, page)
-    if decision is None:
+            decided = decision, guard.sanitize(decision.actions, tree, offered, page)
+    if decided is None:
         det_deadline = deadline.reserve(cfg.guard_reserve_s, "guard and memory write")
         stats.budget = stats.budget or det_deadline.describe("deterministic")
-        inp = TurnInput(request, page, memory, offered, det_deadline)
-        decision = deterministic(inp)
-        verdict = guard.sanitize(decision.actions, tree, offered, page)
-    assert verdict is not None
+        decision = deterministic(TurnInput(request, page, memory, offered, det_deadline))
+        decided = decision, guard.sanitize(decision.actions, tree, offered, page)
+    response = _answer(decided, request, memory, stats)
+    memory.remember_answer(digest, response.wire())
+    _save(memory_store, memory, deadline.reserve(cfg.answer_reserve_s, "answer"), fold, stats)
+    return response, stats
+
+
+def _load(memory_store: MemoryStore | None, agent: str, request: TurnRequest, digest: str,
+          stats: TurnStats) -> TaskMemory | None:
+    """This task's memory (one read), or None: memory is a help, never a reason to fail a turn."""
+    if memory_store is None:
+        return None
+    try:
+        return memory_store.load(agent, request.task.taskPrompt, request.turnNumber, request.pageState.url, digest)
+    except Exception as exc:  # noqa: BLE001
+        stats.memory_error = f"load: {type(exc).__name__}"
+        return None
+
+
+def _new_memory(agent: str, request: TurnRequest) -> TaskMemory:
+    return TaskMemory(agent=agent, task=task_hash(request.task.taskPrompt, request.pageState.url),
+                      first_url=request.pageState.url, started_at=time.time())
+
+
+def _ask_llm(llm: Policy, inp: TurnInput, tree: str,
+             stats: TurnStats) -> tuple[Decision, guard.Verdict] | None:
+    """The LLM's decision and the guard's verdict on it, if it answered in time with something executable
+    (it works on its own thread to a deadline that keeps the fallback's reserve); else None, and why in
+    ``stats.llm_error`` and the task memory's notes."""
+    llm_deadline = inp.deadline.reserve(settings().olympics_reserve_s, "fallback, guard and memory write")
+    stats.budget = llm_deadline.describe("llm")
+    remaining = llm_deadline.remaining()
+    decided = None
+    if remaining > MIN_LLM_S:
+        # the worker sees this turn's context (metering records the LLM call on the turn)
+        future = _pool.submit(contextvars.copy_context().run, llm,
+                              TurnInput(inp.request, inp.page, inp.memory, inp.offered, llm_deadline))
+        try:
+            candidate = future.result(timeout=remaining)
+            v = guard.sanitize(candidate.actions, tree, inp.offered, inp.page)
+            if _accepted(candidate, v):
+                decided = candidate, v
+            else:
+                stats.llm_error = "invalid: nothing executable (" + "; ".join(v.dropped[:3]) + ")"
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            stats.llm_error = "late"
+        except Exception as exc:  # noqa: BLE001 - any LLM failure falls back to the deterministic policy
+            stats.llm_error = f"failed: {type(exc).__name__}"
+    else:
+        stats.llm_error = "no time left"
+    if stats.llm_error:
+        inp.memory.note(f"turn {inp.request.turnNumber}: LLM {stats.llm_error}; deterministic policy answered")
+    return decided
+
+
+def _answer(decided: tuple[Decision, guard.Verdict], request: TurnRequest, memory: TaskMemory,
+            stats: TurnStats) -> TurnResponse:
+    """The response the guard lets through, recorded in the stats and the task memory."""
+    decision, verdict = decided
     stats.source = decision.source
     stats.dropped = verdict.dropped
     for n in decision.notes:
         memory.note(n)
-
     response = TurnResponse(
         thinking=clean_thinking(decision.thinking),
         actions=verdict.actions,
@@ -217,16 +237,21 @@ def play(
         result=guard.clean_result(decision.result, request.task.taskPrompt) if decision.done else None,
     )
     memory.record_actions([{"tool": a.tool, "args": a.args} for a in response.actions])
-    memory.remember_answer(digest, response.wire())
-    if memory_store is not None and not answer_by.expired:
+    return response
+
+
+def _save(memory_store: MemoryStore | None, memory: TaskMemory, answer_by: Deadline,
+          fold: Callable[[TurnStats], dict[str, Any]] | None, stats: TurnStats) -> None:
+    """The task memory's one write (with ``fold``'s counters), unless the answer is due."""
+    if memory_store is None:
+        return
+    if not answer_by.expired:
         try:
             memory_store.save(memory, also=[fold(stats)] if fold is not None else None)
         except Exception as exc:  # noqa: BLE001
             stats.memory_error = (stats.memory_error + " " if stats.memory_error else "") + \
                 f"save: {type(exc).__name__}"
-    if memory_store is not None:
-        stats.dynamodb_calls = memory_store.store.calls
-    return response, stats
+    stats.dynamodb_calls = memory_store.store.calls
 
 
 def idle_response(reason: str) -> dict[str, Any]:
