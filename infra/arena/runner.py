@@ -125,6 +125,20 @@ class TaskResult:
         return [f"turn {t.n}: {v}" for t in self.log for v in t.violations]
 
 
+@dataclass
+class _Play:
+    """One task being played: its result so far, the page, and what the judge needs."""
+
+    res: TaskResult
+    page: Any
+    prompt: str
+    marker: str
+    since: int = 0
+    seen: list[str] = field(default_factory=list)
+    previous: list[dict[str, Any]] = field(default_factory=list)
+    started: float = field(default_factory=time.monotonic)
+
+
 #: (headers, body bytes, timeout) -> (status, response bytes); the default POSTs to a URL
 Transport = Callable[[dict[str, str], bytes, float], tuple[int, bytes]]
 
@@ -299,98 +313,127 @@ class Runner:
         return judge.solved(task_id, seen, posted, marker)
 
     def play(self, task_id: str, start_url: str, prompt: str, marker: str, *, family: str = "") -> TaskResult:
-        res = TaskResult(id=task_id, family=family)
         ctx = self._browser.new_context()
         page = ctx.new_page()
-        seen: list[str] = []
-        page.on("console", lambda m: seen.append(m.text))
-        started = time.monotonic()
-        since = self.site.mark() if self.site is not None else 0
-        previous: list[dict[str, Any]] = []
+        run = _Play(TaskResult(id=task_id, family=family), page, prompt, marker,
+                    since=self.site.mark() if self.site is not None else 0)
+        page.on("console", lambda m: run.seen.append(m.text))
         try:
             page.goto(start_url)
             for n in range(1, self.max_turns + 1):
-                if self._solved(task_id, seen, marker, since):
-                    break
-                page.wait_for_load_state("load")
-                tree = page.locator("body").aria_snapshot()
-                body = {
-                    "version": "1.0", "timestamp": int(time.time() * 1000), "agentId": self.agent_id,
-                    "agentName": self.agent_name,
-                    "task": {"systemPrompt": SYSTEM_PROMPT, "taskPrompt": prompt},
-                    "pageState": {"url": page.url, "title": page.title(), "accessibilityTree": tree},
-                    "previousActions": list(previous), "turnNumber": n, "availableTools": TOOLS,
-                }
-                raw = json.dumps(body, ensure_ascii=False).encode()
-                headers = {"Content-Type": "application/json", "X-AI-Olympics-Signature": sign(self.secret, raw),
-                           "X-AI-Olympics-Timestamp": str(body["timestamp"]), "X-AI-Olympics-Agent-Id": self.agent_id}
-                t0 = time.monotonic()
-                try:
-                    status, out = self.transport(headers, raw, self.reply_timeout_s)
-                except httpx.TimeoutException:
-                    res.end = f"turn {n}: no reply within {self.reply_timeout_s:.0f} s (task failed)"
-                    break
-                latency = time.monotonic() - t0
-                res.turns = n
-                log = TurnLog(n=n, url=page.url, latency_s=latency, status=status)
-                res.log.append(log)
-                if latency > self.reply_timeout_s:
-                    res.end = f"turn {n}: reply after {latency:.1f} s (task failed)"
-                    break
-                if not 200 <= status < 300:
-                    res.end = f"turn {n}: HTTP {status} (task ended)"
-                    log.violations.append(f"HTTP {status}")
-                    self._print_turn(task_id, log, self._solved(task_id, seen, marker, since), started)
-                    break
-                try:
-                    reply = json.loads(out)
-                    assert isinstance(reply, dict)
-                except (ValueError, AssertionError):
-                    res.end = f"turn {n}: invalid JSON (task ended)"
-                    log.violations.append("invalid JSON")
-                    break
-                log.thinking = str(reply.get("thinking", ""))[:200]
-                log.violations = self.audit(page, reply, TOOL_NAMES, prompt)
-                actions = reply.get("actions") if isinstance(reply.get("actions"), list) else []
-                for a in actions:  # the runner reports everything it was sent, dropped actions included
-                    if isinstance(a, dict):
-                        previous.append({"name": a.get("tool"), "arguments": a.get("args")})
-                for a in actions[:MAX_ACTIONS]:
-                    if not isinstance(a, dict):
-                        continue
-                    t_act = time.monotonic()
-                    log.actions.append(a)
-                    log.outcomes.append(self.execute(page, a))
-                    rest = self.pace_s - (time.monotonic() - t_act)
-                    if rest > 0:
-                        time.sleep(rest)
-                try:
-                    page.wait_for_load_state("load", timeout=5000)
-                except Exception:  # noqa: BLE001, S110 - a page still loading is snapshotted as it is
-                    pass
-                log.done = bool(reply.get("done")) or any(
-                    isinstance(a, dict) and a.get("tool") == "done" for a in actions)
-                if log.done:
-                    res.done, res.result = True, reply.get("result")
-                    res.claimed = judge.olympics_claim(reply)
-                    if res.claimed and not self._settle(page, task_id, seen, marker, since):
-                        res.false_done = True
-                        log.violations.append("false done: the agent claimed success but the page recorded none")
-                self._print_turn(task_id, log, self._solved(task_id, seen, marker, since), started)
-                if log.done:
-                    res.end = res.end or f"turn {n}: done" + ("" if res.claimed else " (gave up)")
+                if self._run_solved(run) or self._turn(run, n):
                     break
             else:
-                res.end = res.end or f"turn limit ({self.max_turns})"
+                run.res.end = run.res.end or f"turn limit ({self.max_turns})"
         finally:
-            res.success = self._solved(task_id, seen, marker, since)
-            posted = self.site.records(task_id, since) if self.site is not None else None
-            res.records = judge.records_for(task_id, seen, posted)
+            res = run.res
+            res.success = self._run_solved(run)
+            posted = self.site.records(task_id, run.since) if self.site is not None else None
+            res.records = judge.records_for(task_id, run.seen, posted)
             if res.success and not res.end:
                 res.end = "completed"
-            res.seconds = time.monotonic() - started
+            res.seconds = time.monotonic() - run.started
             ctx.close()
         return res
+
+    def _run_solved(self, run: _Play) -> bool:
+        return self._solved(run.res.id, run.seen, run.marker, run.since)
+
+    def _request(self, run: _Play, n: int) -> tuple[dict[str, str], bytes]:
+        """The signed turn request for the page as it is now."""
+        page = run.page
+        page.wait_for_load_state("load")
+        tree = page.locator("body").aria_snapshot()
+        body = {
+            "version": "1.0", "timestamp": int(time.time() * 1000), "agentId": self.agent_id,
+            "agentName": self.agent_name,
+            "task": {"systemPrompt": SYSTEM_PROMPT, "taskPrompt": run.prompt},
+            "pageState": {"url": page.url, "title": page.title(), "accessibilityTree": tree},
+            "previousActions": list(run.previous), "turnNumber": n, "availableTools": TOOLS,
+        }
+        raw = json.dumps(body, ensure_ascii=False).encode()
+        headers = {"Content-Type": "application/json", "X-AI-Olympics-Signature": sign(self.secret, raw),
+                   "X-AI-Olympics-Timestamp": str(body["timestamp"]), "X-AI-Olympics-Agent-Id": self.agent_id}
+        return headers, raw
+
+    def _turn(self, run: _Play, n: int) -> bool:
+        """Play turn ``n``: send the page, run the reply's actions, judge a ``done``. True when the task ended."""
+        res = run.res
+        headers, raw = self._request(run, n)
+        t0 = time.monotonic()
+        try:
+            status, out = self.transport(headers, raw, self.reply_timeout_s)
+        except httpx.TimeoutException:
+            res.end = f"turn {n}: no reply within {self.reply_timeout_s:.0f} s (task failed)"
+            return True
+        latency = time.monotonic() - t0
+        res.turns = n
+        log = TurnLog(n=n, url=run.page.url, latency_s=latency, status=status)
+        res.log.append(log)
+        reply = self._reply(run, log, out)
+        if reply is None:
+            return True
+        actions: list[Any] = reply["actions"] if isinstance(reply.get("actions"), list) else []
+        self._act(run, log, actions)
+        log.done = bool(reply.get("done")) or any(isinstance(a, dict) and a.get("tool") == "done" for a in actions)
+        if log.done:
+            self._judge_done(run, log, reply)
+        self._print_turn(res.id, log, self._run_solved(run), run.started)
+        if log.done:
+            res.end = res.end or f"turn {n}: done" + ("" if res.claimed else " (gave up)")
+        return log.done
+
+    def _reply(self, run: _Play, log: TurnLog, out: bytes) -> dict[str, Any] | None:
+        """The webhook's reply as the platform takes it, audited; None when it ends the task (too slow, not
+        2xx, not a JSON object)."""
+        res, n = run.res, log.n
+        if log.latency_s > self.reply_timeout_s:
+            res.end = f"turn {n}: reply after {log.latency_s:.1f} s (task failed)"
+            return None
+        if not 200 <= log.status < 300:
+            res.end = f"turn {n}: HTTP {log.status} (task ended)"
+            log.violations.append(f"HTTP {log.status}")
+            self._print_turn(res.id, log, self._run_solved(run), run.started)
+            return None
+        try:
+            reply = json.loads(out)
+            assert isinstance(reply, dict)
+        except (ValueError, AssertionError):
+            res.end = f"turn {n}: invalid JSON (task ended)"
+            log.violations.append("invalid JSON")
+            return None
+        log.thinking = str(reply.get("thinking", ""))[:200]
+        log.violations = self.audit(run.page, reply, TOOL_NAMES, run.prompt)
+        return reply
+
+    def _act(self, run: _Play, log: TurnLog, actions: list[Any]) -> None:
+        """Record every action sent (dropped ones included, as the runner reports them), run the first
+        ``MAX_ACTIONS`` at the platform's pace, and let the page load."""
+        for a in actions:
+            if isinstance(a, dict):
+                run.previous.append({"name": a.get("tool"), "arguments": a.get("args")})
+        for a in actions[:MAX_ACTIONS]:
+            if not isinstance(a, dict):
+                continue
+            t_act = time.monotonic()
+            log.actions.append(a)
+            log.outcomes.append(self.execute(run.page, a))
+            rest = self.pace_s - (time.monotonic() - t_act)
+            if rest > 0:
+                time.sleep(rest)
+        try:
+            run.page.wait_for_load_state("load", timeout=5000)
+        except Exception:  # noqa: BLE001, S110 - a page still loading is snapshotted as it is
+            pass
+
+    def _judge_done(self, run: _Play, log: TurnLog, reply: dict[str, Any]) -> None:
+        """A ``done``: the claim is the agent's; a claimed success the page did not record is a false done."""
+        res = run.res
+        res.done, res.result = True, reply.get("result")
+        res.claimed = judge.olympics_claim(reply)
+        if res.claimed and not self._settle(run.page, res.id, run.seen, run.marker, run.since):
+            res.false_done = True
+            log.violations.append("false done: the agent claimed success but the page recorded none")
 
     def _settle(self, page: Any, task_id: str, seen: list[str], marker: str, since: int, wait_s: float = 3.0) -> bool:
         """Whether the page recorded success, giving a record logged by the last action time to arrive."""
