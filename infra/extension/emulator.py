@@ -148,46 +148,7 @@ class Emulator:
             page.goto(start_url)
             out.run_id = self._post("/agent/run/start", {"task": task, "mode": mode,
                                                          "maxSteps": self.max_steps})["runId"]
-            result: dict[str, Any] | None = None
-            first = True
-            while True:
-                if solved():
-                    out.end = out.end or "page shows completion"
-                    break
-                try:
-                    page.wait_for_load_state("load", timeout=5000)
-                except Exception:  # noqa: BLE001, S110 - a page still loading is snapshotted as it is
-                    pass
-                snap = None if first else snapshot(page)
-                first = False
-                t0 = time.monotonic()
-                reply = self._post(f"/agent/run/{out.run_id}/step", {"snapshot": snap, "lastActionResult": result})
-                out.step_latency_s.append(time.monotonic() - t0)
-                out.steps = reply["state"]["currentStep"]
-                action = reply["action"]
-                if action == "execute_tool":
-                    out.tools.append(reply["tool"]["name"])
-                    result = execute(page, reply["tool"])
-                    self.print(f"  [{task_id}] step {out.steps}: {reply['tool']['name']} "
-                               f"{reply['tool'].get('parameters') or ''} -> "
-                               f"{result.get('message') or result.get('error')}")
-                    time.sleep(0.05)
-                elif action == "ask_user":
-                    out.questions.append(reply["question"])
-                    self.print(f"  [{task_id}] ask_user: {reply['question']} -> "
-                               f"{'approved' if self.approve else 'declined'}")
-                    ans = self._post(f"/agent/run/{out.run_id}/answer", {"approved": self.approve})
-                    if ans["state"]["status"] == "cancelled":
-                        out.end = "declined by the user (run cancelled)"
-                        break
-                    result = None
-                elif action == "finish":
-                    out.end = f"finish: {reply.get('result', '')}"[:200]
-                    out.claimed = judge.finish_claim(reply.get("result", ""))
-                    break
-                else:
-                    out.end = f"error: {reply.get('error', '')}"[:200]
-                    break
+            self._steps(page, out, solved)
             # let a marker logged by the last action arrive
             deadline = time.monotonic() + (1.5 if out.claimed else 1.0)
             while not solved() and time.monotonic() < deadline:
@@ -200,3 +161,49 @@ class Emulator:
             out.seconds = time.monotonic() - started
             ctx.close()
         return out
+
+    def _steps(self, page: Any, out: RunOutcome, solved: Callable[[], bool]) -> None:
+        """Step the run until the page records success or the run finishes, errs or is cancelled."""
+        result: dict[str, Any] | None = None
+        first = True
+        while not solved():
+            try:
+                page.wait_for_load_state("load", timeout=5000)
+            except Exception:  # noqa: BLE001, S110 - a page still loading is snapshotted as it is
+                pass
+            snap = None if first else snapshot(page)
+            first = False
+            t0 = time.monotonic()
+            reply = self._post(f"/agent/run/{out.run_id}/step", {"snapshot": snap, "lastActionResult": result})
+            out.step_latency_s.append(time.monotonic() - t0)
+            out.steps = reply["state"]["currentStep"]
+            ended, result = self._answer(page, out, reply)
+            if ended:
+                return
+        out.end = out.end or "page shows completion"
+
+    def _answer(self, page: Any, out: RunOutcome, reply: dict[str, Any]) -> tuple[bool, dict[str, Any] | None]:
+        """Carry out one step's reply as the extension does: (whether the run ended, the next lastActionResult)."""
+        action = reply["action"]
+        if action == "execute_tool":
+            out.tools.append(reply["tool"]["name"])
+            result = execute(page, reply["tool"])
+            self.print(f"  [{out.task_id}] step {out.steps}: {reply['tool']['name']} "
+                       f"{reply['tool'].get('parameters') or ''} -> {result.get('message') or result.get('error')}")
+            time.sleep(0.05)
+            return False, result
+        if action == "ask_user":
+            out.questions.append(reply["question"])
+            self.print(f"  [{out.task_id}] ask_user: {reply['question']} -> "
+                       f"{'approved' if self.approve else 'declined'}")
+            ans = self._post(f"/agent/run/{out.run_id}/answer", {"approved": self.approve})
+            if ans["state"]["status"] == "cancelled":
+                out.end = "declined by the user (run cancelled)"
+                return True, None
+            return False, None
+        if action == "finish":
+            out.end = f"finish: {reply.get('result', '')}"[:200]
+            out.claimed = judge.finish_claim(reply.get("result", ""))
+        else:
+            out.end = f"error: {reply.get('error', '')}"[:200]
+        return True, None
