@@ -90,7 +90,7 @@ class Site:
     @property
     def url(self) -> str:
         host, port = self.server.server_address[:2]
-        return f"http://{host}:{port}/"
+        return f"http://{host!s}:{port}/"
 
     def add(self, record: dict[str, Any]) -> None:
         with self._lock:
