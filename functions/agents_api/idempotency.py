@@ -22,8 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from agenthost.store import ConditionFailed, Store, keys, marshal
-from agents_api import ddb
+from agenthost.store import ConditionFailed, Store, keys
 
 TTL_S = 24 * 3600
 MAX_KEY = 255
@@ -106,20 +105,17 @@ class Idempotency:
         """Store the response (``body=None``: keep nothing, a retry runs again). Only the request that
         holds the claim writes; one that was taken over after it ran too long leaves the record alone."""
         cond, vals = self._mine()
-        key = marshal(self.key)
         try:
             if status >= 500 or body is None:
-                ddb.write(self.store, "Delete", {"Key": key, "ConditionExpression": cond,
-                                                 "ExpressionAttributeNames": {"#s": "state"},
-                                                 "ExpressionAttributeValues": marshal(vals)}, fold=fold)
+                self.store.delete(**self.key, condition=cond, names={"#s": "state"}, values=vals, also=[fold])
                 return
-            ddb.write(self.store, "Update", {
-                "Key": key,
-                "UpdateExpression": "SET #s = :done, #st = :status, #b = :body, #ct = :ct",
-                "ConditionExpression": cond,
-                "ExpressionAttributeNames": {"#s": "state", "#st": "status", "#b": "body", "#ct": "content_type"},
-                "ExpressionAttributeValues": marshal({**vals, ":done": "done", ":status": status, ":body": body,
-                                                      ":ct": content_type}),
-            }, fold=fold)
-        except ddb.Refused:
+            self.store.update(
+                **self.key,
+                expression="SET #s = :done, #st = :status, #b = :body, #ct = :ct",
+                condition=cond,
+                names={"#s": "state", "#st": "status", "#b": "body", "#ct": "content_type"},
+                values={**vals, ":done": "done", ":status": status, ":body": body, ":ct": content_type},
+                also=[fold],
+            )
+        except ConditionFailed:
             pass  # the claim was taken over (this request outran reclaim_after_s): the newer run answers

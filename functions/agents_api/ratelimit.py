@@ -21,8 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agenthost.store import ConditionFailed, Store, keys, marshal
-from agents_api import ddb
+from agenthost.store import ConditionFailed, Store, keys
 
 
 @dataclass(frozen=True)
@@ -77,20 +76,17 @@ class RateLimiter:
         now = store.now()
         window = now // self.window_s
         reset_at = (window + 1) * self.window_s
-        params = {
-            "Key": marshal(keys.session(session_hash)),
-            "UpdateExpression": "ADD #w :one REMOVE #prev",
-            "ConditionExpression": "attribute_exists(pk) AND expires_at > :now "
-                                   "AND (attribute_not_exists(#w) OR #w < :limit)",
-            "ExpressionAttributeNames": {"#w": f"rl#{window}", "#prev": f"rl#{window - 1}"},
-            "ExpressionAttributeValues": ddb.values(one=1, now=now, limit=self.limit),
-        }
         try:
-            item = ddb.write(store, "Update", params, returns=True) or {}
-        except ddb.Refused as refused:
-            old = ddb.live(store, refused.item)
-            if old is None:
+            item = store.update(
+                **keys.session(session_hash),
+                expression="ADD #w :one REMOVE #prev",
+                condition="attribute_exists(pk) AND expires_at > :now AND (attribute_not_exists(#w) OR #w < :limit)",
+                names={"#w": f"rl#{window}", "#prev": f"rl#{window - 1}"},
+                values={":one": 1, ":now": now, ":limit": self.limit},
+            )
+        except ConditionFailed as refused:
+            if refused.item is None:
                 return None
-            return Verdict(False, self.limit, 0, reset_at), old
+            return Verdict(False, self.limit, 0, reset_at), refused.item
         used = int(item.get(f"rl#{window}", self.limit))
         return Verdict(True, self.limit, max(0, self.limit - used), reset_at), item

@@ -17,8 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agenthost.store import Store, keys, marshal
-from agents_api import ddb
+from agenthost.store import ConditionFailed, Store, error_code, keys
 
 LIVE = "attribute_exists(pk) AND expires_at > :now"
 
@@ -80,80 +79,68 @@ class Sessions:
         item = self.store.get(**keys.session(h))
         return Session.from_item(h, item) if item else None
 
-    def _key(self, session: Session) -> dict[str, Any]:
-        return marshal(keys.session(session.hash))
-
-    def _gone_or(self, refused: ddb.Refused, other: Exception) -> Exception:
-        return SessionGone() if ddb.live(self.store, refused.item) is None else other
+    def _gone_or(self, refused: ConditionFailed, other: Exception) -> Exception:
+        return SessionGone() if refused.item is None else other
 
     def end(self, session: Session, fold: Mapping[str, Any] | None = None) -> None:
         # the cart lives in the session item and goes with it
-        ddb.write(self.store, "Delete", {"Key": self._key(session)}, fold=fold)
+        self.store.delete(**keys.session(session.hash), also=[fold])
 
     def add(self, session: Session, item_id: str, quantity: int, cap: int, max_lines: int) -> dict[str, int]:
         """Atomically add ``quantity`` to the line; the line may not exceed ``cap`` and a new line needs room
         (fewer than ``max_lines``). Returns the cart after the write."""
         if quantity > cap:
             raise QuantityRefused
-        params = {
-            "Key": self._key(session),
-            "UpdateExpression": "SET #c.#i = if_not_exists(#c.#i, :zero) + :q",
-            "ConditionExpression": f"{LIVE} AND ((attribute_not_exists(#c.#i) AND (attribute_not_exists(#c) "
-                                   "OR size(#c) < :lines)) OR #c.#i <= :room)",
-            "ExpressionAttributeNames": {"#c": "cart", "#i": item_id},
-            "ExpressionAttributeValues": ddb.values(zero=0, q=quantity, now=self.store.now(), lines=max_lines,
-                                                    room=cap - quantity),
+        write = {
+            "expression": "SET #c.#i = if_not_exists(#c.#i, :zero) + :q",
+            "condition": f"{LIVE} AND ((attribute_not_exists(#c.#i) AND (attribute_not_exists(#c) "
+                         "OR size(#c) < :lines)) OR #c.#i <= :room)",
+            "names": {"#c": "cart", "#i": item_id},
+            "values": {":zero": 0, ":q": quantity, ":now": self.store.now(), ":lines": max_lines,
+                       ":room": cap - quantity},
         }
+        key = keys.session(session.hash)
         try:
             try:
-                item = ddb.write(self.store, "Update", params, returns=True)
+                item = self.store.update(**key, **write)
             except Exception as exc:
-                if ddb.code(exc) != "ValidationException":
+                if error_code(exc) != "ValidationException":
                     raise
                 # a session item without a cart map (written before carts moved into it): give it one
                 self._ensure_cart(session)
-                item = ddb.write(self.store, "Update", params, returns=True)
-        except ddb.Refused as refused:
-            old = ddb.live(self.store, refused.item)
+                item = self.store.update(**key, **write)
+        except ConditionFailed as refused:
+            old = refused.item
             if old is None:
                 raise SessionGone from None
             if item_id not in (old.get("cart") or {}):
                 raise CartFull from None
             raise QuantityRefused from None
-        return Session.from_item(session.hash, item or {}).lines
+        return Session.from_item(session.hash, item).lines
 
     def _ensure_cart(self, session: Session) -> None:
         try:
-            ddb.write(self.store, "Update", {
-                "Key": self._key(session), "UpdateExpression": "SET #c = if_not_exists(#c, :empty)",
-                "ConditionExpression": LIVE, "ExpressionAttributeNames": {"#c": "cart"},
-                "ExpressionAttributeValues": ddb.values(empty={}, now=self.store.now())})
-        except ddb.Refused:
+            self.store.update(**keys.session(session.hash), expression="SET #c = if_not_exists(#c, :empty)",
+                              condition=LIVE, names={"#c": "cart"},
+                              values={":empty": {}, ":now": self.store.now()})
+        except ConditionFailed:
             raise SessionGone from None
 
     def set_quantity(self, session: Session, item_id: str, quantity: int,
                      fold: Mapping[str, Any] | None = None) -> None:
-        params = {
-            "Key": self._key(session),
-            "UpdateExpression": "SET #c.#i = :q",
-            "ConditionExpression": f"{LIVE} AND attribute_exists(#c.#i)",
-            "ExpressionAttributeNames": {"#c": "cart", "#i": item_id},
-            "ExpressionAttributeValues": ddb.values(q=quantity, now=self.store.now()),
-        }
         try:
-            ddb.write(self.store, "Update", params, fold=fold)
-        except ddb.Refused as refused:
+            self.store.update(**keys.session(session.hash), expression="SET #c.#i = :q",
+                              condition=f"{LIVE} AND attribute_exists(#c.#i)",
+                              names={"#c": "cart", "#i": item_id},
+                              values={":q": quantity, ":now": self.store.now()}, also=[fold])
+        except ConditionFailed as refused:
             raise self._gone_or(refused, NotInCart()) from None
 
     def remove(self, session: Session, item_id: str, fold: Mapping[str, Any] | None = None) -> None:
-        params = {
-            "Key": self._key(session),
-            "UpdateExpression": "REMOVE #c.#i",
-            "ConditionExpression": f"{LIVE} AND attribute_exists(#c.#i)",
-            "ExpressionAttributeNames": {"#c": "cart", "#i": item_id},
-            "ExpressionAttributeValues": ddb.values(now=self.store.now()),
-        }
         try:
-            ddb.write(self.store, "Update", params, fold=fold)
-        except ddb.Refused as refused:
+            self.store.update(**keys.session(session.hash), expression="REMOVE #c.#i",
+                              condition=f"{LIVE} AND attribute_exists(#c.#i)",
+                              names={"#c": "cart", "#i": item_id},
+                              values={":now": self.store.now()}, also=[fold])
+        except ConditionFailed as refused:
             raise self._gone_or(refused, NotInCart()) from None

@@ -126,7 +126,7 @@ def _play(caller: Caller, request: TurnRequest, raw: bytes, started: float) -> t
     """The turn, metered: its usage counters ride along in the task memory's one write."""
     memory_store = MemoryStore()
     try:
-        memory_store.store.client  # noqa: B018 - created before the turn so metering counts its calls
+        memory_store.store.warm()  # the client exists before the turn, so metering counts its calls
     except Exception:  # noqa: BLE001, S110 - no client: the turn plays without memory
         pass
     with metering.turn("olympics", caller.agent_id, decides=True) as usage:

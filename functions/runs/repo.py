@@ -24,7 +24,7 @@ import threading
 from typing import Any
 
 from agenthost import metering
-from agenthost.store import Item, Store, VersionConflict, keys, marshal, unmarshal
+from agenthost.store import Item, Store, VersionConflict, keys
 
 #: moto (tests, the local stack) is not atomic between threads of one process (conditional checks and
 #: writes can interleave); DynamoDB is. Writes from this process are serialized here; the optimistic
@@ -54,60 +54,33 @@ class RunRepo:
     def load_view(self, run_id: str) -> tuple[Item | None, list[Item]]:
         """What ``GET`` shows: META and the STEP items, in one query (they share the partition) reading
         only :data:`VIEW_ATTRIBUTES` (not the policy's memory, recent steps or the stored last answer)."""
-        names = {f"#a{i}": a for i, a in enumerate(VIEW_ATTRIBUTES)}
-        kwargs: dict[str, Any] = {
-            "TableName": self.store.table_name,
-            "KeyConditionExpression": "pk = :pk",
-            "ExpressionAttributeValues": marshal({":pk": keys.run(run_id)["pk"]}),
-            "ProjectionExpression": ", ".join(names),
-            "ExpressionAttributeNames": names,
-            "ConsistentRead": True,
-        }
         meta: Item | None = None
         steps: list[Item] = []
-        now = self.store.now()
-        while True:
-            self.store.calls += 1
-            resp = self.store.client.query(**kwargs)
-            for raw in resp.get("Items", []):
-                item = unmarshal(raw)
-                if item.get("expires_at") is not None and int(item["expires_at"]) <= now:
-                    continue
-                if item["sk"] == "META":
-                    meta = _plain(item)
-                elif item["sk"].startswith("STEP#"):
-                    steps.append(item)
-            if not resp.get("LastEvaluatedKey"):
-                return meta, steps
-            kwargs["ExclusiveStartKey"] = resp["LastEvaluatedKey"]
+        for item in self.store.query(keys.run(run_id)["pk"], attributes=VIEW_ATTRIBUTES):
+            if item["sk"] == "META":
+                meta = _plain(item)
+            elif item["sk"].startswith("STEP#"):
+                steps.append(item)
+        return meta, steps
 
     def save(self, meta: Item, step: Item | None = None) -> Item:
         """Write ``meta`` if nobody changed it since it was read (its ``version``), then the new ``step``
         item. Returns the META as written (version + 1).
         Raises :class:`VersionConflict` when another writer got there first."""
         expected = int(meta["version"])
-        body = {**meta, **keys.run(meta["runId"]), "version": expected + 1}
-        meta_put: dict[str, Any] = {
-            "TableName": self.store.table_name,
-            "Item": marshal(body),
-            "ConditionExpression": "version = :v",
-            "ExpressionAttributeValues": marshal({":v": expected}),
-        }
+        body = {**meta, **keys.run(meta["runId"])}
+        body.pop("version", None)
         try:
             with _write_lock:
-                self._write(meta_put, meta, step)
-        except Exception as exc:
-            code = getattr(exc, "response", {}).get("Error", {}).get("Code", "")
-            if code in ("ConditionalCheckFailedException", "TransactionCanceledException"):
-                raise VersionConflict(f"run {meta['runId']} changed concurrently") from None
-            raise
-        return body
+                written = self._write(body, expected, meta, step)
+        except VersionConflict:
+            raise VersionConflict(f"run {meta['runId']} changed concurrently") from None
+        return written
 
-    def _write(self, meta_put: dict[str, Any], meta: Item, step: Item | None) -> None:
-        self.store.calls += 1
-        self.store.client.put_item(**meta_put)
+    def _write(self, body: Item, expected: int, meta: Item, step: Item | None) -> Item:
+        written = self.store.put(body, expected_version=expected)
         if step is None:
-            return
+            return written
         # Only the writer whose conditional META write won gets here, so the step item needs no condition.
         step_body = {**step, **keys.run_step(meta["runId"], int(step["stepNumber"])), "expires_at": meta["expires_at"]}
         fold = _fold_entry(self.store.table_name)
@@ -117,6 +90,7 @@ class RunRepo:
             self.store.put(step_body, also=[fold])
         else:
             self.store.put(step_body)
+        return written
 
 
 #: the attributes GET /agent/run/{id} reads (META's and STEP items'); everything else stays unread

@@ -95,3 +95,68 @@ def test_delete_and_calls_counted(aws):
 def test_batch_put(aws):
     aws.batch_put([{**keys.product(str(i)), "i": i} for i in range(60)])
     assert aws.get(**keys.product("59"))["i"] == 59
+
+
+def test_a_refused_write_carries_the_stored_item_and_an_expired_one_counts_as_absent(aws):
+    clock = [1_000_000.0]
+    store = Store(clock=lambda: clock[0])
+    store.put({**keys.session("s"), "cart": {"mug": 2}}, ttl_s=60)
+    with pytest.raises(ConditionFailed) as refused:
+        store.update("SESSION#s", "META", add={"n": 1}, condition="attribute_not_exists(pk)")
+    assert refused.value.item is not None and refused.value.item["cart"] == {"mug": 2}
+    with pytest.raises(ConditionFailed) as put_refused:
+        store.put({**keys.session("s"), "cart": {}}, if_absent=True)
+    assert put_refused.value.item["cart"] == {"mug": 2}
+    with pytest.raises(ConditionFailed) as gone:
+        store.update("SESSION#x", "META", add={"n": 1}, condition="attribute_exists(pk)")
+    assert gone.value.item is None  # there was none
+    clock[0] += 61  # expired but not yet deleted by TTL: absent for the refusal too
+    with pytest.raises(ConditionFailed) as expired:
+        store.delete("SESSION#s", "META", condition="expires_at > :now", values={":now": store.now()})
+    assert expired.value.item is None
+
+
+def test_update_expression_remove_and_nested_map_paths(aws):
+    aws.put({**keys.session("m"), "cart": {}, "rl#1": 3})
+    after = aws.update("SESSION#m", "META", expression="SET #c.#i = if_not_exists(#c.#i, :zero) + :q",
+                       names={"#c": "cart", "#i": "mug"}, values={":zero": 0, ":q": 2})
+    assert after["cart"] == {"mug": 2}
+    after = aws.update("SESSION#m", "META", remove=["rl#1"], set_={"seen": True})
+    assert "rl#1" not in after and after["seen"] is True
+    with pytest.raises(ValueError):
+        aws.update("SESSION#m", "META", expression="REMOVE seen", set_={"x": 1})
+
+
+def test_a_write_with_a_transaction_entry_is_one_round_trip_and_survives_a_failing_entry(aws):
+    from agenthost.store import marshal
+
+    store = Store()
+    store.put({**keys.usage("d", "a", "p"), "turns": 0})
+    counter = {"Update": {"TableName": store.table_name, "Key": marshal(keys.usage("d", "a", "p")),
+                          "UpdateExpression": "ADD turns :one", "ExpressionAttributeValues": marshal({":one": 1})}}
+    before = store.calls
+    assert store.update("SESSION#t", "META", set_={"v": 1}, also=[counter, None]) == {}  # no return values
+    assert store.calls - before == 1
+    assert store.get(**keys.usage("d", "a", "p"))["turns"] == 1
+    failing = {"ConditionCheck": {"TableName": store.table_name, "Key": marshal(keys.usage("d", "a", "p")),
+                                  "ConditionExpression": "attribute_not_exists(pk)"}}
+    store.delete("SESSION#t", "META", also=[failing])  # only the extra entry failed: the delete still applies
+    assert store.get("SESSION#t", "META") is None
+
+
+def test_query_reads_only_the_projected_attributes(aws):
+    aws.put({**keys.run("p"), "status": "running", "big": "x" * 1000})
+    (item,) = aws.query("RUN#p", attributes=("pk", "sk", "status"))
+    assert item == {**keys.run("p"), "status": "running"}
+
+
+def test_nothing_outside_the_store_module_talks_to_the_table_client():
+    import pathlib
+    import re
+
+    root = pathlib.Path(__file__).resolve().parents[2]
+    reaching = re.compile(r"store\.client\b|\.client\.(put_item|update_item|delete_item|get_item|query|"
+                          r"transact_write_items|batch_write_item)\(")
+    offenders = [str(p.relative_to(root)) for base in ("layers", "functions") for p in (root / base).rglob("*.py")
+                 if p.name != "store.py" and reaching.search(p.read_text())]
+    assert offenders == []

@@ -2,7 +2,15 @@
 optimistic ``version`` and TTL.
 
 Every item has string ``pk``/``sk``; ephemeral items carry ``expires_at`` (epoch seconds) which is
-the table's TTL attribute. TTL deletion is lazy, so readers here treat an expired item as absent.
+the table's TTL attribute. TTL deletion is lazy, so an expired item counts as absent everywhere: reads skip
+it, ``if_absent`` writes may replace it, and the item a refused write reports (:attr:`ConditionFailed.item`)
+is ``None`` for it (:meth:`Store.live` is the one place that decides).
+
+This module is the only one that talks to the boto3 client of the table. A conditional write that is
+refused raises :class:`ConditionFailed` carrying the item as it was stored (DynamoDB returns it with the
+refusal, ``ReturnValuesOnConditionCheckFailure=ALL_OLD``), so a caller tells "not there" from "over the
+limit" or "already done" without another read. ``also`` entries (``metering.Turn.fold()``) ride on a write
+as one ``TransactWriteItems``; when only they make it fail, the write is retried alone.
 
 Example::
 
@@ -30,14 +38,16 @@ Item = dict[str, Any]
 class ConditionFailed(Exception):
     """A conditional write did not apply (item exists, is missing, or its ``version`` moved on).
 
-    ``retried`` is True when the SDK had sent the request more than once (the first answer timed out or was
-    a throttle/5xx): the first attempt may then have been applied, and the refusal be against that very
-    write. Callers whose write must not be lost check for their own mark on the item (see the evaluation
-    server's ``_guarded``)."""
+    ``item`` is the item as stored when the condition refused the write (``None``: there was none, or it had
+    expired). ``retried`` is True when the SDK had sent the request more than once (the first answer timed
+    out or was a throttle/5xx): the first attempt may then have been applied, and the refusal be against
+    that very write. Callers whose write must not be lost check for their own mark on the item (see the
+    evaluation server's ``_guarded`` and the cart's applied request ids)."""
 
-    def __init__(self, message: str = "", retried: bool = False):
+    def __init__(self, message: str = "", retried: bool = False, item: Item | None = None):
         super().__init__(message)
         self.retried = retried
+        self.item = item
 
 
 class VersionConflict(ConditionFailed):
@@ -158,9 +168,23 @@ def unmarshal(raw: Mapping[str, Any]) -> Item:
     return {k: _from_dynamo(de.deserialize(v)) for k, v in raw.items()}
 
 
+def error_code(exc: BaseException) -> str:
+    """The DynamoDB error code of a botocore ``ClientError`` (empty for anything else)."""
+    return str(getattr(exc, "response", {}).get("Error", {}).get("Code", "") or "")
+
+
 def _is_condition_failure(exc: Exception) -> bool:
-    code = getattr(exc, "response", {}).get("Error", {}).get("Code", "")
-    return code in ("ConditionalCheckFailedException", "TransactionCanceledException")
+    return error_code(exc) in ("ConditionalCheckFailedException", "TransactionCanceledException")
+
+
+def _old_item(exc: Exception) -> Item | None:
+    """The stored item DynamoDB sent back with a refused condition (``ALL_OLD``), if any."""
+    response = getattr(exc, "response", {}) or {}
+    raw = response.get("Item")
+    if raw is None:
+        reasons = response.get("CancellationReasons") or []
+        raw = reasons[0].get("Item") if reasons else None
+    return unmarshal(raw) if raw else None
 
 
 def _retried(exc: Exception) -> bool:
@@ -176,6 +200,9 @@ def _first_cancelled(exc: Exception) -> bool:
 
 
 # --- the table --------------------------------------------------------------------------------
+
+_OPS = {"Put": "put_item", "Update": "update_item", "Delete": "delete_item"}
+
 
 class Store:
     """Access to the single table. Cheap to construct; the boto3 client is shared and lazy.
@@ -193,6 +220,10 @@ class Store:
     def client(self) -> Any:
         return aws.client("dynamodb")
 
+    def warm(self) -> None:
+        """Create the client now (metering instruments the clients that exist when a turn opens)."""
+        _ = self.client
+
     def _call(self, op: str, **kwargs: Any) -> Any:
         self.calls += 1
         return getattr(self.client, op)(TableName=self.table_name, **kwargs)
@@ -200,8 +231,9 @@ class Store:
     def now(self) -> int:
         return int(self.clock())
 
-    def _live(self, item: Item | None) -> Item | None:
-        if item is None:
+    def live(self, item: Item | None) -> Item | None:
+        """``item`` unless it is missing or past its ``expires_at`` (the one place TTL liveness is decided)."""
+        if not item:
             return None
         exp = item.get("expires_at")
         if exp is not None and int(exp) <= self.now():
@@ -213,7 +245,7 @@ class Store:
         """The item, or None when missing or expired."""
         resp = self._call("get_item", Key=marshal({"pk": pk, "sk": sk}), ConsistentRead=consistent)
         raw = resp.get("Item")
-        return self._live(unmarshal(raw)) if raw else None
+        return self.live(unmarshal(raw)) if raw else None
 
     def query(
         self,
@@ -223,8 +255,10 @@ class Store:
         limit: int | None = None,
         forward: bool = True,
         consistent: bool = True,
+        attributes: Sequence[str] | None = None,
     ) -> Iterator[Item]:
-        """Live items under ``pk`` (optionally whose ``sk`` starts with ``sk_prefix``), all pages."""
+        """Live items under ``pk`` (optionally whose ``sk`` starts with ``sk_prefix``), all pages.
+        ``attributes``: read only these (a projection; include ``expires_at`` to keep the TTL check)."""
         expr = "pk = :pk"
         values: dict[str, Any] = {":pk": pk}
         if sk_prefix:
@@ -236,13 +270,17 @@ class Store:
             "ScanIndexForward": forward,
             "ConsistentRead": consistent,
         }
+        if attributes:
+            names = {f"#p{i}": a for i, a in enumerate(attributes)}
+            kwargs["ProjectionExpression"] = ", ".join(names)
+            kwargs["ExpressionAttributeNames"] = names
         if limit:
             kwargs["Limit"] = limit
         yielded = 0
         while True:
             resp = self._call("query", **kwargs)
             for raw in resp.get("Items", []):
-                item = self._live(unmarshal(raw))
+                item = self.live(unmarshal(raw))
                 if item is not None:
                     yield item
                     yielded += 1
@@ -254,6 +292,32 @@ class Store:
             kwargs["ExclusiveStartKey"] = last
 
     # writes
+    def _write(self, kind: str, body: dict[str, Any], also: Sequence[Mapping[str, Any] | None] = (),
+               refused: type[ConditionFailed] = ConditionFailed) -> dict[str, Any]:
+        """One write of ``kind`` (``Put``/``Update``/``Delete``) with low-level ``body`` (no table name).
+        With ``also`` entries it is one ``TransactWriteItems`` (no return values: ``{}``); otherwise the
+        operation's response. A refused condition raises ``refused`` carrying the live stored item."""
+        extra = [entry for entry in also if entry]  # metering.Turn.fold() is None when folding is off
+        if body.get("ConditionExpression"):
+            body = {**body, "ReturnValuesOnConditionCheckFailure": "ALL_OLD"}
+        try:
+            if extra:
+                self.calls += 1
+                entry = {k: v for k, v in body.items() if k != "ReturnValues"}
+                self.client.transact_write_items(
+                    TransactItems=[{kind: {"TableName": self.table_name, **entry}}, *extra])
+                return {}
+            return dict(self._call(_OPS[kind], **body))
+        except Exception as exc:
+            if extra and _is_condition_failure(exc) and not _first_cancelled(exc):
+                # an extra entry failed (e.g. a conflict on the shared usage item): never lose the write
+                return self._write(kind, body, (), refused)
+            if _is_condition_failure(exc):
+                key = unmarshal(body["Key"]) if "Key" in body else unmarshal(body.get("Item", {}))
+                raise refused(f"conditional {kind.lower()} failed for {key.get('pk')}/{key.get('sk')}",
+                              _retried(exc), self.live(_old_item(exc))) from None
+            raise
+
     def put(
         self,
         item: Mapping[str, Any],
@@ -269,8 +333,8 @@ class Store:
 
         ``also``: further ``TransactWriteItems`` entries (low-level, e.g. ``metering`` counters from
         ``turn.fold()``) written atomically with this put in one round trip. When only those entries
-        make the transaction fail, the item is written alone (they are best effort, the item is not)."""
-        also = [entry for entry in also if entry]  # metering.Turn.fold() is None when folding is off
+        make the transaction fail, the item is written alone (they are best effort, the item is not).
+        Raises :class:`ConditionFailed` (:class:`VersionConflict` for a version check) with the stored item."""
         body: Item = dict(item)
         if ttl_s is not None:
             body["expires_at"] = self.now() + int(ttl_s)
@@ -286,21 +350,8 @@ class Store:
         elif if_absent:
             kwargs["ConditionExpression"] = "attribute_not_exists(pk) OR expires_at <= :now"
             kwargs["ExpressionAttributeValues"] = marshal({":now": self.now()})
-        try:
-            if also:
-                self.calls += 1
-                primary = {"Put": {"TableName": self.table_name, "Item": marshal(body), **kwargs}}
-                self.client.transact_write_items(TransactItems=[primary, *also])
-            else:
-                self._call("put_item", Item=marshal(body), **kwargs)
-        except Exception as exc:
-            if also and _is_condition_failure(exc) and not _first_cancelled(exc):
-                # an extra entry failed (e.g. a conflict on a shared counter item): never lose the item
-                return self.put(item, ttl_s=ttl_s, if_absent=if_absent, expected_version=expected_version)
-            if _is_condition_failure(exc):
-                cls = VersionConflict if expected_version is not None else ConditionFailed
-                raise cls(f"conditional put failed for {body.get('pk')}/{body.get('sk')}") from None
-            raise
+        refused = VersionConflict if expected_version is not None else ConditionFailed
+        self._write("Put", {"Item": marshal(body), **kwargs}, also, refused)
         return body
 
     def update(
@@ -310,18 +361,48 @@ class Store:
         *,
         set_: Mapping[str, Any] | None = None,
         add: Mapping[str, int | float] | None = None,
+        remove: Sequence[str] = (),
         ttl_s: int | None = None,
+        expression: str | None = None,
         condition: str | None = None,
         values: Mapping[str, Any] | None = None,
         names: Mapping[str, str] | None = None,
+        also: Sequence[Mapping[str, Any] | None] = (),
     ) -> Item:
         """Atomic update: ``set_`` assigns attributes, ``add`` increments numbers (atomic counters),
-        ``condition`` is a raw ConditionExpression over ``values`` (``:name`` placeholders) and ``names``
-        (``#name`` placeholders, e.g. for reserved words such as ``status``). Returns the
-        item as stored after the update. Raises :class:`ConditionFailed` when the condition is false."""
+        ``remove`` deletes attributes; or ``expression`` is a raw UpdateExpression (nested map paths,
+        ``if_not_exists``...) instead of those three. ``condition`` is a raw ConditionExpression over
+        ``values`` (``:name`` placeholders) and ``names`` (``#name`` placeholders, e.g. for reserved words
+        such as ``status`` or map keys). Returns the item as stored after the update (``{}`` when ``also``
+        entries made it a transaction, which returns nothing). Raises :class:`ConditionFailed` when the
+        condition is false, carrying the stored item."""
         attr_names: dict[str, str] = dict(names or {})
         vals: dict[str, Any] = dict(values or {})
-        sets, adds = [], []
+        if expression is not None:
+            if set_ or add or remove or ttl_s is not None:
+                raise ValueError("update takes either expression or set_/add/remove/ttl_s")
+            update_expression = expression
+        else:
+            update_expression = self._update_expression(attr_names, vals, set_, add, remove, ttl_s)
+        kwargs: dict[str, Any] = {
+            "Key": marshal({"pk": pk, "sk": sk}),
+            "UpdateExpression": update_expression,
+            "ReturnValues": "ALL_NEW",
+        }
+        if attr_names:
+            kwargs["ExpressionAttributeNames"] = attr_names
+        if vals:
+            kwargs["ExpressionAttributeValues"] = marshal(vals)
+        if condition:
+            kwargs["ConditionExpression"] = condition
+        resp = self._write("Update", kwargs, also)
+        return unmarshal(resp.get("Attributes", {}))
+
+    def _update_expression(self, attr_names: dict[str, str], vals: dict[str, Any],
+                           set_: Mapping[str, Any] | None, add: Mapping[str, int | float] | None,
+                           remove: Sequence[str], ttl_s: int | None) -> str:
+        """SET/ADD/REMOVE clauses with generated placeholders (added to ``attr_names`` and ``vals``)."""
+        sets, adds, removes = [], [], []
         for i, (k, v) in enumerate((set_ or {}).items()):
             attr_names[f"#s{i}"] = k
             vals[f":s{i}"] = v
@@ -334,44 +415,33 @@ class Store:
             attr_names[f"#a{i}"] = k
             vals[f":a{i}"] = v
             adds.append(f"#a{i} :a{i}")
+        for i, k in enumerate(remove):
+            attr_names[f"#r{i}"] = k
+            removes.append(f"#r{i}")
         parts = []
         if sets:
             parts.append("SET " + ", ".join(sets))
         if adds:
             parts.append("ADD " + ", ".join(adds))
+        if removes:
+            parts.append("REMOVE " + ", ".join(removes))
         if not parts:
-            raise ValueError("update needs set_, add or ttl_s")
-        kwargs: dict[str, Any] = {
-            "Key": marshal({"pk": pk, "sk": sk}),
-            "UpdateExpression": " ".join(parts),
-            "ExpressionAttributeNames": attr_names,
-            "ReturnValues": "ALL_NEW",
-        }
-        if vals:
-            kwargs["ExpressionAttributeValues"] = marshal(vals)
-        if condition:
-            kwargs["ConditionExpression"] = condition
-        try:
-            resp = self._call("update_item", **kwargs)
-        except Exception as exc:
-            if _is_condition_failure(exc):
-                raise ConditionFailed(f"conditional update failed for {pk}/{sk}", _retried(exc)) from None
-            raise
-        return unmarshal(resp.get("Attributes", {}))
+            raise ValueError("update needs set_, add, remove, ttl_s or expression")
+        return " ".join(parts)
 
     def delete(self, pk: str, sk: str, *, condition: str | None = None,
-               values: Mapping[str, Any] | None = None) -> None:
+               values: Mapping[str, Any] | None = None, names: Mapping[str, str] | None = None,
+               also: Sequence[Mapping[str, Any] | None] = ()) -> None:
+        """Delete the item (``condition`` as in :meth:`update`; ``also`` as in :meth:`put`).
+        Raises :class:`ConditionFailed` carrying the stored item."""
         kwargs: dict[str, Any] = {"Key": marshal({"pk": pk, "sk": sk})}
         if condition:
             kwargs["ConditionExpression"] = condition
             if values:
                 kwargs["ExpressionAttributeValues"] = marshal(values)
-        try:
-            self._call("delete_item", **kwargs)
-        except Exception as exc:
-            if _is_condition_failure(exc):
-                raise ConditionFailed(f"conditional delete failed for {pk}/{sk}") from None
-            raise
+            if names:
+                kwargs["ExpressionAttributeNames"] = dict(names)
+        self._write("Delete", kwargs, also)
 
     def batch_put(self, items: list[Mapping[str, Any]]) -> None:
         """Unconditional bulk write (seed data), 25 per request, retrying unprocessed items."""
