@@ -39,9 +39,9 @@ _brain: Any = None
 def _shared_brain() -> Any:
     global _brain
     if _brain is None:
-        from runs.brain import default_brain
+        from runs.agent_adapter import AgentBrain  # the shared brain (agenthost.agent) behind runs.brain.Brain
 
-        _brain = default_brain()
+        _brain = AgentBrain()
     return _brain
 
 

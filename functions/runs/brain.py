@@ -1,9 +1,9 @@
 """What the run engine needs from the web-agent brain, as a narrow interface.
 
 The engine never decides by itself: a :class:`Brain` chooses one tool per step (``decide``) and judges
-whether a chosen action is risky (``assess``, careful mode). :func:`default_brain` adapts the shared
-brain in ``agenthost.agent`` (page model from the element snapshot, policy, guards, risk classifier);
-tests pass their own.
+whether a chosen action is risky (``assess``, careful mode). :class:`runs.agent_adapter.AgentBrain` adapts
+the shared brain in ``agenthost.agent`` (page model from the element snapshot, policy, guards, risk
+classifier); tests pass their own. This module imports no implementation, so nothing here imports back.
 """
 
 from __future__ import annotations
@@ -82,9 +82,3 @@ class Brain(Protocol):
 
     def assess(self, decision: Decision, ctx: StepContext) -> Risk | None: ...
 
-
-def default_brain() -> Brain:
-    """The shared brain (``agenthost.agent``) behind the :class:`Brain` interface."""
-    from runs.agent_adapter import AgentBrain
-
-    return AgentBrain()

@@ -13,11 +13,8 @@ Anything else is a 409 that says what the run is waiting for. A retried identica
 operation and same body as the last one) returns the stored answer instead of advancing again; when two
 different requests race, the optimistic ``version`` lets one win and the other gets a 409.
 
-Careful mode: an approval covers one transaction: the same category, site, tool, element (role and name),
-place (URL path or form) and at most the amount shown when it was approved. It is used up once the
-approved action has been executed (an action reported as failed may be retried under it), unused ones
-lapse after :data:`APPROVAL_STEPS` steps, and anything else risky asks again. Credentials ask only on a
-site the run did not start on and the task does not name (or the user approved before).
+Careful mode: a risky action waits for the user's approval, which covers one transaction
+(:mod:`runs.careful`).
 
 The current snapshot lives on the run's ``META`` item (zlib-compressed JSON, secrets redacted by the
 model); ``STEP`` items are small, so ``GET`` is one query over small items.
@@ -28,19 +25,28 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-import re
 import time
 import uuid
-import zlib
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlsplit
 
 from agenthost.http import ApiError
 from agenthost.store import VersionConflict
-from runs import reflect
-from runs.brain import Brain, Decision, Risk, StepContext
-from runs.models import END_STATES, MASK, AnswerRequest, PageSnapshot, StartRequest, StepRequest, ToolResult, mask_text
+from runs import careful, reflect
+from runs.brain import Brain, Decision, StepContext
+from runs.models import (
+    END_STATES,
+    MASK,
+    AnswerRequest,
+    PageSnapshot,
+    StartRequest,
+    StepRequest,
+    ToolResult,
+    mask_text,
+    pack_snapshot,
+    page_fingerprint,
+    unpack_snapshot,
+)
 from runs.repo import RunRepo
 
 #: recent steps kept on the run item (policy context, loop detection, stale-retry detection)
@@ -53,60 +59,12 @@ LOOP_WINDOW = 10
 MAX_REFLECTIONS = 40
 RISKY_TOOLS = frozenset({"click", "type", "press", "navigate"})
 MAX_STEPS_REACHED = "Maximum steps reached"
-#: an approval not used within this many steps lapses (the user approved what the page showed then)
-APPROVAL_STEPS = 10
-MAX_SITES = 50
-_HOST_IN_TEXT = re.compile(r"\b((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24})\b", re.I)
-_SECOND_LEVEL = frozenset({"co", "com", "net", "org", "gov", "ac", "edu", "ne", "or", "go", "gv"})
 
 
 def request_hash(op: str, body: Any) -> str:
     """Identity of a request for retry detection: the operation and its canonical JSON body."""
     raw = json.dumps(body, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(f"{op}\n{raw}".encode()).hexdigest()[:32]
-
-
-def page_fingerprint(snap: PageSnapshot) -> str:
-    """A short hash of what the page shows: URL, title, text and the elements with their values."""
-    h = hashlib.sha256()
-    h.update(f"{snap.url}\n{snap.title}\n{snap.visibleText[:3000]}\n".encode())
-    for el in snap.elements:
-        h.update(f"{el.id}|{el.tag}|{el.text or ''}|{el.value or ''}|{el.disabled}\n".encode())
-    return h.hexdigest()[:16]
-
-
-def _domain(url: str) -> str:
-    try:
-        return (urlsplit(url).hostname or "").lower()
-    except ValueError:
-        return ""
-
-
-def site_of(host: str) -> str:
-    """The registrable part of a host name ("login.shop.test" -> "shop.test", "a.b.co.uk" -> "b.co.uk");
-    IP addresses and single labels are their own site."""
-    host = (host or "").lower().strip(".")
-    if not host or ":" in host or re.fullmatch(r"[\d.]+", host):
-        return host
-    parts = host.split(".")
-    if len(parts) >= 3 and len(parts[-1]) == 2 and parts[-2] in _SECOND_LEVEL:
-        return ".".join(parts[-3:])
-    return ".".join(parts[-2:])
-
-
-def pack_snapshot(snap: dict[str, Any]) -> bytes:
-    return zlib.compress(json.dumps(snap, separators=(",", ":")).encode(), 6)
-
-
-def unpack_snapshot(raw: Any) -> dict[str, Any] | None:
-    if not raw:
-        return None
-    data = getattr(raw, "value", raw)
-    try:
-        out = json.loads(zlib.decompress(bytes(data)))
-    except (zlib.error, ValueError, TypeError):
-        return None
-    return out if isinstance(out, dict) else None
 
 
 class RunEngine:
@@ -134,9 +92,7 @@ class RunEngine:
     def start(self, req: StartRequest) -> dict[str, Any]:
         now = self.clock_ms()
         run_id = str(uuid.uuid4())
-        sites = sorted({site_of(h) for h in _HOST_IN_TEXT.findall(req.task)})[:MAX_SITES]
-        if req.startUrl and _domain(req.startUrl):
-            sites = sorted(set(sites) | {site_of(_domain(req.startUrl))})
+        sites = careful.task_sites(req.task, req.startUrl)
         meta: dict[str, Any] = {
             "runId": run_id, "task": req.task, "mode": req.mode, "status": "created",
             "current_step": 0, "max_steps": req.maxSteps or self.default_max_steps,
@@ -200,8 +156,7 @@ class RunEngine:
                 approval = {**pending["risk"], "granted": meta["current_step"], "spent": None}
                 meta["approvals"] = (meta.get("approvals", []) + [approval])[-20:]
                 if approval.get("category") == "credential" and approval.get("domain"):
-                    # the user trusts this site with credentials for the rest of the run
-                    meta["sites"] = (list(meta.get("sites") or []) + [site_of(approval["domain"])])[-MAX_SITES:]
+                    careful.trust_site(meta, approval["domain"])
             if meta["current_step"] >= meta["max_steps"]:
                 self._end(meta, "error", error=MAX_STEPS_REACHED)
                 response = self._response(meta, "error", error=MAX_STEPS_REACHED)
@@ -318,14 +273,13 @@ class RunEngine:
         if result is not None and recent and recent[-1].get("result") is None:
             recent[-1]["result"] = result.describe()
             recent[-1]["ok"] = bool(result.success)
-        self._settle_approvals(meta)
+        careful.settle_approvals(meta)
         meta["updated_at"] = now
         if meta["status"] == "created":
             meta["status"] = "running"
         if meta["current_step"] >= meta["max_steps"]:
             self._end(meta, "error", error=MAX_STEPS_REACHED)
             return self._response(meta, "error", error=MAX_STEPS_REACHED), {}
-
         n = meta["current_step"] + 1
         memory_before = copy.deepcopy(meta.get("memory"))
         snap = req.snapshot
@@ -334,11 +288,7 @@ class RunEngine:
             decision = Decision("observe", {}, thinking="no page snapshot yet: observe the page first")
             stop = None
         else:
-            if not meta.get("seeded"):
-                # the site the run starts on is the user's choice: credentials may go there without asking
-                meta["seeded"] = True
-                if _domain(snap.url):
-                    meta["sites"] = sorted(set(meta.get("sites") or []) | {site_of(_domain(snap.url))})
+            careful.trust_first_page(meta, snap.url)
             # the current snapshot (already redacted by the model) rides on META: GET reads no step item
             meta["snap_z"] = pack_snapshot(snap.model_dump(mode="json", exclude_none=True))
             decision, stop = self._decide(meta, snap, fp, n)
@@ -350,66 +300,70 @@ class RunEngine:
         }
         entry = {"step": n, "tool": decision.tool, "target": decision.target, "url": snap.url if snap else "",
                  "fp": fp, "result": None, "ok": None, "hash": rhash}
-
         if stop is not None:
             self._end(meta, "error", error=stop)
             step_item.update(action="error", parameters={}, error=stop)
             response = self._response(meta, "error", error=stop)
-        elif decision.tool == "finish":
+        elif decision.tool in ("finish", "ask_user"):
+            response = self._conclude(meta, decision, snap, step_item)
+        else:
+            response = self._act(meta, decision, snap, n, step_item, entry, memory_before)
+        meta["recent"] = (recent + [entry])[-RECENT:]
+        self._after_step(meta, snap, n, now)
+        return response, step_item
+
+    def _conclude(self, meta: dict[str, Any], decision: Decision, snap: PageSnapshot | None,
+                  step_item: dict[str, Any]) -> dict[str, Any]:
+        """A ``finish`` (the run completes with its result) or an ``ask_user`` (it waits for the answer)."""
+        if decision.tool == "finish":
             text = decision.text or str(decision.parameters.get("result", "")) or "Task finished"
             # the page's text was masked before the brain saw it; a result is masked the same way in case a
             # secret reached it another way (never stored or returned in clear)
             text = mask_text(text, (e._masked for e in snap.elements) if snap is not None else ())
             self._end(meta, "completed", result=text)
             step_item.update(action="finish", parameters={}, result=text)
-            response = self._response(meta, "finish", result=text)
-        elif decision.tool == "ask_user":
-            question = decision.text or str(decision.parameters.get("question", "")) or "How should I continue?"
+            return self._response(meta, "finish", result=text)
+        question = decision.text or str(decision.parameters.get("question", "")) or "How should I continue?"
+        meta["status"] = "waiting_user"
+        meta["pending"] = {"kind": "question", "question": question}
+        step_item.update(action="ask_user", parameters={}, question=question)
+        return self._response(meta, "ask_user", question=question)
+
+    def _act(self, meta: dict[str, Any], decision: Decision, snap: PageSnapshot | None, n: int,
+             step_item: dict[str, Any], entry: dict[str, Any], memory_before: Any) -> dict[str, Any]:
+        """A browser tool: sent to the extension, or, in careful mode, withheld behind the user's approval
+        when it is risky and no approval covers it."""
+        asked = None
+        if meta["mode"] == "careful" and decision.tool in RISKY_TOOLS and snap is not None:
+            asked = careful.unapproved_risk(meta, self.brain, decision, self._context(meta, snap, n), n)
+        shown = _masked_parameters(decision, snap)
+        if asked is not None:
+            risk, key = asked
+            # the action is withheld: the brain must not remember it as done
+            meta["memory"] = memory_before
+            question = careful.question(risk, decision)
             meta["status"] = "waiting_user"
-            meta["pending"] = {"kind": "question", "question": question}
-            step_item.update(action="ask_user", parameters={}, question=question)
-            response = self._response(meta, "ask_user", question=question)
-        else:
-            risk = None
-            if meta["mode"] == "careful" and decision.tool in RISKY_TOOLS and snap is not None:
-                ctx = self._context(meta, snap, n)
-                risk = self.brain.assess(decision, ctx)
-                if risk is not None:
-                    key = _approval_key(risk, decision, snap.url)
-                    if key["category"] == "credential" and site_of(key["domain"]) in (meta.get("sites") or []):
-                        risk = None  # credentials for a site this run started on, or the user trusts
-                    else:
-                        i = _matching_approval(meta.get("approvals") or [], key, risk.amount)
-                        if i is not None:
-                            meta["approvals"][i]["spent"] = n  # used up once this step's action succeeded
-                            risk = None
-            shown = _masked_parameters(decision, snap)
-            if risk is not None:
-                # the action is withheld: the brain must not remember it as done
-                meta["memory"] = memory_before
-                question = _question(risk, decision)
-                meta["status"] = "waiting_user"
-                meta["pending"] = {"kind": "risk", "question": question, "summary": risk.summary,
-                                   "risk": {**key, "amount": risk.amount}}
-                step_item.update(action="ask_user", parameters={"tool": decision.tool, **shown},
-                                 question=question)
-                response = self._response(meta, "ask_user", question=question)
-                entry["tool"] = "ask_user"
-            else:
-                meta["status"] = "running"
-                step_item.update(action=decision.tool, parameters=shown)
-                if shown is not decision.parameters:
-                    step_item["thinking"] = _mask_text(step_item["thinking"], str(decision.parameters.get("text", "")))
-                response = self._response(meta, "execute_tool",
-                                          tool={"name": decision.tool, "parameters": decision.parameters})
-        meta["recent"] = (recent + [entry])[-RECENT:]
+            meta["pending"] = {"kind": "risk", "question": question, "summary": risk.summary,
+                               "risk": {**key, "amount": risk.amount}}
+            step_item.update(action="ask_user", parameters={"tool": decision.tool, **shown}, question=question)
+            entry["tool"] = "ask_user"
+            return self._response(meta, "ask_user", question=question)
+        meta["status"] = "running"
+        step_item.update(action=decision.tool, parameters=shown)
+        if shown is not decision.parameters:
+            step_item["thinking"] = _mask_text(step_item["thinking"], str(decision.parameters.get("text", "")))
+        return self._response(meta, "execute_tool", tool={"name": decision.tool, "parameters": decision.parameters})
+
+    @staticmethod
+    def _after_step(meta: dict[str, Any], snap: PageSnapshot | None, n: int, now: int) -> None:
+        """What a step leaves on the run besides its decision: the hosted loop's select ids, and a
+        reflection every ``reflect.EVERY`` steps."""
         if meta.get("browser") == "hosted" and snap is not None:
             # the hosted loop turns "type" into the browser's "select" on these
             meta["select_ids"] = [e.id for e in snap.elements if e.tag == "select"][:100]
         if n % reflect.EVERY == 0:
             window = [e for e in meta["recent"] if e["step"] > n - reflect.EVERY]
             meta["reflections"] = (meta["reflections"] + [reflect.reflect(window, n, now)])[-MAX_REFLECTIONS:]
-        return response, step_item
 
     def _decide(self, meta: dict[str, Any], snap: PageSnapshot, fp: str | None,
                 n: int) -> tuple[Decision, str | None]:
@@ -443,27 +397,6 @@ class RunEngine:
             return decision, (f"Stuck in a loop: '{what}' was chosen {count + 1} times on an unchanged page "
                               f"({snap.url}) despite nudges to change course")
         return decision, None
-
-    @staticmethod
-    def _settle_approvals(meta: dict[str, Any]) -> None:
-        """Use up approvals whose action has been executed (kept when it was reported as failed, so a
-        retry of the same step is not asked twice); let unused ones lapse after APPROVAL_STEPS steps."""
-        approvals = meta.get("approvals") or []
-        if not approvals:
-            return
-        outcome = {e.get("step"): e.get("ok") for e in meta.get("recent", [])}
-        n = int(meta["current_step"])
-        kept = []
-        for a in approvals:
-            spent = a.get("spent")
-            if spent is not None:
-                if outcome.get(spent) is False:
-                    a["spent"] = None
-                else:
-                    continue
-            if n - int(a.get("granted", n)) <= APPROVAL_STEPS:
-                kept.append(a)
-        meta["approvals"] = kept
 
     @staticmethod
     def _remember(meta: dict[str, Any], decision: Decision) -> Decision:
@@ -542,26 +475,6 @@ def _state(meta: dict[str, Any]) -> dict[str, Any]:
     return {"status": meta["status"], "currentStep": meta["current_step"], "maxSteps": meta["max_steps"]}
 
 
-def _approval_key(risk: Risk, decision: Decision, url: str) -> dict[str, str]:
-    """What an approval of this risky action covers (besides the amount)."""
-    path = urlsplit(url).path if url else ""
-    return {"category": str(risk.category or "risky"), "domain": (risk.domain or _domain(url)).lower(),
-            "tool": decision.tool, "element": risk.element or f"{decision.tool}:{decision.target}".lower(),
-            "place": risk.place or (path or "/").lower()}
-
-
-def _matching_approval(approvals: list[dict[str, Any]], key: dict[str, str], amount: float | None) -> int | None:
-    """The index of an unused approval of this very transaction, for at most the approved amount (a
-    grown amount, or an amount where none was shown before, asks again)."""
-    for i, a in enumerate(approvals):
-        if a.get("spent") is not None or any(a.get(k) != v for k, v in key.items()):
-            continue
-        approved = a.get("amount")
-        if amount is None or (approved is not None and amount <= float(approved) + 0.005):
-            return i
-    return None
-
-
 def _masked_parameters(decision: Decision, snap: PageSnapshot | None) -> dict[str, Any]:
     """The decision's parameters as stored for display: text typed into a secret field is masked (the
     extension still gets it in the response)."""
@@ -577,12 +490,3 @@ def _masked_parameters(decision: Decision, snap: PageSnapshot | None) -> dict[st
 
 def _mask_text(text: str, secret: str) -> str:
     return text.replace(secret, MASK) if len(secret) >= 3 else text
-
-
-def _question(risk: Risk, decision: Decision) -> str:
-    summary = (risk.summary or "").strip().rstrip(".")
-    if not summary:
-        what = str(risk.category or "risky").replace("_", " ")
-        summary = f"about to {decision.tool} {decision.target}".rstrip() + f" ({what})"
-    amount = f" Amount: {risk.amount_text or risk.amount}." if risk.amount is not None or risk.amount_text else ""
-    return f"⚠️ Careful mode: {summary}.{amount} Proceed?"

@@ -6,7 +6,10 @@ outputs are strict models serialized without ``None`` fields.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
+import zlib
 from collections.abc import Iterable
 from typing import Any, Literal
 
@@ -188,6 +191,30 @@ class PageSnapshot(_In):
         self.visibleText = mask_text(self.visibleText, (e._masked for e in self.elements))
         self.title = mask_card_numbers(self.title)
         return self
+
+
+def page_fingerprint(snap: PageSnapshot) -> str:
+    """A short hash of what the page shows: URL, title, text and the elements with their values."""
+    h = hashlib.sha256()
+    h.update(f"{snap.url}\n{snap.title}\n{snap.visibleText[:3000]}\n".encode())
+    for el in snap.elements:
+        h.update(f"{el.id}|{el.tag}|{el.text or ''}|{el.value or ''}|{el.disabled}\n".encode())
+    return h.hexdigest()[:16]
+
+
+def pack_snapshot(snap: dict[str, Any]) -> bytes:
+    return zlib.compress(json.dumps(snap, separators=(",", ":")).encode(), 6)
+
+
+def unpack_snapshot(raw: Any) -> dict[str, Any] | None:
+    if not raw:
+        return None
+    data = getattr(raw, "value", raw)
+    try:
+        out = json.loads(zlib.decompress(bytes(data)))
+    except (zlib.error, ValueError, TypeError):
+        return None
+    return out if isinstance(out, dict) else None
 
 
 class ToolResult(_In):

@@ -286,3 +286,36 @@ def test_risk_without_summary_names_the_action(aws, monkeypatch):
     rid = run("Do the thing")
     r = step(rid, snap("https://app.test/", "Hello", [{"id": "agent-1", "tag": "button", "text": "Go"}]))
     assert r["question"] == "⚠️ Careful mode: about to click agent-1 (brand new kind). Proceed?"
+
+
+# ------------------------------------------------------------------ the rules themselves (runs.careful)
+
+def test_sites_are_registrable_domains_from_the_task_and_the_start_url():
+    from runs.careful import site_of, task_sites
+
+    assert site_of("login.shop.test") == "shop.test" and site_of("a.b.co.uk") == "b.co.uk"
+    assert site_of("127.0.0.1") == "127.0.0.1" and site_of("localhost") == "localhost"
+    assert task_sites("Log in to mail.example.com and check the inbox", "https://www.news.test/a") == \
+        ["example.com", "news.test"]
+
+
+def test_an_approval_matches_one_transaction_up_to_its_amount():
+    from runs.careful import matching_approval
+
+    key = {"category": "payment", "domain": "shop.test", "tool": "click", "element": "button:pay now",
+           "place": "/checkout"}
+    approvals = [{**key, "amount": 49.99, "spent": 3}, {**key, "amount": 49.99, "spent": None}]
+    assert matching_approval(approvals, key, 49.99) == 1  # the unspent one
+    assert matching_approval(approvals, key, 50.0) is None  # a grown amount asks again
+    assert matching_approval(approvals, {**key, "place": "/account"}, 49.99) is None
+    assert matching_approval([{**key, "amount": None, "spent": None}], key, 10.0) is None  # no amount shown then
+
+
+def test_a_spent_approval_comes_back_when_its_action_failed_and_unused_ones_lapse():
+    from runs.careful import APPROVAL_STEPS, settle_approvals
+
+    meta = {"current_step": 5, "recent": [{"step": 4, "ok": False}, {"step": 5, "ok": True}],
+            "approvals": [{"granted": 3, "spent": 4}, {"granted": 3, "spent": 5},
+                          {"granted": 5 - APPROVAL_STEPS - 1, "spent": None}]}
+    settle_approvals(meta)
+    assert meta["approvals"] == [{"granted": 3, "spent": None}]

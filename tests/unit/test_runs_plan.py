@@ -10,11 +10,12 @@ import copy
 import json
 
 import pytest
-from runs.agent_adapter import AgentBrain, make_plan, tables_from_text
+from runs.agent_adapter import AgentBrain, make_plan
 from runs.brain import StepContext
 from runs.engine import RunEngine
 from runs.models import AnswerRequest, PageSnapshot, StartRequest, StepRequest
 from runs.repo import RunRepo
+from runs.text_tables import tables_from_text
 
 from agenthost.agent import Action
 from agenthost.agent import page as pages

@@ -8,8 +8,7 @@ import json
 import pytest
 import runs.app as runs_app
 from runs.brain import Decision
-from runs.engine import unpack_snapshot
-from runs.models import MASK, ElementInfo
+from runs.models import MASK, ElementInfo, unpack_snapshot
 
 from tests.support.apigw import call
 from tests.unit.runs_support import API_KEY, ScriptedBrain

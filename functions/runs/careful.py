@@ -1,0 +1,131 @@
+"""Careful mode's approvals and the sites a run trusts with credentials (used by :mod:`runs.engine`).
+
+An approval covers one transaction: the same category, site, tool, element (role and name), place (URL
+path or form) and at most the amount shown when it was approved. It is used up once the approved action
+has been executed (an action reported as failed may be retried under it), unused ones lapse after
+:data:`APPROVAL_STEPS` steps, and anything else risky asks again. Credentials ask only on a site the run
+did not start on and the task does not name (or the user approved before).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import urlsplit
+
+from runs.brain import Brain, Decision, Risk, StepContext
+
+#: an approval not used within this many steps lapses (the user approved what the page showed then)
+APPROVAL_STEPS = 10
+MAX_SITES = 50
+_HOST_IN_TEXT = re.compile(r"\b((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24})\b", re.I)
+_SECOND_LEVEL = frozenset({"co", "com", "net", "org", "gov", "ac", "edu", "ne", "or", "go", "gv"})
+
+
+def domain(url: str) -> str:
+    try:
+        return (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return ""
+
+
+def site_of(host: str) -> str:
+    """The registrable part of a host name ("login.shop.test" -> "shop.test", "a.b.co.uk" -> "b.co.uk");
+    IP addresses and single labels are their own site."""
+    host = (host or "").lower().strip(".")
+    if not host or ":" in host or re.fullmatch(r"[\d.]+", host):
+        return host
+    parts = host.split(".")
+    if len(parts) >= 3 and len(parts[-1]) == 2 and parts[-2] in _SECOND_LEVEL:
+        return ".".join(parts[-3:])
+    return ".".join(parts[-2:])
+
+
+def task_sites(task: str, start_url: str | None) -> list[str]:
+    """The sites credentials may go to without asking from the start: those the task names, and the start
+    URL's (the first page's is added by :func:`trust_first_page`)."""
+    sites = sorted({site_of(h) for h in _HOST_IN_TEXT.findall(task)})[:MAX_SITES]
+    if start_url and domain(start_url):
+        sites = sorted(set(sites) | {site_of(domain(start_url))})
+    return sites
+
+
+def trust_first_page(meta: dict[str, Any], url: str) -> None:
+    """The site the run starts on is the user's choice: credentials may go there without asking."""
+    if not meta.get("seeded"):
+        meta["seeded"] = True
+        if domain(url):
+            meta["sites"] = sorted(set(meta.get("sites") or []) | {site_of(domain(url))})
+
+
+def trust_site(meta: dict[str, Any], site_domain: str) -> None:
+    """The user approved credentials on this site: trusted for the rest of the run."""
+    meta["sites"] = (list(meta.get("sites") or []) + [site_of(site_domain)])[-MAX_SITES:]
+
+
+def settle_approvals(meta: dict[str, Any]) -> None:
+    """Use up approvals whose action has been executed (kept when it was reported as failed, so a
+    retry of the same step is not asked twice); let unused ones lapse after APPROVAL_STEPS steps."""
+    approvals = meta.get("approvals") or []
+    if not approvals:
+        return
+    outcome = {e.get("step"): e.get("ok") for e in meta.get("recent", [])}
+    n = int(meta["current_step"])
+    kept = []
+    for a in approvals:
+        spent = a.get("spent")
+        if spent is not None:
+            if outcome.get(spent) is False:
+                a["spent"] = None
+            else:
+                continue
+        if n - int(a.get("granted", n)) <= APPROVAL_STEPS:
+            kept.append(a)
+    meta["approvals"] = kept
+
+
+def unapproved_risk(meta: dict[str, Any], brain: Brain, decision: Decision, ctx: StepContext,
+                    n: int) -> tuple[Risk, dict[str, str]] | None:
+    """The risk of ``decision`` and what an approval of it would cover, when the user must be asked; None
+    when it is not risky, is credentials for a trusted site, or an unused approval covers it (which this
+    step then spends)."""
+    risk = brain.assess(decision, ctx)
+    if risk is None:
+        return None
+    key = approval_key(risk, decision, ctx.snapshot.url)
+    if key["category"] == "credential" and site_of(key["domain"]) in (meta.get("sites") or []):
+        return None  # credentials for a site this run started on, or the user trusts
+    i = matching_approval(meta.get("approvals") or [], key, risk.amount)
+    if i is not None:
+        meta["approvals"][i]["spent"] = n  # used up once this step's action succeeded
+        return None
+    return risk, key
+
+
+def approval_key(risk: Risk, decision: Decision, url: str) -> dict[str, str]:
+    """What an approval of this risky action covers (besides the amount)."""
+    path = urlsplit(url).path if url else ""
+    return {"category": str(risk.category or "risky"), "domain": (risk.domain or domain(url)).lower(),
+            "tool": decision.tool, "element": risk.element or f"{decision.tool}:{decision.target}".lower(),
+            "place": risk.place or (path or "/").lower()}
+
+
+def matching_approval(approvals: list[dict[str, Any]], key: dict[str, str], amount: float | None) -> int | None:
+    """The index of an unused approval of this very transaction, for at most the approved amount (a
+    grown amount, or an amount where none was shown before, asks again)."""
+    for i, a in enumerate(approvals):
+        if a.get("spent") is not None or any(a.get(k) != v for k, v in key.items()):
+            continue
+        approved = a.get("amount")
+        if amount is None or (approved is not None and amount <= float(approved) + 0.005):
+            return i
+    return None
+
+
+def question(risk: Risk, decision: Decision) -> str:
+    summary = (risk.summary or "").strip().rstrip(".")
+    if not summary:
+        what = str(risk.category or "risky").replace("_", " ")
+        summary = f"about to {decision.tool} {decision.target}".rstrip() + f" ({what})"
+    amount = f" Amount: {risk.amount_text or risk.amount}." if risk.amount is not None or risk.amount_text else ""
+    return f"⚠️ Careful mode: {summary}.{amount} Proceed?"
