@@ -3,7 +3,7 @@
 * extraction (``extract_schema_data`` and its aliases): the LLM is not needed; :mod:`.extract` maps
   what the page states onto the requested schema deterministically;
 * ``action_agent`` / ``web_task_agent``: the shared brain (:mod:`agenthost.agent`) decides, the browser
-  function's action runner (:func:`browser.app.run_action`) acts, on the same live page, until the brain
+  function's action runner (:func:`browser.actions.run_action`) acts, on the same live page, until the brain
   says done or the step budget runs out; ``web_task_agent`` with ``extraction_schema`` extracts at the end;
   on a page that judges itself (the task suite's ``window.__taskRecord``) the output carries its record as
   ``pageRecord``, so the server judges the page's verdict rather than the agent's ``success``;
@@ -263,7 +263,7 @@ def _research(page: Any, query: str, deadline: Deadline, urls: list[str] | None 
 
 
 def _agent(page: Any, task: str, deadline: Deadline, progress: Progress, max_steps: int = 8) -> dict[str, Any]:
-    from browser.app import ActionError, run_action
+    from browser.actions import ActionError, run_action
 
     from agenthost.agent import make_policy
     from agenthost.agent import page as pages

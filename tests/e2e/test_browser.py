@@ -18,6 +18,7 @@ from tests.support.brain_pages import PageServer
 pytestmark = [pytest.mark.browser]
 
 app = pytest.importorskip("browser.app")  # functions/browser (needs playwright, installed in requirements-dev)
+from browser import invocation, lifecycle  # noqa: E402 - after the skip: they need playwright too
 
 
 @pytest.fixture(scope="module")
@@ -38,9 +39,9 @@ def _guarded(monkeypatch, aws):
     from agenthost import config
 
     config.reset()
-    app.clear_guard_cache()
+    lifecycle.clear_guard_cache()
     yield
-    app.clear_guard_cache()
+    lifecycle.clear_guard_cache()
 
 
 def call(sid, actions=(), **kw):
@@ -194,9 +195,9 @@ def test_recovers_after_chromium_is_killed_and_resumes_the_session(site):
     for pid in pids:
         os.kill(pid, signal.SIGKILL)
     time.sleep(0.3)
-    launches = app._state["launches"]
+    launches = lifecycle.state["launches"]
     out = call("killed", [], session={"url": saved["url"], "storage_state": saved["storage_state"]})
-    assert app._state["launches"] == launches + 1
+    assert lifecycle.state["launches"] == launches + 1
     assert out["session"]["resumed"] is True and out["observation"]["title"] == "Pricing"
 
 
@@ -213,7 +214,7 @@ def test_other_tools_screenshot_and_live_page_model(site):
     assert [r["ok"] for r in out["results"]] == [True] * 7, out["results"]
     assert out["results"][5]["data"] == "Results for red boots"
     assert out["observation"]["screenshot"].startswith("/9j/")  # base64 JPEG
-    live = app._worker.submit(lambda: pages.from_playwright(app._sessions["tools"][1])).result()
+    live = lifecycle.worker.submit(lambda: pages.from_playwright(lifecycle.sessions["tools"][1])).result()
     assert live.source == "live" and live.title == "Shoe search"
     assert "Search submitted" in live.text
 
@@ -279,7 +280,7 @@ def test_redirect_hops_subrequests_posts_and_websockets_are_all_checked(site, ws
     out = call("leaks", [{"tool": "click", "element": "Send the form"}])  # POST, 307 to the canary
     assert "blocked by netguard" in out["observation"]["text"]
     assert canary.hits == 0 and canary.paths == []
-    refused = app.egress().blocked_since(t0)
+    refused = lifecycle.egress().blocked_since(t0)
     assert any(target.startswith("127.0.0.2:") and "loopback" in reason for target, reason in refused)
     assert any(target == "169.254.169.254:80" and "metadata" in reason for target, reason in refused)
 
@@ -291,9 +292,9 @@ def test_chromium_never_resolves_names_itself(site, monkeypatch):
     from agenthost import netguard
 
     names = {"pages.rebind.test": ["127.0.0.1"], "evil.rebind.test": ["127.0.0.2"]}
-    monkeypatch.setattr(app.egress(), "_check", lambda host, port: netguard.check_host(
+    monkeypatch.setattr(lifecycle.egress(), "_check", lambda host, port: netguard.check_host(
         host, port, resolver=lambda h, p: names[h]))
-    app.clear_guard_cache()
+    lifecycle.clear_guard_cache()
     port = server.url.rsplit(":", 1)[1]
     out = call("names", [{"tool": "navigate", "url": f"http://pages.rebind.test:{port}/index.html"},
                          {"tool": "navigate", "url": f"http://pages.rebind.test:{port}/redirect?to="
@@ -375,21 +376,21 @@ def test_the_watchdog_kills_a_stuck_chromium_and_the_next_call_resumes(site, mon
     server, _ = site
     out = call("watchdog", [{"tool": "navigate", "url": f"{server.url}/login"}])
     assert out["session"]["saved"] is True
-    real_observe = app.observe_page
+    real_observe = invocation.observe_page
 
     def hanging_observe(page, **kw):
         page._page.evaluate("() => { while (true) {} }")  # no timeout: only the watchdog ends this
         return real_observe(page, **kw)
 
-    monkeypatch.setattr(app, "observe_page", hanging_observe)
-    kills, launches = app._state["kills"], app._state["launches"]
+    monkeypatch.setattr(invocation, "observe_page", hanging_observe)
+    kills, launches = lifecycle.state["kills"], lifecycle.state["launches"]
     out = call("watchdog", [{"tool": "navigate", "url": f"{server.url}/index.html"}], budget_ms=3000)
     assert "did not answer within the time budget" in out["error"]
     assert out["results"] == [{"ok": True}] and out["session"]["saved"] is False
-    assert app._state["kills"] > kills
-    monkeypatch.setattr(app, "observe_page", real_observe)
+    assert lifecycle.state["kills"] > kills
+    monkeypatch.setattr(invocation, "observe_page", real_observe)
     out = call("watchdog", [{"tool": "navigate", "url": f"{server.url}/whoami"}])
-    assert app._state["launches"] == launches + 1
+    assert lifecycle.state["launches"] == launches + 1
     assert out["session"]["resumed"] is True and "You are signed in" in out["observation"]["text"]
 
 
@@ -401,16 +402,16 @@ def test_a_session_is_not_overwritten_when_chromium_dies_mid_call(site, monkeypa
     assert any(c["name"] == "sid" for c in saved["storage_state"]["cookies"])
 
     def die(page, **kw):
-        app._kill_browsers()  # Chromium dies after the actions, before the state is read
+        lifecycle.kill_browsers()  # Chromium dies after the actions, before the state is read
         time.sleep(0.3)
         raise RuntimeError("Target closed")
 
-    real_observe = app.observe_page
-    monkeypatch.setattr(app, "observe_page", die)
+    real_observe = invocation.observe_page
+    monkeypatch.setattr(invocation, "observe_page", die)
     out = call("keep", [{"tool": "navigate", "url": f"{server.url}/index.html"}])
     assert out["session"]["saved"] is False and out["session"]["storage_state"] is None
     after = aws.get("BROWSER#keep", "META")
     assert after["storage_state"] == saved["storage_state"] and after["url"] == saved["url"]
-    monkeypatch.setattr(app, "observe_page", real_observe)
+    monkeypatch.setattr(invocation, "observe_page", real_observe)
     out = call("keep", [{"tool": "navigate", "url": f"{server.url}/whoami"}])
     assert "You are signed in" in out["observation"]["text"]

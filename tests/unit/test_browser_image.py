@@ -26,7 +26,7 @@ def test_the_image_pins_boto3_and_playwright_like_the_test_environment():
 def test_the_image_runs_the_headless_shell_the_template_and_the_handler_point_at():
     docker = (ROOT / "functions" / "browser" / "Dockerfile").read_text()
     assert re.search(r"apt-get install[^\n]*\bchromium-headless-shell\b", docker)
-    from browser.app import HEADLESS_SHELL
+    from browser.lifecycle import HEADLESS_SHELL
 
     assert f"AGENTHOST_CHROMIUM={HEADLESS_SHELL}" in docker
     assert f"AGENTHOST_CHROMIUM: {HEADLESS_SHELL}" in (ROOT / "template.yaml").read_text()
