@@ -85,8 +85,10 @@ def test_parses_real_aria_snapshot_of_a_form(site):
     assert by["Subscribe to the newsletter"].checked is False
     assert by["Create account"].role == "button"
     live = pages.from_observation(out["observation"])
-    ids = [e.ref for e in live.elements]
+    # controls carry the page's data-agent-id; the text between them becomes paragraphs (agent.layout)
+    ids = [e.ref for e in live.elements if e.role != "paragraph"]
     assert ids and all(i.startswith("agent-") for i in ids)
+    assert all(e.ref.startswith("text-") for e in live.elements if e.role == "paragraph")
     email = next(e for e in live.elements if e.name == "Email")
     assert email.input_type == "email" and email.placeholder == "you@example.com"
 
