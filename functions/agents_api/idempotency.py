@@ -5,8 +5,14 @@ running gets 409 with ``Retry-After``. Responses with status >= 500 are not stor
 
 A claim records when it was made (``claimed_at``). A claim left pending by a crashed or timed-out
 invocation is taken over by the next request with that key once ``reclaim_after_s`` has passed (by
-default a little more than the function's timeout, so the first run can no longer be alive): one
-conditional write, so only one retry wins it.
+default a little more than the function's timeout, so the first run can no longer be alive); the takeover
+starts the record's 24 h anew.
+
+Claiming is ONE conditional write whatever the case (first request, replay, another body, a request still
+running, a takeover): the write claims the key when there is no live record or when the record is an
+abandoned claim of the same request, and a refused write brings back the stored record
+(:attr:`agenthost.store.ConditionFailed.item`), which says which answer to give. The first writer wins
+(DynamoDB serializes writes to one item).
 
 Stored bodies never hold a secret: the site decides per route what is kept (``AgentsSite.seal_replay``):
 session creation is not stored at all (its answer is the token; see the README), checkout URLs are kept
@@ -27,6 +33,10 @@ from agenthost.store import ConditionFailed, Store, keys
 TTL_S = 24 * 3600
 MAX_KEY = 255
 RECLAIM_AFTER_S = 35  # the function's timeout (29 s) plus a margin
+
+#: when a claim may be written: no live record, or an abandoned claim of the same request
+CLAIMABLE = ("attribute_not_exists(pk) OR expires_at <= :now OR (#st = :pending AND fp = :fp "
+             "AND (attribute_not_exists(claimed_at) OR claimed_at <= :stale))")
 
 
 @dataclass
@@ -57,45 +67,35 @@ class Idempotency:
         self.claimed_at: int | None = None
 
     def begin(self, fp: str, _again: bool = True) -> Stored | None:
-        """Claim the key; returns the stored response when this is a replay. Raises :class:`Conflict`."""
+        """Claim the key; returns the stored response when this is a replay. Raises :class:`Conflict`.
+
+        One conditional write decides everything: it claims the key when there is no live record, or when
+        the record is a claim of the same request abandoned ``reclaim_after_s`` ago (or that never recorded
+        when it was made); refused, it brings back the stored record, which says whether this is a replay
+        (done), another body (400) or a request still running (409)."""
         now = self.store.now()
         try:
             self.store.put({**self.key, "state": "pending", "fp": fp, "claimed_at": now}, ttl_s=TTL_S,
-                           if_absent=True)
-            self.claimed_at = now
-            return None
-        except ConditionFailed:
-            pass
-        found: dict[str, Any] | None = self.store.get(**self.key)
-        if found is None:  # expired or released in between: claim again (once)
-            if _again:
+                           condition=CLAIMABLE, names={"#st": "state"},
+                           values={":now": now, ":pending": "pending", ":fp": fp,
+                                   ":stale": now - self.reclaim_after_s})
+        except ConditionFailed as refused:
+            if refused.item is None and _again:  # it expired between the write and its answer: claim again
                 return self.begin(fp, _again=False)
-            raise Conflict(409, "a request with this Idempotency-Key is still being processed; retry shortly")
-        if found.get("fp") != fp:
+            return self._refused(refused.item, fp)
+        self.claimed_at = now
+        return None
+
+    @staticmethod
+    def _refused(found: dict[str, Any] | None, fp: str) -> Stored:
+        if found is not None and found.get("fp") != fp:
             raise Conflict(400, "Idempotency-Key was already used with a different request body")
-        if found.get("state") == "done":
+        if found is not None and found.get("state") == "done":
             body = found.get("body", b"")
             return Stored(int(found["status"]), bytes(body) if body is not None else b"",
                           str(found.get("content_type", "application/json")))
-        claimed = found.get("claimed_at")
-        if claimed is None or now - int(claimed) >= self.reclaim_after_s:
-            return self._reclaim(claimed, now)
+        # a claim of this request that is still running (or one that ended between the write and its answer)
         raise Conflict(409, "a request with this Idempotency-Key is still being processed; retry shortly")
-
-    def _reclaim(self, claimed: Any, now: int) -> None:
-        """Take over a claim its first request abandoned (it can no longer be running)."""
-        try:
-            if claimed is None:
-                cond, values = "#st = :pending AND attribute_not_exists(claimed_at)", {":pending": "pending"}
-            else:
-                cond, values = "#st = :pending AND claimed_at = :old", {":pending": "pending", ":old": claimed}
-            self.store.update(self.key["pk"], self.key["sk"], set_={"claimed_at": now}, condition=cond,
-                              values=values, names={"#st": "state"})
-        except ConditionFailed:  # another retry took it over first, or the first run just finished
-            raise Conflict(409, "a request with this Idempotency-Key is still being processed; "
-                                "retry shortly") from None
-        self.claimed_at = now
-        return None
 
     def _mine(self) -> tuple[str, dict[str, Any]]:
         return "#s = :pending AND claimed_at = :mine", {":pending": "pending", ":mine": self.claimed_at}

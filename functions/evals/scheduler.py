@@ -95,8 +95,8 @@ class Scheduler:
                                   condition="inflight < :max AND (attribute_not_exists(claimId) OR claimId <> :t)",
                                   values={":max": max_c, ":t": token})
             return True
-        except ConditionFailed:
-            meta = self.ctx.store.get(**keys.client(client_id))
+        except ConditionFailed as refused:  # it carries the item as stored: no second read
+            meta = refused.item
             if meta is not None and meta.get("claimId") == token:
                 log_warning("slot claim refused on a resent request that had already applied it: counted as "
                             "applied", clientId=client_id)
@@ -160,14 +160,14 @@ class Scheduler:
         failed (throttling, 5xx), the first attempt may already have been applied, and the resent one then
         fails its condition against our own write. Taken for a refusal, that left an evaluation marked
         running that was never posted (its slot given back), or a finished one whose slot stayed held. So a
-        refusal reads the item once: carrying our token, the write did apply."""
+        refusal looks at the stored item it brings back: carrying our token, the write did apply."""
         token = uuid.uuid4().hex
         key = keys.evaluation(client_id, eval_id)
         try:
             return self.ctx.store.update(**key, set_={**sets, mark: token}, condition=condition, names=ST,
                                          values=values)
         except ConditionFailed as exc:
-            item = self.ctx.store.get(**key)
+            item = exc.item  # the item as stored when the condition refused the write: no second read
             if item is not None and item.get(mark) == token:
                 log_warning("conditional write refused on a resent request that had already applied it: "
                             "counted as applied", clientId=client_id, evalId=eval_id, write=mark,

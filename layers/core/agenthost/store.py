@@ -325,11 +325,15 @@ class Store:
         ttl_s: int | None = None,
         if_absent: bool = False,
         expected_version: int | None = None,
+        condition: str | None = None,
+        values: Mapping[str, Any] | None = None,
+        names: Mapping[str, str] | None = None,
         also: Sequence[Mapping[str, Any] | None] = (),
     ) -> Item:
         """Write ``item``. ``ttl_s`` sets ``expires_at``; ``if_absent`` refuses to overwrite a live item;
         ``expected_version`` is the optimistic check (the stored ``version`` must equal it; 0 means new)
-        and the written item gets ``version = expected_version + 1``. Returns what was written.
+        and the written item gets ``version = expected_version + 1``; or ``condition`` is a raw
+        ConditionExpression over ``values``/``names`` (as in :meth:`update`). Returns what was written.
 
         ``also``: further ``TransactWriteItems`` entries (low-level, e.g. ``metering`` counters from
         ``turn.fold()``) written atomically with this put in one round trip. When only those entries
@@ -350,6 +354,14 @@ class Store:
         elif if_absent:
             kwargs["ConditionExpression"] = "attribute_not_exists(pk) OR expires_at <= :now"
             kwargs["ExpressionAttributeValues"] = marshal({":now": self.now()})
+        if condition:
+            if kwargs:
+                raise ValueError("put takes either condition or if_absent/expected_version")
+            kwargs["ConditionExpression"] = condition
+            if values:
+                kwargs["ExpressionAttributeValues"] = marshal(values)
+            if names:
+                kwargs["ExpressionAttributeNames"] = dict(names)
         refused = VersionConflict if expected_version is not None else ConditionFailed
         self._write("Put", {"Item": marshal(body), **kwargs}, also, refused)
         return body
