@@ -77,7 +77,8 @@ def overhead(n: int = 5000) -> None:
           f"(aim < 200 us)")
     print(f"  EMF record: {emf_bytes} bytes per turn")
 
-    from agenthost.metering import _after_call, _before_call
+    from agenthost.metering.hooks import after_call, before_call
+    from agenthost.metering.turns import _current
 
     class _Model:
         name = "GetItem"
@@ -87,14 +88,14 @@ def overhead(n: int = 5000) -> None:
 
     params: dict = {}
     t = metering.Turn("olympics", "bench-agent", store=store)
-    token = metering._current.set(t)
+    token = _current.set(t)
     t0 = time.perf_counter()
     for _ in range(n):
-        _before_call(params=params, model=_Model(), context={})
-        _after_call(http_response=_Http(), parsed={"ConsumedCapacity": {"CapacityUnits": 0.5}}, model=_Model(),
-                    context={})
+        before_call(params=params, model=_Model(), context={})
+        after_call(http_response=_Http(), parsed={"ConsumedCapacity": {"CapacityUnits": 0.5}}, model=_Model(),
+                   context={})
     hook_us = (time.perf_counter() - t0) / n * 1e6
-    metering._current.reset(token)
+    _current.reset(token)
     print(f"  botocore hooks per DynamoDB call: {hook_us:.1f} us")
     print("  plus the counter write itself: one UpdateItem round trip (~3-6 ms in-region), or none when folded "
           "into the protocol's own put (store.put(item, also=[t.fold()]))")

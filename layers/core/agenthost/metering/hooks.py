@@ -1,0 +1,102 @@
+"""botocore hooks on the shared DynamoDB clients: each call, its consumed capacity and any throttle are
+counted for the turn active in the calling thread (:func:`agenthost.metering.turns.active_turn`), so
+protocol code does not report them. A ``TransactWriteItems`` that carries a turn's fold is recognised
+here, and its success marks the fold as written."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from agenthost import aws
+from agenthost.metering.turns import active_turn
+
+_READS = {"GetItem": 0.5, "Query": 0.5, "Scan": 0.5, "BatchGetItem": 0.5, "TransactGetItems": 2.0}
+_WRITES = {"PutItem": 1.0, "UpdateItem": 1.0, "DeleteItem": 1.0, "BatchWriteItem": 1.0,
+           "TransactWriteItems": 2.0}
+_THROTTLES = {"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"}
+_instrument_lock = threading.Lock()
+_FOLD_KEY = "agenthost_fold"
+
+
+def instrument() -> None:
+    """Register the hooks on every cached DynamoDB client (protocols may use their own client config)."""
+    try:
+        aws.client("dynamodb")
+        found = [c for key, c in list(aws._clients.items()) if key[0] == "dynamodb"]
+    except Exception:  # noqa: BLE001 - no client, nothing to count
+        return
+    for client in found:
+        events = client.meta.events
+        if getattr(events, "_agenthost_metered", False):
+            continue
+        with _instrument_lock:
+            if getattr(events, "_agenthost_metered", False):
+                continue
+            events.register("provide-client-params.dynamodb", before_call, unique_id="agenthost-metering-params")
+            events.register("after-call.dynamodb", after_call, unique_id="agenthost-metering-after")
+            events.register("after-call-error.dynamodb", _after_error, unique_id="agenthost-metering-error")
+            events.register("needs-retry.dynamodb", _on_retry, unique_id="agenthost-metering-retry")
+            events._agenthost_metered = True
+
+
+def before_call(params: dict[str, Any], model: Any, context: dict[str, Any] | None = None,
+                **_: Any) -> None:
+    t = active_turn()
+    if t is None:
+        return
+    op = model.name
+    if op in _READS or op in _WRITES:
+        params.setdefault("ReturnConsumedCapacity", "TOTAL")
+    if op == "TransactWriteItems" and t._pending_fold is not None and context is not None:
+        entry = t._pending_fold[0]
+        if any(item is entry or item == entry for item in params.get("TransactItems", ())):
+            context[_FOLD_KEY] = t
+
+
+def _capacity(parsed: Mapping[str, Any]) -> float:
+    cc = parsed.get("ConsumedCapacity")
+    if isinstance(cc, dict):
+        return float(cc.get("CapacityUnits") or 0)
+    if isinstance(cc, list):
+        return sum(float(c.get("CapacityUnits") or 0) for c in cc if isinstance(c, dict))
+    return 0.0
+
+
+def after_call(http_response: Any = None, parsed: Mapping[str, Any] | None = None, model: Any = None,
+               context: dict[str, Any] | None = None, **_: Any) -> None:
+    t = active_turn()
+    if t is None or model is None:
+        return
+    op = model.name
+    c = t.counters
+    c["ddb_calls"] += 1
+    units = _capacity(parsed or {})
+    if op in _WRITES:
+        floor = _WRITES[op]
+        ok = getattr(http_response, "status_code", 200) < 300  # after-call also follows error replies
+        folded = context is not None and context.get(_FOLD_KEY) is t
+        if op == "TransactWriteItems" and folded:
+            floor *= 2  # at least two items: the protocol's and the counters
+            if ok:
+                t._fold_committed()
+        c["ddb_wru"] += max(units, floor)
+    elif op in _READS:
+        c["ddb_rru"] += max(units, _READS[op])
+
+
+def _after_error(model: Any = None, **_: Any) -> None:
+    t = active_turn()
+    if t is not None:
+        t.counters["ddb_calls"] += 1
+
+
+def _on_retry(response: Any = None, **_: Any) -> None:
+    t = active_turn()
+    if t is None or not response or not isinstance(response, tuple) or len(response) < 2:
+        return
+    parsed = response[1] or {}
+    code = parsed.get("Error", {}).get("Code") if isinstance(parsed, dict) else None
+    if code in _THROTTLES:
+        t.counters["ddb_throttles"] += 1

@@ -1,0 +1,36 @@
+"""The daily usage item: its key, its counters and how identifiers are cleaned for it.
+
+Usage items: ``pk = USAGE#<yyyy-mm-dd>`` (UTC), ``sk = <agent>#<protocol>``, attributes ``agent``,
+``protocol``, ``day``, the counters in :data:`COUNTERS`, and ``model``/``arch``/``memory_mb`` of the
+last turn; they expire after :data:`USAGE_TTL_S`.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from agenthost.store import keys
+
+#: The numeric counters of a usage record, in report order.
+COUNTERS = (
+    "turns", "errors", "llm_calls", "llm_errors", "tokens_in", "tokens_out", "llm_ms", "fallbacks",
+    "budget_fallbacks", "duration_ms", "mb_ms", "invocations", "ddb_calls", "ddb_rru", "ddb_wru",
+    "ddb_throttles", "ws_messages", "ws_connection_minutes", "url_turns",
+)
+USAGE_TTL_S = 400 * 86400
+MAX_ID = 128
+
+
+def usage_key(day: str, agent: str, protocol: str) -> dict[str, str]:
+    """Key of one agent's usage of one protocol on one UTC day."""
+    return keys.usage(day, agent, protocol)
+
+
+def day_of(epoch_s: float) -> str:
+    return datetime.fromtimestamp(epoch_s, UTC).strftime("%Y-%m-%d")
+
+
+def clean_id(value: Any) -> str:
+    text = str(value or "").strip()
+    return text[:MAX_ID] if text else "unknown"
