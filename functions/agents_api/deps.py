@@ -3,8 +3,8 @@ request's live session.
 
 The routes live in module-level routers (:mod:`agents_api.routes`) shared by every site; the router
 that :meth:`agents_api.sdk.AgentsSite.router` builds binds its site to each request it routes
-(:func:`bind_site`, a router dependency that runs before the route's own), so one app may serve
-several sites under different base paths.
+(:func:`bind_site`, a router dependency that runs before the route's own): the routers hold no
+site of their own.
 
 The session normally comes from the edge (:mod:`agents_api.edge`): its rate-limit write proves the
 session and returns the item, cart included, and leaves it in ``scope[SESSION_SCOPE]``. Only when the

@@ -479,3 +479,23 @@ def test_checkout_links_are_signed_with_the_configured_parameter(shop, aws, monk
     assert q["sig"] == hmac.new(b"k" * 40, f"{checkout_id}.{q['exp']}".encode(), hashlib.sha256).hexdigest()
     assert req("GET", url.path, query=url.query).status == 200
     assert aws.get(pk="SECRET#agents-checkout", sk="META") is None  # no generated fallback key
+
+
+def test_a_bad_body_is_a_400_before_the_session_is_looked_at(shop):
+    # the body is parsed and bounded ahead of the session (a dependency declared before it): an agent
+    # that sends a broken request learns what is wrong with it, with or without a live session
+    req = shop()
+    cases = [("POST", "cart/add", {"quantity": 1}, "missing required parameter: item_id"),
+             ("POST", "cart/add", {"item_id": "mug1", "quantity": 100}, "quantity must be an integer between 1 and 99"),
+             ("PUT", "cart/update", {"item_id": "mug1"}, "missing required parameter: quantity"),
+             ("PATCH", "cart/update", {"item_id": "mug1", "quantity": -1}, "between 0 and 99"),
+             ("DELETE", "cart/remove", {}, "missing required parameter: item_id")]
+    for method, path, body, message in cases:
+        for headers in ({}, {"authorization": "Bearer tok_made_up"}):
+            r = req(method, f"{API}/{path}", json_body=body, headers=dict(headers))
+            assert r.status == 400 and message in r.json()["error"], (method, path, headers, r.json())
+    r = req("POST", f"{API}/checkout", body="[1]", headers={"content-type": "application/json"})
+    assert r.status == 400 and r.json() == {"ok": False, "error": "the request body must be a JSON object"}
+    # a well-formed request without a session is the 401 that says how to get one
+    r = req("POST", f"{API}/cart/add", json_body={"item_id": "mug1"})
+    assert r.status == 401 and "POST /.well-known/agents/api/session" in r.json()["error"]
