@@ -7,6 +7,13 @@ the session is live and what its cart holds without another read; each cart chan
 write on the same item (DynamoDB serializes writes to one item, so concurrent adds are exact). The token
 itself is never stored. Expired sessions are refused even before DynamoDB's lazy TTL deletion removes
 them: every write's condition requires ``expires_at > now``.
+
+An add is not naturally idempotent (it increments), and the SDK resends a write whose answer was lost (a
+timeout, a throttle, a 5xx) although DynamoDB may have applied it. So each add carries a random request id:
+the same write puts it in a string set ``addreq#<minute>`` and is refused when the set already holds it. A
+resent add is thus refused, and the refusal (which brings back the stored item) is recognised as our own
+add by the id. The set of the minute before last is removed in passing (a resend comes within seconds),
+so the item keeps at most two minutes' ids.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ from typing import Any
 from agenthost.store import ConditionFailed, Store, error_code, keys
 
 LIVE = "attribute_exists(pk) AND expires_at > :now"
+ADD_ID_WINDOW_S = 60  # add request ids are kept per minute (see the module docstring)
 
 
 def token_hash(token: str) -> str:
@@ -91,13 +99,16 @@ class Sessions:
         (fewer than ``max_lines``). Returns the cart after the write."""
         if quantity > cap:
             raise QuantityRefused
+        now = self.store.now()
+        request_id, window = secrets.token_hex(8), now // ADD_ID_WINDOW_S
+        ids = f"addreq#{window}"
         write = {
-            "expression": "SET #c.#i = if_not_exists(#c.#i, :zero) + :q",
-            "condition": f"{LIVE} AND ((attribute_not_exists(#c.#i) AND (attribute_not_exists(#c) "
-                         "OR size(#c) < :lines)) OR #c.#i <= :room)",
-            "names": {"#c": "cart", "#i": item_id},
-            "values": {":zero": 0, ":q": quantity, ":now": self.store.now(), ":lines": max_lines,
-                       ":room": cap - quantity},
+            "expression": "SET #c.#i = if_not_exists(#c.#i, :zero) + :q ADD #ids :id REMOVE #old",
+            "condition": f"{LIVE} AND NOT contains(#ids, :rid) AND ((attribute_not_exists(#c.#i) AND "
+                         "(attribute_not_exists(#c) OR size(#c) < :lines)) OR #c.#i <= :room)",
+            "names": {"#c": "cart", "#i": item_id, "#ids": ids, "#old": f"addreq#{window - 2}"},
+            "values": {":zero": 0, ":q": quantity, ":now": now, ":lines": max_lines, ":room": cap - quantity,
+                       ":id": {request_id}, ":rid": request_id},
         }
         key = keys.session(session.hash)
         try:
@@ -113,6 +124,8 @@ class Sessions:
             old = refused.item
             if old is None:
                 raise SessionGone from None
+            if request_id in (old.get(ids) or ()):  # our own add, applied by an attempt whose answer was lost
+                return Session.from_item(session.hash, old).lines
             if item_id not in (old.get("cart") or {}):
                 raise CartFull from None
             raise QuantityRefused from None

@@ -499,3 +499,30 @@ def test_a_bad_body_is_a_400_before_the_session_is_looked_at(shop):
     # a well-formed request without a session is the 401 that says how to get one
     r = req("POST", f"{API}/cart/add", json_body={"item_id": "mug1"})
     assert r.status == 401 and "POST /.well-known/agents/api/session" in r.json()["error"]
+
+
+def test_a_cart_add_resent_by_the_sdk_after_it_was_applied_adds_once(shop):
+    """botocore resends a request whose answer was lost (a timeout, a 5xx): the first attempt may already be
+    applied. The add carries a request id of its own, so the resent write is refused and recognised."""
+    from agenthost import aws as aws_clients
+
+    req = shop()
+    h = session(req)
+    resends = []
+
+    def lose_the_first_answer(request_dict=None, **_):
+        body = (request_dict or {}).get("body") or b""
+        if b"if_not_exists(#c.#i" in (body if isinstance(body, bytes) else body.encode()) and not resends:
+            resends.append(1)
+            return 0  # retry now: the same request again, after DynamoDB applied the first
+        return None
+
+    events = aws_clients.client("dynamodb").meta.events
+    events.register_first("needs-retry.dynamodb.UpdateItem", lose_the_first_answer)
+    try:
+        added = req("POST", f"{API}/cart/add", json_body={"item_id": "mug2", "quantity": 2}, headers=dict(h))
+    finally:
+        events.unregister("needs-retry.dynamodb.UpdateItem", lose_the_first_answer)
+    assert resends == [1]
+    assert added.status == 201 and added.json()["data"]["quantity"] == 2
+    assert req("GET", f"{API}/cart/view", headers=dict(h)).json()["data"]["items"][0]["quantity"] == 2
