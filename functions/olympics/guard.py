@@ -216,8 +216,8 @@ def sanitize(proposed: list[Any], tree: str, offered: tuple[str, ...], page: Pag
             tool, args = str(raw.tool), dict(raw.args or {})
         elif isinstance(raw, dict):
             tool = str(raw.get("tool") or raw.get("name") or "").strip()
-            args = raw.get("args") if raw.get("args") is not None else raw.get("arguments")
-            args = dict(args) if isinstance(args, dict) else {}
+            given = raw.get("args") if raw.get("args") is not None else raw.get("arguments")
+            args = dict(given) if isinstance(given, dict) else {}
         else:
             verdict.dropped.append("not an action object")
             continue

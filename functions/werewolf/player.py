@@ -62,18 +62,10 @@ def play(raw: Any, store: StoreLike | None, *, say: Say | None = None, policy: P
     """One turn. ``deadline``: when the policy must have decided; ``save_by``: past it the memory write
     is skipped (the answer matters more than the memory); ``on_decided(source, policy_error)`` runs once the answer is
     final; ``fold()`` (metering) returns a transaction entry written together with the memory item."""
-    outcome = _play(raw, store, say=say, policy=policy, deadline=deadline, save_by=save_by, logger=logger,
-                    on_decided=on_decided, fold=fold, digest=digest)
-    return outcome
-
-
-def _play(raw: Any, store: StoreLike | None, *, say: Say | None, policy: Policy | None,
-          deadline: Deadline | float | None, save_by: Deadline | float | None, logger: Any, on_decided: Any,
-          fold: Any, digest: str = "") -> Outcome:
     say = say or Say()
-    deadline = Deadline.of(deadline, settings().werewolf_budget_s)
+    decide_by = Deadline.of(deadline, settings().werewolf_budget_s)
     save_deadline = None if save_by is None else Deadline.of(save_by, 0.0)
-    budget = deadline.describe("decision")
+    budget = decide_by.describe("decision")
     try:
         turn = WerewolfTurn.lenient(raw)
     except Exception:  # noqa: BLE001 - lenient parsing should not fail; answer anyway
@@ -95,9 +87,10 @@ def _play(raw: Any, store: StoreLike | None, *, say: Say | None, policy: Policy 
             on_decided("fallback")
         return Outcome(_bare_safest(turn, say), "fallback", ["view failed"])
     check = _checker(view, say)
-    source, issues, answer, policy_error = "deterministic", [], None, ""
+    source, answer, policy_error = "deterministic", None, ""
+    issues: list[str] = []
     if policy is not None and policy.name != "deterministic":
-        answer, issues, policy_error = _ask_policy(policy, view, say, deadline, check, logger)
+        answer, issues, policy_error = _ask_policy(policy, view, say, decide_by, check, logger)
         source = policy.name if answer is not None else source
         budget = getattr(policy, "last_budget", "") or budget
         mem = view.memory
@@ -154,7 +147,9 @@ def _ask_policy(policy: Policy, view: View, say: Say, deadline: Deadline, check:
     mem, turn = view.memory, view.turn
     snapshot = mem.fingerprint()
     agent_memory: dict[str, Any] | None = None
-    answer, issues, policy_error = None, [], ""
+    answer: dict[str, Any] | None = None
+    issues: list[str] = []
+    policy_error = ""
     proposed: WerewolfAnswer | Proposal | None
     try:
         proposed = policy.decide(view, say, deadline)
