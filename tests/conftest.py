@@ -15,6 +15,7 @@ env.apply()
 
 from agenthost import aws as aws_clients  # noqa: E402
 from agenthost import config  # noqa: E402
+from agenthost import secrets  # noqa: E402
 from infra.local import fastmoto  # noqa: E402
 
 fastmoto.tune()  # the same DynamoDB emulation the local stack runs (serialized writes, faster queries)
@@ -24,10 +25,12 @@ fastmoto.tune()  # the same DynamoDB emulation the local stack runs (serialized 
 def _clean_settings(monkeypatch):
     env.apply()
     config.reset()
+    secrets.reset()
     aws_clients.reset()
     _settings_follow(monkeypatch)
     yield
     config.reset()
+    secrets.reset()
     aws_clients.reset()
 
 

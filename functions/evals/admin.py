@@ -29,8 +29,9 @@ from typing import Any
 from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse
 
-from agenthost.config import secret, settings
+from agenthost.config import settings
 from agenthost.http import ApiError, create_app, make_handler
+from agenthost.secrets import secret
 from agenthost.store import Store, keys
 from evals.common import CLIENT_ID_RE, CLIENT_INDEX_PK, DEFS_PK
 from evals.definitions import DefinitionError, parse_document, parse_text

@@ -26,8 +26,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from agenthost import aws, logs, metering
-from agenthost.config import secret, settings
+from agenthost.config import settings
 from agenthost.http import logger
+from agenthost.secrets import secret
 from agenthost.store import Store, keys
 from evals import connections
 from evals.registry import forget_connection

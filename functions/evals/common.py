@@ -53,7 +53,8 @@ class Options:
 
     @classmethod
     def from_env(cls) -> Options:
-        from agenthost.config import secret, settings
+        from agenthost.config import settings
+        from agenthost.secrets import secret
 
         cfg = settings()
         return cls(

@@ -4,10 +4,10 @@
 agent id (``X-AI-Olympics-Agent-Id`` header, else the body's ``agentId``):
 
 * ``AGENTHOST_OLYMPICS_AGENTS`` = ``<agentId>=<secret>,...`` maps agent ids to where their secret is:
-  ``<SETTING>``, the name of a secret setting read through :func:`agenthost.config.secret` (a literal env
+  ``<SETTING>``, the name of a secret setting read through :func:`agenthost.secrets.secret` (a literal env
   variable locally, ``<SETTING>_PARAM`` naming an SSM parameter or Secrets Manager secret when deployed), or
   the SSM/Secrets Manager name itself (``/agenthost/olympics/agent-2``, ``ssm:/agenthost/...``,
-  ``secretsmanager:agenthost/...`` or an ARN), read through :func:`agenthost.config.resolve` (the same
+  ``secretsmanager:agenthost/...`` or an ARN), read through :func:`agenthost.secrets.resolve` (the same
   cache and short-timeout client as every secret) and cached for 5 minutes - so several agents work when
   deployed without one environment variable each;
 * ``AGENTHOST_OLYMPICS_SECRET`` (or ``_PARAM``) is the secret of any agent not listed.
@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from agenthost import signing
-from agenthost.config import resolve, secret, settings
+from agenthost.config import settings
+from agenthost.secrets import resolve, secret
 
 DEFAULT_SECRET = "AGENTHOST_OLYMPICS_SECRET"  # noqa: S105 - the setting's name, not a secret
 AGENTS_SETTING = "AGENTHOST_OLYMPICS_AGENTS"

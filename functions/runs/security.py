@@ -21,8 +21,9 @@ from typing import Any
 
 from fastapi import Header
 
-from agenthost.config import secret, settings
+from agenthost.config import settings
 from agenthost.http import ApiError
+from agenthost.secrets import secret
 
 ALLOWED_METHODS = "GET, POST, OPTIONS"
 ALLOWED_HEADERS = "content-type, x-api-key, authorization, x-request-id"

@@ -45,9 +45,10 @@ from fastapi.responses import JSONResponse, Response
 
 from agenthost import limits, metering, signing
 from agenthost.config import raw as raw_setting
-from agenthost.config import secret, settings
+from agenthost.config import settings
 from agenthost.deadline import Deadline
 from agenthost.http import annotate, create_app, logger, make_handler
+from agenthost.secrets import secret
 from werewolf.player import GENERIC, Policy, play
 from werewolf.speech import Say
 

@@ -28,7 +28,7 @@ def _local(name: str, prefix: str = "") -> str:
     return prefix + hashlib.sha256(f"agenthost-local-{name}".encode()).hexdigest()
 
 
-# name -> value; protocol functions add theirs here (and read them through agenthost.config.secret)
+# name -> value; protocol functions add theirs here (and read them through agenthost.secrets.secret)
 LOCAL_SECRETS: dict[str, str] = {
     "AGENTHOST_OLYMPICS_SECRET": _local("olympics", "whs_"),
     "AGENTHOST_WEREWOLF_API_KEY": _local("werewolf")[:40],

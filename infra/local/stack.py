@@ -131,11 +131,12 @@ class LocalStack:
         self.dotenv = dotenv
 
     def _create_table(self, name: str) -> None:
-        from agenthost import aws
+        from agenthost import aws, secrets
         from agenthost.config import reset
         from infra.local.template import create_table
 
         reset()
+        secrets.reset()
         aws.reset()
         client = aws.client("dynamodb", endpoint_url=self.dynamodb_endpoint)
         for attempt in range(50):

@@ -89,12 +89,12 @@ def test_a_browser_action_is_never_resent_after_a_read_timeout(endpoint, monkeyp
 
 
 def test_the_clients_that_cut_a_turn_are_sized_as_their_docs_say():
-    from agenthost import config
+    from agenthost import secrets
     from agenthost.llm.bedrock import BedrockProvider
 
-    secrets_client = aws.client("ssm", connect_timeout=config.SECRET_CONNECT_TIMEOUT_S,
-                                read_timeout=config.SECRET_READ_TIMEOUT_S,
-                                total_max_attempts=config.SECRET_TOTAL_ATTEMPTS)
+    secrets_client = aws.client("ssm", connect_timeout=secrets.SECRET_CONNECT_TIMEOUT_S,
+                                read_timeout=secrets.SECRET_READ_TIMEOUT_S,
+                                total_max_attempts=secrets.SECRET_TOTAL_ATTEMPTS)
     assert secrets_client.meta.config.retries["total_max_attempts"] == 2  # "2 attempts"
     bedrock = BedrockProvider("m", endpoint_url="http://127.0.0.1:9").client(3.0)
     assert bedrock.meta.config.retries["total_max_attempts"] == 1  # retries off: one request per attempt

@@ -217,16 +217,16 @@ def test_an_agents_parameter_goes_through_the_one_secret_resolver(aws, monkeypat
     import boto3
     from olympics import auth
 
-    from agenthost import config
+    from agenthost import secrets
 
     key = "whs_" + "9" * 64
     ssm = boto3.client("ssm")
     ssm.put_parameter(Name="/agenthost/olympics/agent-9", Value=key, Type="SecureString")
     monkeypatch.setenv("AGENTHOST_OLYMPICS_AGENTS", "agent-9=/agenthost/olympics/agent-9")
     clock = [1000.0]
-    monkeypatch.setattr(config, "_now", lambda: clock[0])
+    monkeypatch.setattr(secrets, "_now", lambda: clock[0])
     assert auth.secret_for("agent-9") == key
-    assert config._providers["ssm"][0].meta.config.read_timeout == config.SECRET_READ_TIMEOUT_S
+    assert secrets._providers["ssm"][0].meta.config.read_timeout == secrets.SECRET_READ_TIMEOUT_S
     ssm.delete_parameter(Name="/agenthost/olympics/agent-9")
     clock[0] += auth.REF_MAX_AGE_S + 1
     assert auth.secret_for("agent-9") == key

@@ -43,7 +43,8 @@ _cached: dict[str, Provider | None] = {}
 
 def provider_from_settings() -> Provider | None:
     """The provider ``AGENTHOST_LLM`` selects (None for ``none``); cached per setting."""
-    from agenthost.config import secret, settings
+    from agenthost.config import settings
+    from agenthost.secrets import secret
 
     cfg = settings()
     key = f"{cfg.llm}|{cfg.llm_base_url}"
