@@ -14,8 +14,7 @@ from tests.support import env
 env.apply()
 
 from agenthost import aws as aws_clients  # noqa: E402
-from agenthost import config  # noqa: E402
-from agenthost import secrets  # noqa: E402
+from agenthost import config, secrets  # noqa: E402
 from infra.local import fastmoto  # noqa: E402
 
 fastmoto.tune()  # the same DynamoDB emulation the local stack runs (serialized writes, faster queries)
