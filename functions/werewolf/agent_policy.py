@@ -3,7 +3,7 @@ policy.
 
 The agent gets a :class:`~agenthost.plugins.WerewolfState` (the parsed turn, what we inferred, our
 deterministic suggestion, its own memory for this game and seat) and answers the object for the action
-type. It runs on its own thread under the turn's deadline (less ``MARGIN_S``); an exception, a timeout,
+type. It runs on its own thread under the turn's deadline (less ``AGENTHOST_AGENT_RESERVE_S``); an exception, a timeout,
 an answer that is not an object of the action type's fields is refused here (:class:`Refused`, with the
 reason); an answer the engine would refuse (a target not alive, a teammate kill, a repeated guard, a
 potion the witch no longer has...) is refused by the player's contract check. Either way our strategy
@@ -16,7 +16,7 @@ import copy
 from typing import Any
 
 from agenthost.deadline import Deadline
-from agenthost.plugins import MARGIN_S, Refused, WerewolfState, agent_deadline, call_with_deadline, json_memory
+from agenthost.plugins import Refused, WerewolfState, agent_deadline, call_with_deadline, json_memory
 from werewolf.knowledge import View
 from werewolf.llm_strategy import to_answer
 from werewolf.player import Policy, Proposal
@@ -29,15 +29,15 @@ FIELDS = frozenset({"message", "target", "second_target", "witch_action", "flip"
 class AgentPolicy(Policy):
     name = "agent"
 
-    def __init__(self, agent: Any, margin_s: float = MARGIN_S, load_error: str = ""):
+    def __init__(self, agent: Any, reserve_s: float | None = None, load_error: str = ""):
         self.agent = agent
-        self.margin_s = margin_s
+        self.reserve_s = reserve_s  # None: the setting AGENTHOST_AGENT_RESERVE_S
         self.load_error = load_error
 
     def decide(self, view: View, say: Say, deadline: Deadline | float) -> Proposal:
         if self.agent is None:
             raise Refused("load", self.load_error or "no agent")
-        state = build_state(view, say, agent_deadline(deadline, self.margin_s))
+        state = build_state(view, say, agent_deadline(deadline, self.reserve_s))
         obj = call_with_deadline(self.agent.decide_werewolf, state, deadline=state.deadline)
         memory = json_memory(state.memory)
         if obj is None:

@@ -186,7 +186,7 @@ def test_stuck_calls_are_bounded(monkeypatch):
     while plugins.stuck() and time.monotonic() < wait_until:
         time.sleep(0.05)
     base = plugins.stuck()
-    monkeypatch.setattr(plugins, "MAX_STUCK", base + 2)
+    monkeypatch.setattr(plugins.calls, "MAX_STUCK", base + 2)
     try:
         for _ in range(2):
             with pytest.raises(plugins.Refused) as e:

@@ -142,6 +142,8 @@ class Settings(BaseSettings):
                                          "decision for the memory write (1 s connect + 2 s read)", group="budgets")
     werewolf_answer_reserve_s: float = _s(1.5, "AGENTHOST_WEREWOLF_ANSWER_RESERVE_S", "kept back from the "
                                           "Werewolf model for checking and assembling the answer", group="budgets")
+    agent_reserve_s: float = _s(1.5, "AGENTHOST_AGENT_RESERVE_S", "kept back from your agent's decision (see "
+                                "`AGENTHOST_AGENT`) for our fallback policy and the guards", group="budgets")
 
     # -- metering
     llm_budget_tokens: float | None = _s(None, "AGENTHOST_LLM_BUDGET_TOKENS", "daily LLM budget per agent, tokens "
