@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from agenthost.agent import DeterministicPolicy, deadline_in
+from agenthost.agent import DeterministicPolicy, deadline_in, dom
 from agenthost.agent import page as pages
 from tests.support.brain_pages import PageServer
 
@@ -216,7 +216,7 @@ def test_other_tools_screenshot_and_live_page_model(site):
     assert [r["ok"] for r in out["results"]] == [True] * 7, out["results"]
     assert out["results"][5]["data"] == "Results for red boots"
     assert out["observation"]["screenshot"].startswith("/9j/")  # base64 JPEG
-    live = lifecycle.worker.submit(lambda: pages.from_playwright(lifecycle.sessions["tools"][1])).result()
+    live = lifecycle.worker.submit(lambda: dom.from_playwright(lifecycle.sessions["tools"][1])).result()
     assert live.source == "live" and live.title == "Shoe search"
     assert "Search submitted" in live.text
 

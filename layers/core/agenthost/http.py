@@ -220,23 +220,7 @@ class _EdgeMiddleware:
         elif self.max_depth is not None and scope.get("method") not in ("GET", "HEAD", "OPTIONS"):
             await self._depth_checked(scope, receive, send_wrapper, headers.get("content-type", ""))
         else:
-            received = 0
-            too_large = False
-
-            async def receive_limited() -> dict:
-                nonlocal received, too_large
-                message = await receive()
-                if message["type"] == "http.request":
-                    received += len(message.get("body", b""))
-                    if received > self.max_body:
-                        too_large = True
-                        raise _BodyTooLarge()
-                return message
-
-            try:
-                await self.app(scope, receive_limited, send_wrapper)
-            except _BodyTooLarge:
-                await self._too_large(send_wrapper)
+            await self._size_limited(scope, receive, send_wrapper)
         _access_notes.reset(notes_token)
         logger.info(
             "request",
@@ -248,6 +232,24 @@ class _EdgeMiddleware:
                 "duration_ms": round((time.perf_counter() - started) * 1000, 2),
             },
         )
+
+    async def _size_limited(self, scope: dict, receive: Callable, send: Callable) -> None:
+        """Hand the body to the app as it arrives, answering 413 once it passes the size limit."""
+        received = 0
+
+        async def receive_limited() -> dict:
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_body:
+                    raise _BodyTooLarge()
+            return message
+
+        try:
+            await self.app(scope, receive_limited, send)
+        except _BodyTooLarge:
+            await self._too_large(send)
 
     async def _depth_checked(self, scope: dict, receive: Callable, send: Callable, content_type: str) -> None:
         """Read the whole body (within the size limit), refuse it with 400 when it nests deeper than the
@@ -320,6 +322,16 @@ def create_app(
     app = FastAPI(**fastapi_kwargs)
     app.state.service = service
     app.state.error_body = error_body
+    _add_error_handlers(app, error_body)
+    limit = max_body_bytes if max_body_bytes is not None else settings().max_body_bytes
+    app.add_middleware(_EdgeMiddleware, error_body=error_body, max_body=limit, max_depth=max_depth)
+    return app
+
+
+def _add_error_handlers(app: FastAPI, error_body: ErrorBody) -> None:
+    """Every error the app raises answered as JSON in ``error_body``'s shape: ours (:class:`ApiError`),
+    Starlette's 404/405, validation (400 naming the field), AWS (503 with ``Retry-After`` when the database
+    is unavailable, else 500), anything else 500 with the request id and no internals."""
 
     def respond(request: Request | None, status: int, code: str, message: str,
                 headers: dict[str, str] | None = None) -> JSONResponse:
@@ -365,10 +377,6 @@ def create_app(
         logger.exception("unhandled error")
         rid = request.scope.get("state", {}).get("request_id", "")
         return respond(request, 500, "internal_error", f"internal error (request id {rid})")
-
-    limit = max_body_bytes if max_body_bytes is not None else settings().max_body_bytes
-    app.add_middleware(_EdgeMiddleware, error_body=error_body, max_body=limit, max_depth=max_depth)
-    return app
 
 
 _loops = threading.local()

@@ -1,4 +1,5 @@
-"""Observing a live Playwright page (sync API): ARIA tree, element snapshot, visible text, screenshot.
+"""Observing a live Playwright page (sync API): ARIA tree, element snapshot, visible text, screenshot
+(:func:`observe`), or straight into the page model (:func:`from_playwright`).
 
 The element snapshot has the Proxy Server API ``ElementInfo`` shape (plus ``label``, ``checked``,
 ``options``, ``inViewport``, ``form`` (the element's form: id, name, aria-label or ``form#<index>``),
@@ -16,7 +17,7 @@ import base64
 import json
 from typing import Any
 
-from agenthost.agent.page import MASK, SENSITIVE
+from agenthost.agent.page import MASK, SENSITIVE, Page, from_observation
 
 SNAPSHOT_JS = r"""
 ([maxElements, maxText]) => {
@@ -130,3 +131,10 @@ def observe(pw_page: Any, *, aria: bool = True, elements: bool = True, text: boo
         png = pw_page.screenshot(type="jpeg", quality=60, timeout=timeout_ms)
         obs["screenshot"] = base64.b64encode(png).decode()
     return obs
+
+
+def from_playwright(pw_page: Any, *, max_elements: int = 100, max_text: int = 6000) -> Page:
+    """Observe a live (sync) Playwright page into a :class:`~agenthost.agent.page.Page`: ARIA snapshot plus
+    element snapshot."""
+    return from_observation(observe(pw_page, aria=True, elements=True, text=True,
+                                    max_elements=max_elements, max_text=max_text))

@@ -182,71 +182,84 @@ def check_actions(actions: Iterable[Action], page: Page, *, tools: Iterable[str]
             out.dropped.append(f"{a.tool}: not an available tool")
             continue
         try:
-            args = dict(a.args or {})
-            if a.tool == "navigate":
-                url = _str_arg(args, "url", MAX_URL) or ""
-                if not re.match(r"^https?://", url, re.I):
-                    raise ValueError("url must be http(s)")
-                args["url"] = url
-            if a.tool == "type":
-                text = _str_arg(args, "text", MAX_TEXT)
-                if text is None:
-                    raise ValueError("text is required")
-                clean = strip_script(text)
-                if clean != text:
-                    if not clean:
-                        raise ValueError("text was script-like")
-                    out.repaired.append("type: script-like text removed")
-                args["text"] = clean
-                if "clear" in args:
-                    args["clear"] = bool(args["clear"])
-            if a.tool == "select":
-                args["option"] = _str_arg(args, "option", 300) or ""
-            if a.tool == "scroll":
-                d = str(args.get("direction", "down")).lower()
-                args["direction"] = d if d in ("up", "down", "left", "right") else "down"
-                amt = args.get("amount", 500)
-                args["amount"] = max(1, min(int(amt), 5000)) if isinstance(amt, (int, float, str)) and \
-                    str(amt).lstrip("-").isdigit() else 500
-            if a.tool == "press":
-                key = _str_arg(args, "key", 40) or ""
-                if not re.fullmatch(r"[A-Za-z0-9+ ]{1,40}", key):
-                    raise ValueError("key is not a key name")
-            for k in ("result", "question", "thinking"):
-                if isinstance(args.get(k), str):
-                    args[k] = strip_script(args[k])[:MAX_TEXT]
+            args = _clean_args(a.tool, dict(a.args or {}), out)
         except (ValueError, TypeError) as exc:
             out.dropped.append(f"{a.tool}: {exc}")
             continue
         if a.tool in TARGETED:
-            target = _str_arg(args, "element", 300) if isinstance(args.get("element"), (str, int)) else \
-                _str_arg(args, "id", 300)
-            if not target:
-                out.dropped.append(f"{a.tool}: no element named")
-                continue
-            el = resolve(page, a.tool, target, args.get("option"))
-            if el is None:
-                el = repair(page, a.tool, target)
-                if el is None:
-                    out.dropped.append(f"{a.tool}: no element {target!r} on the page")
-                    continue
-                out.repaired.append(f"{a.tool}: {target!r} -> {el.name!r}")
-            if is_scripty(target):
-                out.dropped.append(f"{a.tool}: script-like element name")
-                continue
-            args["element"] = el.name if page.source == "aria" else el.ref
-            args.pop("id", None)
-            if a.tool == "select" and el.options:
-                opt = _option(el, args.get("option", ""))
-                if opt is None:
-                    out.dropped.append(f"select: no option {args.get('option')!r} in {el.name!r}")
-                    continue
-                args["option"] = opt
-            a = Action(a.tool, args, resolved=el, risk=a.risk, why=a.why)
+            checked = _on_page(a, args, page, out)
+            if checked is not None:
+                out.actions.append(checked)
         else:
-            a = Action(a.tool, args, resolved=a.resolved, risk=a.risk, why=a.why)
-        out.actions.append(a)
+            out.actions.append(Action(a.tool, args, resolved=a.resolved, risk=a.risk, why=a.why))
     return out
+
+
+def _clean_args(tool: str, args: dict[str, Any], out: Checked) -> dict[str, Any]:
+    """``args`` of a ``tool`` action type-checked and sanitised (repairs noted in ``out``); ValueError or
+    TypeError for arguments that cannot be used."""
+    if tool == "navigate":
+        url = _str_arg(args, "url", MAX_URL) or ""
+        if not re.match(r"^https?://", url, re.I):
+            raise ValueError("url must be http(s)")
+        args["url"] = url
+    if tool == "type":
+        text = _str_arg(args, "text", MAX_TEXT)
+        if text is None:
+            raise ValueError("text is required")
+        clean = strip_script(text)
+        if clean != text:
+            if not clean:
+                raise ValueError("text was script-like")
+            out.repaired.append("type: script-like text removed")
+        args["text"] = clean
+        if "clear" in args:
+            args["clear"] = bool(args["clear"])
+    if tool == "select":
+        args["option"] = _str_arg(args, "option", 300) or ""
+    if tool == "scroll":
+        d = str(args.get("direction", "down")).lower()
+        args["direction"] = d if d in ("up", "down", "left", "right") else "down"
+        amt = args.get("amount", 500)
+        args["amount"] = max(1, min(int(amt), 5000)) if isinstance(amt, (int, float, str)) and \
+            str(amt).lstrip("-").isdigit() else 500
+    if tool == "press":
+        key = _str_arg(args, "key", 40) or ""
+        if not re.fullmatch(r"[A-Za-z0-9+ ]{1,40}", key):
+            raise ValueError("key is not a key name")
+    for k in ("result", "question", "thinking"):
+        if isinstance(args.get(k), str):
+            args[k] = strip_script(args[k])[:MAX_TEXT]
+    return args
+
+
+def _on_page(a: Action, args: dict[str, Any], page: Page, out: Checked) -> Action | None:
+    """A targeted action resolved (or repaired) to an element of ``page``, its option matched; None (the
+    reason in ``out.dropped``) when it names no usable element."""
+    target = _str_arg(args, "element", 300) if isinstance(args.get("element"), (str, int)) else \
+        _str_arg(args, "id", 300)
+    if not target:
+        out.dropped.append(f"{a.tool}: no element named")
+        return None
+    el = resolve(page, a.tool, target, args.get("option"))
+    if el is None:
+        el = repair(page, a.tool, target)
+        if el is None:
+            out.dropped.append(f"{a.tool}: no element {target!r} on the page")
+            return None
+        out.repaired.append(f"{a.tool}: {target!r} -> {el.name!r}")
+    if is_scripty(target):
+        out.dropped.append(f"{a.tool}: script-like element name")
+        return None
+    args["element"] = el.name if page.source == "aria" else el.ref
+    args.pop("id", None)
+    if a.tool == "select" and el.options:
+        opt = _option(el, args.get("option", ""))
+        if opt is None:
+            out.dropped.append(f"select: no option {args.get('option')!r} in {el.name!r}")
+            return None
+        args["option"] = opt
+    return Action(a.tool, args, resolved=el, risk=a.risk, why=a.why)
 
 
 # --------------------------------------------------------------------------- loops

@@ -309,30 +309,9 @@ class LlmPolicy:
     def _validate(self, obj: dict[str, Any], page: Page, memory: dict[str, Any], names: Sequence[str],
                   max_actions: int, task_urls: Sequence[str] = (),
                   avoid: set[tuple[str, str]] | None = None) -> tuple[Decision | None, list[str]]:
-        raw = obj.get("actions") or []
-        if not isinstance(raw, list):
+        if not isinstance(obj.get("actions") or [], list):
             return None, ["actions must be a list"]
-        proposed: list[Action] = []
-        problems: list[str] = []
-        done = bool(obj.get("done"))
-        result = obj.get("result")
-        claimed: bool | None = False if obj.get("success") is False else None
-        for item in raw:
-            if not isinstance(item, dict) or not isinstance(item.get("tool"), str):
-                problems.append("each action needs a tool and args")
-                continue
-            tool: str = "done" if item["tool"] == "finish" else item["tool"]
-            args: dict[str, Any] = item["args"] if isinstance(item.get("args"), dict) else {}
-            if tool == "done":
-                done = True
-                result = result or args.get("result")
-                if args.get("success") is False:
-                    claimed = False
-                continue
-            if tool == "navigate" and not _navigation_allowed(str(args.get("url", "")), page, task_urls):
-                problems.append(f"navigate: {str(args.get('url'))[:100]!r} is not in the task nor linked on the page")
-                continue
-            proposed.append(Action(tool, dict(args)))
+        proposed, problems, done, result, claimed = _proposed(obj, page, task_urls)
         checked = check_actions(proposed, page, tools=names, max_actions=max_actions)
         problems += checked.dropped
         if avoid:
@@ -360,19 +339,54 @@ class LlmPolicy:
         if kept:
             memory["acted"] = True
         thinking = str(obj.get("thinking") or "")[:2000]
-        success: bool | None = None
-        if done:
-            success = claimed
-            verdict = judge(page, memory.get("before") or ())
-            if success is None and not kept and verdict.kind in ("progress", "failure", "error"):
-                # the model says done, the page says otherwise (a score line, zero correct, an error): not a success
-                success = False
-                result = f"Not completed: the page shows {verdict.text!r}" + (f" ({result})" if result else "")
-            elif success is None:
-                success = True
+        success, result = _success(done, claimed, kept, page, memory, result)
         return Decision(actions=kept, done=done, success=success, thinking=strip_script(thinking),
                         result=None if result is None else strip_script(str(result))[:4000], source=self.name,
                         memory=memory), problems
+
+
+def _proposed(obj: dict[str, Any], page: Page, task_urls: Sequence[str]) \
+        -> tuple[list[Action], list[str], bool, Any, bool | None]:
+    """The model's answer read: ``(actions, problems, done, result, claimed success)``; ``finish``/``done``
+    actions fold into ``done`` (and ``success: false`` into the claim); a navigation to a URL neither in the
+    task nor linked on the page is a problem, not an action."""
+    proposed: list[Action] = []
+    problems: list[str] = []
+    done = bool(obj.get("done"))
+    result = obj.get("result")
+    claimed: bool | None = False if obj.get("success") is False else None
+    for item in obj.get("actions") or []:
+        if not isinstance(item, dict) or not isinstance(item.get("tool"), str):
+            problems.append("each action needs a tool and args")
+            continue
+        tool: str = "done" if item["tool"] == "finish" else item["tool"]
+        args: dict[str, Any] = item["args"] if isinstance(item.get("args"), dict) else {}
+        if tool == "done":
+            done = True
+            result = result or args.get("result")
+            if args.get("success") is False:
+                claimed = False
+            continue
+        if tool == "navigate" and not _navigation_allowed(str(args.get("url", "")), page, task_urls):
+            problems.append(f"navigate: {str(args.get('url'))[:100]!r} is not in the task nor linked on the page")
+            continue
+        proposed.append(Action(tool, dict(args)))
+    return proposed, problems, done, result, claimed
+
+
+def _success(done: bool, claimed: bool | None, kept: Sequence[Action], page: Page, memory: dict[str, Any],
+             result: Any) -> tuple[bool | None, Any]:
+    """``(success, result)`` of a decision: None while not done; a done the page contradicts (a score line,
+    zero correct, an error, with nothing left to do) is not a success, and the result says why."""
+    if not done:
+        return None, result
+    if claimed is not None:
+        return claimed, result
+    verdict = judge(page, memory.get("before") or ())
+    if not kept and verdict.kind in ("progress", "failure", "error"):
+        # the model says done, the page says otherwise (a score line, zero correct, an error): not a success
+        return False, f"Not completed: the page shows {verdict.text!r}" + (f" ({result})" if result else "")
+    return True, result
 
 
 _skill_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="skill")

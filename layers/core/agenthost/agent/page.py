@@ -7,7 +7,8 @@ Three sources produce a :class:`Page`:
   ``/placeholder:`` property lines, ``- text: ...`` nodes). Elements get refs ``e1``, ``e2``... in
   document order; the AI Olympics runner itself addresses elements by name, never by ref.
 * :func:`from_snapshot` - the Proxy Server API ``PageSnapshot`` (``elements`` with ``data-agent-id``).
-* :func:`from_playwright` - a live Playwright page (ARIA snapshot plus the element snapshot, merged).
+* :func:`from_observation` - the browser function's observation (ARIA snapshot plus the element snapshot,
+  merged); :func:`agenthost.agent.dom.from_playwright` observes a live Playwright page into one.
 
 Example::
 
@@ -476,14 +477,6 @@ def from_observation(observation: dict[str, Any]) -> Page:
     if observation.get("text"):
         page.text = str(observation["text"])
     return page
-
-
-def from_playwright(pw_page: Any, *, max_elements: int = 100, max_text: int = 6000) -> Page:
-    """Observe a live (sync) Playwright page: ARIA snapshot plus element snapshot."""
-    from agenthost.agent.dom import observe
-
-    return from_observation(observe(pw_page, aria=True, elements=True, text=True,
-                                    max_elements=max_elements, max_text=max_text))
 
 
 def names(elements: Iterable[Element]) -> list[str]:
