@@ -1,8 +1,25 @@
 """agenthost: the shared library of every agenthost Lambda function (the core layer).
 
-Only what two or more functions use lives here. Each module holds one concept:
-``config`` (settings), ``store`` (the single DynamoDB table), ``signing`` (webhook HMAC),
-``http`` (FastAPI app factory + Mangum handler), ``netguard`` (outbound URL safety).
+Only what two or more functions use lives here; the core imports no protocol. Each module holds one concept:
+
+* ``agent`` (package): the web-agent brain: page model, actions, guards, task reading, our policies.
+* ``agents_client`` (package): a client for agents.json sites (discovery, sessions, retries, handoff) and its CLI.
+* ``aws``: lazily created, cached boto3 clients with short timeouts and explicit attempt counts.
+* ``browser``: the client of the browser function (the same event contract locally and on Lambda).
+* ``config``: the typed settings model, read once from the environment (``docs/CONFIGURATION.md``).
+* ``deadline``: one time budget per turn, cut only by named reserves.
+* ``http``: the FastAPI app factory (JSON errors, request ids, body limits) and the Lambda handler.
+* ``limits``: one nesting-depth limit for every body agenthost parses.
+* ``llm`` (package): LLM providers behind one ``complete_json`` interface (Bedrock, OpenAI-compatible).
+* ``logs``: each invocation's log identity, kept per invocation.
+* ``metering``: usage per turn, daily per-agent counters, LLM budgets.
+* ``netguard``: outbound URL safety (no private, loopback, link-local or metadata addresses).
+* ``plugins`` (package): bring your own agent: its interfaces, loading, and the guard around it.
+* ``pricing``: the price table and the per-turn cost model.
+* ``secrets``: the secret resolver (literal locally, SSM or Secrets Manager deployed; one cache).
+* ``signing``: webhook HMAC signatures over the raw body, constant-time compare, replay window.
+* ``skills`` (package): exact solvers for structured problems a web task can pose.
+* ``store``: the single DynamoDB table: keys, typed reads and writes, conditional writes, TTL.
 """
 
 __version__ = "0.1.0"

@@ -1,4 +1,4 @@
-"""Client for sites that speak the agents.json Interaction API (``specs/agents-json-interaction-api.md``).
+"""Client for sites that speak the agents.json Interaction API (discovery, sessions, calls, checkout handoff).
 
 Discovery reads ``/.well-known/agents.json`` (falling back to ``/.well-known/agents.txt``), resolves
 relative endpoints against the document's URL, and keeps each capability's method, endpoint and whether
