@@ -8,7 +8,7 @@ object: a failure stalls the game and, three times in a row, gets our webhook UR
 Never failing a turn, in detail:
 
 * **The key cannot be fetched** (SSM/Secrets Manager down or slow on a cold start): the one secret
-  resolver (``agenthost.config.secret``) bounds each fetch with its client's timeouts (1 s connect, 2 s
+  resolver (``agenthost.secrets.secret``) bounds each fetch with its client's timeouts (1 s connect, 2 s
   read, 2 requests: about 4 s against a store that accepts and never answers, well inside the turn's
   budget, which started before the fetch); a fast failure is retried once within ``KEY_WAIT_S``. Then, if
   the request carries a well-formed signature header, answer **200 with the deterministic answer built
