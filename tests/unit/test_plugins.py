@@ -178,6 +178,25 @@ def test_the_agent_sees_its_memory_not_ours_and_cannot_spoof_resolution():
     assert d.actions[0].resolved.name == "Sign in" and d.memory["agent"] == {"n": 1} and "loops" in d.memory
 
 
+def test_the_agents_deadline_leaves_the_named_reserve_for_our_fallback(monkeypatch):
+    seen = []
+
+    class Agent:
+        def decide_web(self, turn):
+            seen.append(turn.deadline)
+            return Decision(actions=[Action("click", {"element": "Sign in"})])
+
+    page = pages.from_aria(TREE, url="https://shop.example.com/login", title="Sign in")
+    turn_deadline = time.monotonic() + 30
+    for reserve in (None, "4"):
+        if reserve:
+            monkeypatch.setenv("AGENTHOST_AGENT_RESERVE_S", reserve)
+        d = plugins.GuardedWebPolicy(Agent(), DeterministicPolicy()).decide("Sign in", page, [], {}, None,
+                                                                            turn_deadline)
+        assert d.source == "agent"
+    assert seen == [pytest.approx(turn_deadline - 1.5), pytest.approx(turn_deadline - 4.0)]  # 1.5 s by default
+
+
 def test_stuck_calls_are_bounded(monkeypatch):
     import threading
 
