@@ -12,7 +12,7 @@ Only what two or more functions use lives here; the core imports no protocol. Ea
 * ``limits``: one nesting-depth limit for every body agenthost parses.
 * ``llm`` (package): LLM providers behind one ``complete_json`` interface (Bedrock, OpenAI-compatible).
 * ``logs``: each invocation's log identity, kept per invocation.
-* ``metering``: usage per turn, daily per-agent counters, LLM budgets.
+* ``metering`` (package): usage per turn, daily per-agent counters, LLM budgets, EMF, botocore hooks.
 * ``netguard``: outbound URL safety (no private, loopback, link-local or metadata addresses).
 * ``plugins`` (package): bring your own agent: its interfaces, loading, and the guard around it.
 * ``pricing``: the price table and the per-turn cost model.
