@@ -395,16 +395,28 @@ def test_an_evaluate_whose_post_fails_is_taken_back_and_sent_again(env):
 
 
 def test_a_failed_reply_does_not_fail_the_invocation(env):
+    """A pong or an error reply whose post fails is dropped (the protocol can do without it): the message is
+    still handled, and the connection keeps working once posts go through again."""
     make, hub, *_ = env
     s = make()
+    register(s, hub, "k1")
+    tried: list[dict] = []
 
-    def send(_cid, _msg):
+    def send(_cid, msg):
+        tried.append(msg)
         raise connections.SendFailed("LimitExceededException")
 
     s.send = send
-    hub.connect("k1")
     s.on_message("k1", json.dumps({"type": "ping"}))  # the pong is lost, nothing raises
     s.on_message("k1", "{not json")
+    assert [m.get("type") or m["error"]["code"] for m in tried] == ["pong", -32700]
+    assert hub.take("k1") == []
+
+    s.send = hub.send  # posts go through again: the same connection is served as before
+    s.on_message("k1", json.dumps({"type": "ping"}))
+    assert [m["type"] for m in hub.take("k1")] == ["pong"]
+    s.on_message("k1", json.dumps({"type": "ready"}))
+    assert [m["params"]["evaluationId"] for m in evaluates(hub.take("k1"))] == ["e1", "e2"]
 
 
 def fire(server, timers, name_prefix, at):

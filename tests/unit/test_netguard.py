@@ -43,16 +43,17 @@ def test_bad_schemes_and_urls(url):
 
 
 def test_allow_private_never_allows_metadata():
-    check_url("http://127.0.0.1:3000/", allow_private=True, allow=())
+    assert check_url("http://127.0.0.1:3000/", allow_private=True, allow=()) == ["127.0.0.1"]
     with pytest.raises(Blocked, match="metadata"):
         check_url("http://169.254.169.254/", allow_private=True, allow=())
 
 
 def test_allow_list_by_host_and_cidr():
-    check_url("http://intranet/", resolver=fake_dns({"intranet": ["10.0.0.7"]}), allow_private=False,
-              allow=["intranet"])
-    check_url("http://other/", resolver=fake_dns({"other": ["10.0.0.8"]}), allow_private=False,
-              allow=["10.0.0.0/24"])
+    dns = fake_dns({"intranet": ["10.0.0.7"], "other": ["10.0.0.8"], "elsewhere": ["10.0.1.9"]})
+    assert check_url("http://intranet/", resolver=dns, allow_private=False, allow=["intranet"]) == ["10.0.0.7"]
+    assert check_url("http://other/", resolver=dns, allow_private=False, allow=["10.0.0.0/24"]) == ["10.0.0.8"]
+    with pytest.raises(Blocked, match="private"):  # outside the listed host and range
+        check_url("http://elsewhere/", resolver=dns, allow_private=False, allow=["intranet", "10.0.0.0/24"])
 
 
 def test_unresolvable_host():
@@ -63,8 +64,11 @@ def test_unresolvable_host():
 
 
 def test_guarded_client_checks_redirect_targets():
+    served: list[str] = []
+
     class H(BaseHTTPRequestHandler):
         def do_GET(self):  # noqa: N802
+            served.append(self.path)
             if self.path == "/start":
                 self.send_response(302)
                 self.send_header("Location", "http://169.254.169.254/latest/meta-data")
@@ -82,12 +86,14 @@ def test_guarded_client_checks_redirect_targets():
     try:
         base = f"http://127.0.0.1:{server.server_port}"
         with guarded_client(allow=["127.0.0.1"], allow_private=False, follow_redirects=True) as client:
+            assert isinstance(client, httpx.Client)  # callers use it as the httpx client it is
             assert client.get(base + "/plain").text == "ok"
             with pytest.raises(Blocked, match="metadata"):
                 client.get(base + "/start")
+        assert served == ["/plain", "/start"]
         with guarded_client(allow_private=False, allow=()) as client, pytest.raises(Blocked, match="loopback"):
             client.get(base + "/plain")
-        assert httpx  # the guard wraps a normal httpx client
+        assert served == ["/plain", "/start"]  # the refused request never reached the server
     finally:
         server.shutdown()
 
