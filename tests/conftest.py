@@ -3,13 +3,16 @@
 * ``aws``: moto's ``mock_aws`` with the table created from ``template.yaml`` (so tests and
   infrastructure cannot drift); yields an :class:`agenthost.store.Store` on it.
 * ``stack``: the real local stack (``python -m infra.local``) on free ports, one per test session.
+
+Before each test, the log handlers made so far write to that test's ``sys.stdout`` (``tests/support/logs.py``),
+so ``capsys`` sees every log line whichever test logged first.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from tests.support import env
+from tests.support import env, logs
 
 env.apply()
 
@@ -31,6 +34,19 @@ def _clean_settings(monkeypatch):
     config.reset()
     secrets.reset()
     aws_clients.reset()
+
+
+@pytest.fixture(autouse=True)
+def _logs_to_this_tests_stdout():
+    logs.follow_stdout()
+
+
+@pytest.fixture
+def every_log_level():
+    """Every logger writes DEBUG and up while the test runs (tests otherwise log at WARNING): for tests
+    asserting that something is never logged."""
+    with logs.every_level():
+        yield
 
 
 def _settings_follow(monkeypatch) -> None:

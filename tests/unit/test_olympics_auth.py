@@ -170,10 +170,11 @@ def test_base64_encoded_body_is_verified_over_decoded_bytes():
     assert status == 200 and "actions" in json.loads(out)
 
 
-def test_signature_and_secret_never_appear_in_the_answer_or_logs(capsys):
+def test_signature_and_secret_never_appear_in_the_answer_or_logs(capsys, every_log_level):
     raw, headers = signed(turn_body())
     resp = post(raw.replace(b"Maria", b"Mario"), headers)
     out = capsys.readouterr()
+    assert "olympics request rejected" in out.out  # the log was written, and read here
     sig = headers["X-AI-Olympics-Signature"]
     for text in (resp.text, out.out, out.err):
         assert SECRET not in text and sig[7:] not in text

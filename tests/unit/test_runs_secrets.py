@@ -67,7 +67,7 @@ def everything_stored(store, rid):
     return json.dumps(items, default=str)
 
 
-def test_secrets_never_stored_shown_or_logged(brain, aws, capsys):
+def test_secrets_never_stored_shown_or_logged(brain, aws, capsys, every_log_level):
     rid = call(runs_app.handler, "POST", "/agent/run/start", json_body={"task": "Pay for my order"},
                headers=H).json()["runId"]
     r = call(runs_app.handler, "POST", f"/agent/run/{rid}/step", json_body={"snapshot": SNAP}, headers=H)
@@ -96,6 +96,7 @@ def test_secrets_never_stored_shown_or_logged(brain, aws, capsys):
         assert secret not in stored_for_display
         assert secret not in json.dumps(state)
     out = capsys.readouterr()
+    assert '"message":"request"' in out.out  # the logs were written at every level, and read here
     for secret in (PASSWORD, CARD, CARD.replace(" ", "")):
         assert secret not in out.out and secret not in out.err
 
@@ -108,7 +109,7 @@ def test_retried_step_with_secret_still_replays_the_same_answer(brain):
     assert again.json() == first.json() and again.json()["state"]["currentStep"] == 1
 
 
-def test_visible_text_and_the_result_are_masked_like_the_fields(aws, monkeypatch, capsys):
+def test_visible_text_and_the_result_are_masked_like_the_fields(aws, monkeypatch, capsys, every_log_level):
     """A page that echoes the typed password and shows card numbers in its text: the policy, the stored
     snapshot, GET and a result built from the text never carry them."""
     other_card = "5555-5555-5555-4444"  # Luhn-valid, in no field
@@ -128,6 +129,7 @@ def test_visible_text_and_the_result_are_masked_like_the_fields(aws, monkeypatch
     assert state["status"] == "completed" and MASK in state["result"]
     shown = json.dumps(state) + r.text + everything_stored(aws, rid)
     out = capsys.readouterr()
+    assert '"message":"request"' in out.out  # the logs were written at every level, and read here
     for secret in (PASSWORD, CARD, other_card, CARD.replace(" ", "")):
         assert secret not in shown and secret not in seen
         assert secret not in out.out and secret not in out.err
