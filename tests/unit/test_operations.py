@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-from pathlib import Path
 
 from infra.local.template import ROOT, load_template, parse
 
@@ -69,14 +67,6 @@ def test_budgets_and_prices_reach_every_function_and_usage_is_routed():
             assert fn.environment["AGENTHOST_LLM_BUDGET_TOKENS"] == "50000"
             assert fn.environment["AGENTHOST_PRICES"] == '{"http_api": {}}'
     assert any(r.path == "/usage" and r.function == "UsageFunction" for r in tpl.http_routes)
-
-
-def test_template_passes_sam_validate_lint():
-    sam = next(p for p in (ROOT / ".venv" / "bin" / "sam", ROOT / ".venv-sam" / "bin" / "sam") if Path(p).exists())
-    env = {**os.environ, "AWS_DEFAULT_REGION": "us-east-1", "SAM_CLI_TELEMETRY": "0"}
-    out = subprocess.run([str(sam), "validate", "--lint"], cwd=ROOT, env=env, capture_output=True, text=True,
-                         timeout=180)
-    assert out.returncode == 0, out.stdout + out.stderr
 
 
 def test_zip_only_template_for_builds_without_docker(tmp_path):
