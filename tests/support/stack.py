@@ -11,6 +11,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.support.timing import waited
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -29,7 +31,10 @@ class RunningStack:
     def log_text(self) -> str:
         return "\n".join(self.output)
 
-    def stop(self, timeout: float = 15) -> int:
+    def stop(self, timeout: float | None = None) -> int:
+        """Ctrl-C, as a user stops it; killed if it has not stopped in ``timeout`` (default: the test slack's
+        wait for a 5 s stop)."""
+        timeout = waited(5.0) if timeout is None else timeout
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGINT)
             try:

@@ -43,13 +43,17 @@ class Raising:
         raise RuntimeError(f"boom with {SECRET_IN_ERROR}")
 
 
+#: how far past its deadline the sleeping agent sleeps: what a turn that waited for it would take longer
+OVERSLEEP_S = 8.0
+
+
 class Sleeping:
     def decide_web(self, turn: WebTurn) -> Decision:
-        time.sleep(turn.remaining() + 3)
+        time.sleep(turn.remaining() + OVERSLEEP_S)
         return Decision(actions=[Action("click", {"element": "Submit Registration"})])
 
     def decide_werewolf(self, state: WerewolfState) -> dict[str, Any] | None:
-        time.sleep(state.remaining() + 3)
+        time.sleep(state.remaining() + OVERSLEEP_S)
         return {"target": state.targets[0], "message": "late"}
 
 

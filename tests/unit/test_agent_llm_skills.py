@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time
 
 import boto3
@@ -18,6 +19,7 @@ from agenthost.llm.bedrock import BedrockProvider
 from agenthost.llm.openai import OpenAIProvider
 from agenthost.skills import Tool
 from tests.support.fake_llm import FakeLLM
+from tests.support.timing import within
 
 TREE = """- heading "Human check" [level=1]
 - paragraph: "What is 17 × 3?"
@@ -67,14 +69,18 @@ def test_the_model_calls_a_skill_then_answers_with_its_result(fake):
 
 
 def test_a_slow_skill_is_abandoned_at_the_deadline_and_the_turn_still_answers(fake):
+    hang_s, release = 30.0, threading.Event()
     slow = Tool("slow", "sleeps far longer than a turn lasts", {"type": "object", "properties": {}, "required": []},
-                lambda args: time.sleep(10) or "late")
+                lambda args: release.wait(hang_s) and "late")
     fake.reply({"actions": [], "done": False, "skill_calls": [{"name": "slow", "args": {}}]})
     fake.reply(ANSWER)
     p = LlmPolicy(OpenAIProvider("m", base_url=fake.base_url), margin_s=0.3, skills=[slow])
     started = time.monotonic()
-    d = p.decide(TASK, page(), [], {}, ["click", "type", "done"], started + 2.5)
-    assert time.monotonic() - started < 2.5
+    try:
+        d = p.decide(TASK, page(), [], {}, ["click", "type", "done"], started + 2.5)
+        assert time.monotonic() - started < within(2.5, before=hang_s)
+    finally:
+        release.set()
     assert d.source == "llm+fallback" and "no time left after the skill calls" in d.thinking
 
 

@@ -11,6 +11,7 @@ import websockets
 
 from infra.eval_client.client import ClientConfig, EvalClient
 from infra.eval_client.tools import ToolError, run_tool
+from tests.support.timing import waited
 
 SECRET = "client-secret"
 
@@ -63,7 +64,9 @@ def test_devtools_handshake_progress_result_ping_and_reconnect():
             progress(p, f"at {p}")
         import time
 
-        time.sleep(0.5)  # long enough for a heartbeat (ping_interval_s=0.3)
+        pinged = time.monotonic() + waited(0.3)  # the tool runs until the server saw a heartbeat (every 0.3 s)
+        while not any(m.get("type") == "ping" for m in seen[-1]) and time.monotonic() < pinged:
+            time.sleep(0.05)
         return {"status": "success", "output": {"response": "hello"}, "executionTime": 3}
 
     async def scenario():

@@ -2,6 +2,7 @@
 failures that must still answer a valid 200 turn."""
 
 import json
+import threading
 import time
 
 import pytest
@@ -15,6 +16,7 @@ from agenthost.deadline import Deadline
 from agenthost.store import keys
 from tests.support.apigw import call
 from tests.support.olympics import FORM_TREE, SECRET, signed, turn_body
+from tests.support.timing import within
 
 URL = "http://127.0.0.1:8000/registration/index.html"
 PROMPT = "Register with first name Maria, last name Lopez, email maria@example.com, country Germany."
@@ -146,13 +148,18 @@ def test_the_reserves_are_settings(monkeypatch):
 
 
 def test_slow_llm_is_abandoned_at_its_deadline():
+    hang_s, release = 30.0, threading.Event()
+
     def slow(_inp):
-        time.sleep(3)
+        release.wait(hang_s)
         return Decision(actions=[{"tool": "click", "args": {"element": "Home"}}], source="llm")
 
     t0 = time.monotonic()
-    resp, stats = _play(slow, budget_s=settings().olympics_reserve_s + 1.0)
-    assert time.monotonic() - t0 < 2.5
+    try:
+        resp, stats = _play(slow, budget_s=settings().olympics_reserve_s + 1.0)
+        assert time.monotonic() - t0 < within(1.0, before=hang_s)
+    finally:
+        release.set()
     assert stats.llm_error == "late" and stats.source == "deterministic"
     assert resp.actions[0].args["element"] == "Email"
 
