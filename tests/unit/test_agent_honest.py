@@ -434,3 +434,75 @@ def test_several_questions_each_get_their_own_answer_and_the_form_is_checked(fak
     d = decide("Answer the two questions below and check your answers.", tree)
     assert wire(d) == [("type", "Answer to question 1", "56"), ("click", "Check answers", None)]
     assert fake_skills == ["1. What is 7 x 8?", "2. What is the capital of Mars?"]  # each on its own
+
+
+# --------------------------------------------------------------------------- the turn's deadline
+
+ROUND = """- paragraph: Question 4 of 10
+- paragraph: "What is 7 x 8?"
+- textbox "Your answer"
+- button "Submit answer\""""
+
+
+@pytest.fixture
+def skill_deadlines(monkeypatch):
+    """A stand-in skill that answers 7 x 8 and records the deadline each call was given."""
+    seen: list[float | None] = []
+
+    class Solution:
+        skill, answer, detail = "arithmetic", "56", ""
+
+    def solve(question, *, context=None, deadline=None):
+        seen.append(deadline)
+        return Solution() if "7 x 8" in question else None
+
+    mod = types.ModuleType("agenthost.skills")
+    mod.solve = solve  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "agenthost.skills", mod)
+    import agenthost
+
+    monkeypatch.setattr(agenthost, "skills", mod, raising=False)
+    return seen
+
+
+def _play(deadline):
+    from agenthost.agent import DeterministicPolicy
+    from agenthost.agent.actions import OLYMPICS_TOOLS
+
+    page = pages.from_aria(ROUND, url="https://site.test/")
+    return DeterministicPolicy().decide("Play the arithmetic game: answer every question.", page, [], {},
+                                        OLYMPICS_TOOLS, deadline)
+
+
+def test_the_skills_work_to_the_turns_deadline_object_on_its_own_clock(skill_deadlines):
+    import time
+
+    from agenthost.deadline import Deadline
+
+    now = [1000.0]
+    turn = Deadline.after(6.0, clock=lambda: now[0]).reserve(2.0, "answer")  # 4 s left on the turn's clock
+    d = _play(turn)
+    assert wire(d)[0] == ("type", "Your answer", "56")
+    assert skill_deadlines and abs(skill_deadlines[0] - (time.monotonic() + 4.0)) < 0.5
+
+
+def test_a_passed_deadline_asks_no_skill_and_types_no_guess(skill_deadlines):
+    from agenthost.deadline import Deadline
+
+    now = [1000.0]
+    turn = Deadline.after(1.0, clock=lambda: now[0])
+    now[0] += 2.0
+    d = _play(turn)
+    assert skill_deadlines == []
+    assert ("type", "Your answer", "56") not in wire(d)
+
+
+def test_a_bare_monotonic_instant_and_no_deadline_are_still_accepted(skill_deadlines):
+    import time
+
+    from agenthost.config import settings
+
+    assert wire(_play(time.monotonic() + 3.0))[0] == ("type", "Your answer", "56")
+    assert abs(skill_deadlines[-1] - (time.monotonic() + 3.0)) < 0.5
+    assert wire(_play(None))[0] == ("type", "Your answer", "56")
+    assert abs(skill_deadlines[-1] - (time.monotonic() + settings().decide_budget_s)) < 0.5

@@ -48,6 +48,7 @@ from agenthost.agent.page import Page
 from agenthost.agent.problems import skill_actions
 from agenthost.agent.progress import Seen, action_key, futile_keys
 from agenthost.agent.task import TaskFacts, read_task
+from agenthost.config import settings
 from agenthost.deadline import Deadline
 
 #: the task wants a value put into the page (so finding the value on the page does not finish it)
@@ -79,14 +80,16 @@ class _Turn:
     avoid: set[tuple[str, str]]
     seen: Seen
     visited: list[str]
-    deadline: Any
+    #: the turn's deadline (what the caller gave, or ``decide_budget_s`` from now)
+    deadline: Deadline
     careful: bool
     #: keys of the actions already sent on exactly this page state without changing it
     futile: set[str] = field(default_factory=set)
 
 
 def _read_turn(task: str, page: Page, history: Sequence[Action], memory: dict[str, Any] | None,
-               tools: Iterable[Any] | None, deadline: Any, careful: bool, avoid: Iterable[Any]) -> _Turn:
+               tools: Iterable[Any] | None, deadline: Deadline | float | None, careful: bool,
+               avoid: Iterable[Any]) -> _Turn:
     memory = dict(memory or {})
     if history:
         memory["acted"] = True
@@ -100,7 +103,7 @@ def _read_turn(task: str, page: Page, history: Sequence[Action], memory: dict[st
         visited.append(here)
         memory["visited"] = visited[-50:]
     return _Turn(facts, page, history, memory, tool_names(tools), loops, avoid_set(avoid), seen, visited,
-                 deadline, careful)
+                 Deadline.of(deadline, settings().decide_budget_s), careful)
 
 
 def _page_verdict(t: _Turn) -> Outcome:

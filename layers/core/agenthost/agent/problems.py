@@ -16,13 +16,14 @@ from agenthost.agent.forms import NEXT_STEP, NOT_SUBMIT
 from agenthost.agent.page import TEXT_ROLES, Element, Page
 from agenthost.agent.progress import Seen
 from agenthost.agent.task import TaskFacts
+from agenthost.deadline import Deadline
 
 _ANSWER_FIELD = re.compile(r"\b(answer|guess|solution|response|result|reply|your (?:move|word|number|answer)|move|"
                            r"word|number|value|essay|text|writing|code|sum|total)\b", re.I)
 
 
 def skill_actions(facts: TaskFacts, page: Page, names: Sequence[str], seen: Seen,
-                  deadline: Any, *, playing: bool = False) -> list[Action]:
+                  deadline: Deadline, *, playing: bool = False) -> list[Action]:
     """A problem the page poses (a sum, a sequence, an anagram, a chess move, a table question...),
     solved exactly by :mod:`agenthost.skills`: the answer typed into the page's answer field and
     submitted, or the choice naming it clicked. In a game under way with no skill for the question, one
@@ -97,22 +98,25 @@ def _question_fields(page: Page, facts: TaskFacts) -> list[tuple[Element, str]]:
     return out
 
 
-def solve_problem(page: Page, facts: TaskFacts, deadline: Any = None, *,
+def solve_problem(page: Page, facts: TaskFacts, deadline: Deadline | None = None, *,
                   questions: Sequence[str] | None = None) -> Any:
     """:func:`agenthost.skills.solve` on the problem the page poses (its question lines first, then its
-    whole text, then the task), or None when there is no skill for it. The one call site of the skills."""
+    whole text, then the task), or None when there is no skill for it. The one call site of the skills.
+
+    The skills work to the turn's ``deadline`` (given to them as a ``time.monotonic()`` instant, the clock
+    they read); no question is tried once it has passed."""
     try:
         skills = importlib.import_module("agenthost.skills")
     except ImportError:
         return None
-    limit = deadline if isinstance(deadline, (int, float)) else None
-    if limit is None and deadline is not None and hasattr(deadline, "remaining"):
-        limit = time.monotonic() + float(deadline.remaining())
+    limit = None if deadline is None else time.monotonic() + deadline.remaining()
     labels = {e.name for e in page.elements if e.interactive and e.name}
     lines = [ln.strip() for ln in page.text.splitlines() if ln.strip() and ln.strip() not in labels]
     asks = [ln for ln in lines if "?" in ln or ":" in ln]
     tries = list(questions) if questions else asks[:3] + ["\n".join(lines)[:3000], facts.text]
     for q in tries:
+        if limit is not None and time.monotonic() > limit:
+            break
         if not q.strip():
             continue
         try:
@@ -121,6 +125,4 @@ def solve_problem(page: Page, facts: TaskFacts, deadline: Any = None, *,
             found = None
         if found is not None and str(getattr(found, "answer", "") or "").strip():
             return found
-        if limit is not None and time.monotonic() > limit:
-            break
     return None
