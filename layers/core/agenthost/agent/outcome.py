@@ -54,7 +54,7 @@ VETO = re.compile(r"\b(not here|isn'?t here|is not (?:here|it|this one|the (?:ri
 #: a score, counter or progress line: the state of a game or a wizard, not its end
 PROGRESS = re.compile(
     r"(\b(?:question|round|level|step|stage|puzzle|problem|slide|card|task|part|turn|move|page|word)\s*#?\s*\d+"
-    r"(?:\s*(?:of|/)\s*\d+)?\b|(?<![\d/.:,-])\d{1,3}\s*/\s*\d{1,3}(?![\d/.:,-])|\b\d+\s+of\s+\d+\b|"
+    r"(?:\s*(?:of|/)\s*\d+)?\b|(?<![\w/.:,-])\d{1,3}\s*/\s*\d{1,3}(?![\w/.:,-])|\b\d+\s+of\s+\d+\b|"
     r"\bscore\b|\bpoints?\b|\bcorrect\s*[:=]\s*\d+|\b\d+\s+(?:correct|right|wrong|incorrect|solved|answered)\b|"
     r"\bprogress\b|\b(?:lives|attempts|tries|moves|time)\s+(?:left|remaining)\b|\bstreak\b|\baccuracy\b)", re.I)
 #: a line that reports zero or failure ("0 correct", "Score: 0", "0/10", "0 of 10", "you scored 0")
@@ -75,7 +75,13 @@ _FEEDBACK_OK = re.compile(r"^\W*(?:correct|that'?s right|right answer)\b|(?:^|[.
                           r"right answer)\s*[!.]*\s*$", re.I)
 #: lines of page text read for a verdict (a verdict is near the top or in a status region; a huge page stays fast)
 MAX_LINES = 600
-_FRACTION = re.compile(r"(?<![\d/.:,-])(\d{1,3})\s*(?:/|of|out of)\s*(\d{1,3})(?![\d/.:,-])", re.I)
+_FRACTION = re.compile(r"(?<![\w/.:,-])(\d{1,3})\s*(?:/|of|out of)\s*(\d{1,3})(?![\w/.:,-])", re.I)
+#: a length counter beside a text field ("Characters: 48 / 500", "Words 12/80")
+_LENGTH_COUNTER = re.compile(r"\b(?:characters?|chars|words|letters)(?:\s+(?:used|typed|written))?\s*:?\s*"
+                             r"\d+\s*/\s*\d+", re.I)
+#: the last step of a form in steps ("Step 4 of 4"): a completion message beside it ends the form
+_LAST_STEP = re.compile(r"\b(?:step|stage|slide|page|part)\s*#?\s*(\d{1,3})\s*(?:of|/)\s*(\d{1,3})\b", re.I)
+_GAME_WORDS = re.compile(r"\b(?:question|round|level|puzzle|problem|card|word|game|quiz|score|points?)\b", re.I)
 
 
 @dataclass
@@ -109,11 +115,19 @@ def in_play(line: str) -> bool:
     """A progress line of a game or wizard that is not finished (``3 of 10``, ``Question 3``, ``1/10``)."""
     if GAME_OVER.search(line):
         return False
+    line = _LENGTH_COUNTER.sub(" ", line)  # "Characters: 48 / 500" counts what was typed, no round of a game
     for a, b in _FRACTION.findall(line):
         if int(a) < int(b):
             return True
     return bool(re.search(r"\b(?:question|round|level|step|stage|puzzle|problem|slide|card|word)\s*#?\s*\d+\b",
                           line, re.I))
+
+
+def last_step(line: str) -> bool:
+    """A form's last step (``Step 4 of 4``, not a game's ``Question 10 of 10``): a fresh completion message
+    beside it is the form's end (a game's last round is still to be played)."""
+    steps = _LAST_STEP.findall(line)
+    return bool(steps) and all(a == b for a, b in steps) and not _GAME_WORDS.search(line)
 
 
 def full_score(text: str) -> bool:
@@ -182,7 +196,7 @@ def judge(page: Page, before: Collection[str] = ()) -> Outcome:
     for i in sorted(fresh & err_i):
         if lines[i][1] and i not in succ:
             return Outcome("error", texts[i][:300])
-    if not zero_i and not playing and not veto:
+    if not zero_i and not veto and all(last_step(texts[i]) for i in playing):
         for i in sorted(fresh & succ):
             if i not in prog and i not in failing and i not in err_i:
                 return Outcome("success", texts[i][:300])
