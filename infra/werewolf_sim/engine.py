@@ -271,15 +271,39 @@ class Game:
         return next((p for p in self.alive() if p.role == role), None)
 
     def night(self) -> None:
+        """One night, the roles asked in the real engine's order (each seat's random stream depends on it)."""
         rnd = self.round
         enchanted, self.enchanted = self.enchanted, None
         dream, self.dream = self.dream, set()
+        if rnd == 1:
+            self._night_cupid()
+        protected = self._night_guard(enchanted)
+        victim = self._night_wolves()
+        self._night_enchantress()
+        saved, poisoned = self._night_witch(victim, enchanted)
+        self._night_seer(rnd, enchanted)
+        dream_repeat = self._night_dreamweaver(enchanted)
+        v = self.by_seat(victim) if victim else None
+        deaths = self._night_deaths(victim, saved or (v is not None and (v is protected or v.seat in dream)),
+                                    poisoned)
+        self.night_deaths = deaths
+        self.night_log.append({
+            "round": rnd, "enchanted": self.by_seat(enchanted).name if enchanted else None,
+            "guard_pick": self.guard_pick, "protected": protected.name if protected else None,
+            "victim": self.by_seat(victim).name if victim else None, "saved": saved,
+            "dream": sorted(self.by_seat(s).name for s in dream), "dream_repeat": dream_repeat,
+            "deaths": [d.name for d in deaths]})
+
+    def _night_cupid(self) -> None:
         cupid = self.first_alive("cupid")
-        if rnd == 1 and cupid:
+        if cupid:
             a = self.ask(cupid, "cupid_link", "night_cupid")
             x, y = self.target(a, exclude=cupid), self.target(a, "second_target", exclude=cupid)
             if x and y and x is not y:
                 self.lovers = (x.seat, y.seat)
+
+    def _night_guard(self, enchanted: int | None) -> Seat | None:
+        """The guard's pick; who it protects tonight (nobody when enchanted or repeating last night's)."""
         protected = None
         self.guard_pick = None
         guard = self.first_alive("guard")
@@ -292,6 +316,10 @@ class Game:
                 protected = t
             self.guard_last = t.pid if t else None
             self.guard_pick = t.name if t else None
+        return protected
+
+    def _night_wolves(self) -> int | None:
+        """The wolves' victim (plurality of their picks; they chat in turn)."""
         killers = [w for w in self.wolves_alive() if w.role != "enchantress"] or self.wolves_alive()
         wolf_chat: list[dict[str, str]] = []
         votes: Counter[int] = Counter()
@@ -302,12 +330,17 @@ class Game:
                 votes[t.seat] += 1
             if isinstance(a.get("message"), str) and validate.sanitize(a["message"]):
                 wolf_chat.append({"speaker": w.name, "content": validate.sanitize(a["message"])})
-        victim = _plurality(votes)
+        return _plurality(votes)
+
+    def _night_enchantress(self) -> None:
         enchantress = self.first_alive("enchantress")
         if enchantress:
             a = self.ask(enchantress, "enchant_target", "night_enchant")
             t = self.target(a, exclude=enchantress)
             self.enchanted = t.seat if t else None
+
+    def _night_witch(self, victim: int | None, enchanted: int | None) -> tuple[bool, Seat | None]:
+        """Whether the witch saved the victim, and whom she poisoned."""
         saved, poisoned = False, None
         witch = self.first_alive("witch")
         if witch:
@@ -322,6 +355,9 @@ class Game:
                     poisoned = self.target(a, exclude=witch)
                     if poisoned:
                         self.poison_potion = False
+        return saved, poisoned
+
+    def _night_seer(self, rnd: int, enchanted: int | None) -> None:
         seer = self.first_alive("seer")
         if seer:
             a = self.ask(seer, "seer_check", "night_seer")
@@ -329,6 +365,9 @@ class Game:
             if t and seer.seat != enchanted:
                 res = "werewolf" if t.role in WOLVES else "villager"
                 self.known[seer.seat].append(f"Round {rnd}: You checked {t.name} → {res}")
+
+    def _night_dreamweaver(self, enchanted: int | None) -> bool:
+        """The dreamweaver's pair (tomorrow night's dream); True when it repeated last night's (refused)."""
         dw = self.first_alive("dreamweaver")
         dream_repeat = False
         if dw:
@@ -344,11 +383,15 @@ class Game:
                     self.dream = set(pair)
             else:
                 self.dream_last = None
+        return dream_repeat
+
+    def _night_deaths(self, victim: int | None, safe: bool, poisoned: Seat | None) -> list[Seat]:
+        """Who dies at dawn: the victim unless ``safe`` (saved, protected, dreaming) or an elder's spare life;
+        the poisoned. A hunter killed by the wolves may shoot."""
         deaths: list[Seat] = []
         self.hunter_can_shoot: Seat | None = None
         if victim:
             v = self.by_seat(victim)
-            safe = saved or (protected is v) or (v.seat in dream)
             if not safe and v.role == "elder" and v.elder_life:
                 v.elder_life, safe = False, True
             if not safe:
@@ -357,13 +400,7 @@ class Game:
                     self.hunter_can_shoot = v
         if poisoned and poisoned.alive:
             self.kill(poisoned, deaths)
-        self.night_deaths = deaths
-        self.night_log.append({
-            "round": rnd, "enchanted": self.by_seat(enchanted).name if enchanted else None,
-            "guard_pick": self.guard_pick, "protected": protected.name if protected else None,
-            "victim": self.by_seat(victim).name if victim else None, "saved": saved,
-            "dream": sorted(self.by_seat(s).name for s in dream), "dream_repeat": dream_repeat,
-            "deaths": [d.name for d in deaths]})
+        return deaths
 
     def day(self) -> None:
         deaths = self.night_deaths
@@ -374,7 +411,15 @@ class Game:
             self.shoot(self.hunter_can_shoot, "hunter_shoot", "day_announce")
         if self.winner():
             return
-        first = deaths[0].seat if deaths else 0
+        today = self._day_speeches(deaths[0].seat if deaths else 0)
+        if today is None:
+            return
+        self._day_rebuttals(today)
+        self._day_vote(today)
+
+    def _day_speeches(self, first: int) -> list[str] | None:
+        """Every living seat speaks once, starting after the first night death; None when a knight's duel
+        ends the day."""
         n = len(self.players)
         order = [self.by_seat((first + i) % n + 1) for i in range(n)]
         today: list[str] = []
@@ -386,23 +431,32 @@ class Game:
                 if a.get("flip") is True:
                     t = self.target(a, exclude=p)
                     if t:
-                        self.knight_used = True
-                        self.speech(p, a, today)
-                        dead: list[Seat] = []
-                        if t.role in WOLVES:
-                            self.say(f"骑士{p.name}翻牌决斗{t.name}，{t.name}是狼人，{t.name}出局。")
-                            self.kill(t, dead)
-                            self.stale = {d.seat for d in dead}
-                            return  # the day ends at once
-                        self.say(f"骑士{p.name}翻牌决斗{t.name}失败，骑士{p.name}出局。")
-                        self.kill(p, dead)
-                        self.stale = {d.seat for d in dead}
-                        if self.winner():
-                            return
+                        if self._knight_duel(p, t, a, today):
+                            return None
                         continue
                 self.speech(p, a, today)
             else:
                 self.speech(p, self.ask(p, "speak", "day_discuss"), today)
+        return today
+
+    def _knight_duel(self, p: Seat, t: Seat, a: dict[str, Any], today: list[str]) -> bool:
+        """The knight flips and duels ``t``: a wolf dies (the day ends at once), else the knight does. True when
+        the day is over (a wolf found, or the game won)."""
+        self.knight_used = True
+        self.speech(p, a, today)
+        dead: list[Seat] = []
+        if t.role in WOLVES:
+            self.say(f"骑士{p.name}翻牌决斗{t.name}，{t.name}是狼人，{t.name}出局。")
+            self.kill(t, dead)
+            self.stale = {d.seat for d in dead}
+            return True
+        self.say(f"骑士{p.name}翻牌决斗{t.name}失败，骑士{p.name}出局。")
+        self.kill(p, dead)
+        self.stale = {d.seat for d in dead}
+        return bool(self.winner())
+
+    def _day_rebuttals(self, today: list[str]) -> None:
+        """The two living players most named in today's speeches answer."""
         mentions: Counter[int] = Counter()
         for text in today:
             for p in self.alive():
@@ -412,6 +466,9 @@ class Game:
             p = self.by_seat(seat)
             if p.alive:
                 self.speech(p, self.ask(p, "speak_rebuttal", "day_discuss"), today)
+
+    def _day_vote(self, today: list[str]) -> None:
+        """Everyone alive votes; the plurality is out (a tie: nobody) after its shot, if any, and last words."""
         tally: Counter[int] = Counter()
         pairs = []
         for p in sorted(self.alive(), key=lambda x: x.seat):
