@@ -140,3 +140,76 @@ def test_dotenv_and_environment_precedence(tmp_path, monkeypatch):
     assert os.environ["ONLY_OTHER"] == "o" and os.environ["ESSENTIAL"] == "e"
     for k in ("ECHO_VAR", "ONLY_OTHER", "ESSENTIAL"):
         monkeypatch.delenv(k, raising=False)
+
+
+ws_seen: list[dict] = []
+
+
+def ws_handler(event, context):
+    ws_seen.append(event)
+    if event["requestContext"]["eventType"] == "CONNECT" and (event.get("queryStringParameters") or {}).get("no"):
+        return {"statusCode": 403}
+    return {"statusCode": 200}
+
+
+def _ws_gateway():
+    from infra.local.gateway import WebSocketGateway
+
+    fn = Function("Ws", "tests.unit.test_local_gateway.ws_handler", 3, 128, {}, {"Ws"})
+    tpl = Template({}, {"Ws": fn}, [], {"$connect": "Ws", "$default": "Ws", "$disconnect": "Ws"},
+                   "$request.body.action", {}, {})
+    runtime = Runtime(tpl, log=lambda m: None)
+    return WebSocketGateway(tpl, runtime, log=lambda m: None), runtime
+
+
+def _ws_session(gateway, messages: list[dict], query: bytes = b"") -> list[dict]:
+    """One connection through the gateway's ASGI app: the client's ``messages`` after the connect; what the
+    gateway sent back."""
+    inbox = [{"type": "websocket.connect"}, *messages]
+    sent: list[dict] = []
+
+    async def receive():
+        if inbox:
+            return inbox.pop(0)
+        await asyncio.sleep(3600)  # the socket stays open: only a close or a refusal ends the session
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {"type": "websocket", "headers": [(b"host", b"ws.local")], "query_string": query,
+             "client": ("10.1.2.3", 5555)}
+    asyncio.run(asyncio.wait_for(gateway(scope, receive, send), 30))
+    return sent
+
+
+def test_websocket_messages_reach_their_route_and_the_close_reaches_disconnect():
+    gateway, runtime = _ws_gateway()
+    try:
+        ws_seen.clear()
+        sent = _ws_session(gateway, [{"type": "websocket.receive", "text": '{"action": "x"}'},
+                                     {"type": "websocket.receive", "bytes": b"raw"},
+                                     {"type": "websocket.disconnect", "code": 1001}])
+        assert sent == [{"type": "websocket.accept"}]
+        kinds = [e["requestContext"]["eventType"] for e in ws_seen]
+        assert kinds[0] == "CONNECT" and kinds[-1] == "DISCONNECT" and sorted(kinds[1:-1]) == ["MESSAGE"] * 2
+        assert sorted(e["body"] for e in ws_seen[1:-1]) == sorted(['{"action": "x"}', "raw"])
+        assert ws_seen[-1]["requestContext"]["disconnectStatusCode"] == 1001
+        assert len({e["requestContext"]["connectionId"] for e in ws_seen}) == 1 and gateway.connections == {}
+    finally:
+        runtime.pool.shutdown(wait=False)
+
+
+def test_websocket_message_over_128_kb_closes_1009_and_a_refused_connect_closes_1008():
+    gateway, runtime = _ws_gateway()
+    try:
+        ws_seen.clear()
+        sent = _ws_session(gateway, [{"type": "websocket.receive", "text": "x" * (128 * 1024 + 1)}])
+        assert sent == [{"type": "websocket.accept"}, {"type": "websocket.close", "code": 1009}]
+        assert [e["requestContext"]["eventType"] for e in ws_seen] == ["CONNECT", "DISCONNECT"]
+        assert ws_seen[-1]["requestContext"]["disconnectStatusCode"] == 1009
+        assert ws_seen[-1]["requestContext"]["disconnectReason"] == "Message too big"
+        ws_seen.clear()
+        assert _ws_session(gateway, [], query=b"no=1") == [{"type": "websocket.close", "code": 1008}]
+        assert [e["requestContext"]["eventType"] for e in ws_seen] == ["CONNECT"]
+    finally:
+        runtime.pool.shutdown(wait=False)
