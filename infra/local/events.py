@@ -57,50 +57,22 @@ def http_event(
     stage: str = "$default",
 ) -> dict[str, Any]:
     """An API Gateway HTTP API (payload format 2.0) event."""
-    pairs = list(headers.items()) if isinstance(headers, Mapping) else list(headers or [])
-    hdrs: dict[str, str] = {}
-    cookies: list[str] = []
-    for k, v in pairs:
-        key = k.lower()
-        if key == "cookie":
-            cookies.extend(c.strip() for c in v.split(";") if c.strip())
-            continue
-        hdrs[key] = f"{hdrs[key]},{v}" if key in hdrs else v
+    hdrs, cookies = _headers_and_cookies(headers)
     raw_body = body.encode() if isinstance(body, str) else (body or b"")
     if raw_body and "content-length" not in hdrs:
         hdrs["content-length"] = str(len(raw_body))
-    if isinstance(query, Mapping):
-        raw_query = urlencode(list(query.items()))
-    else:
-        raw_query = query or ""
+    raw_query = urlencode(list(query.items())) if isinstance(query, Mapping) else (query or "")
     qs: dict[str, str] = {}
     for k, v in parse_qsl(raw_query, keep_blank_values=True):
         qs[k] = f"{qs[k]},{v}" if k in qs else v
-    now = time.time()
     event: dict[str, Any] = {
         "version": "2.0",
         "routeKey": route_key or "$default",
         "rawPath": path,
         "rawQueryString": raw_query,
         "headers": hdrs,
-        "requestContext": {
-            "accountId": ACCOUNT,
-            "apiId": "local",
-            "domainName": domain,
-            "domainPrefix": domain.split(".")[0],
-            "http": {
-                "method": method.upper(),
-                "path": path,
-                "protocol": "HTTP/1.1",
-                "sourceIp": source_ip,
-                "userAgent": hdrs.get("user-agent", ""),
-            },
-            "requestId": base64.b32encode(secrets.token_bytes(10)).decode().rstrip("="),
-            "routeKey": route_key or "$default",
-            "stage": stage,
-            "time": time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime(now)),
-            "timeEpoch": int(now * 1000),
-        },
+        "requestContext": _http_context(method, path, hdrs, route_key=route_key, source_ip=source_ip,
+                                        domain=domain, stage=stage),
         "isBase64Encoded": False,
     }
     if cookies:
@@ -110,16 +82,57 @@ def http_event(
     if path_parameters:
         event["pathParameters"] = dict(path_parameters)
     if raw_body:
-        if _is_text(hdrs.get("content-type", "")):
-            try:
-                event["body"] = raw_body.decode("utf-8")
-            except UnicodeDecodeError:
-                event["body"] = base64.b64encode(raw_body).decode()
-                event["isBase64Encoded"] = True
-        else:
-            event["body"] = base64.b64encode(raw_body).decode()
-            event["isBase64Encoded"] = True
+        event.update(_body(raw_body, hdrs.get("content-type", "")))
     return event
+
+
+def _headers_and_cookies(
+    headers: Mapping[str, str] | Iterable[tuple[str, str]] | None,
+) -> tuple[dict[str, str], list[str]]:
+    """Lower-cased headers, repeated ones joined with commas as API Gateway does; ``Cookie`` split out."""
+    pairs = list(headers.items()) if isinstance(headers, Mapping) else list(headers or [])
+    hdrs: dict[str, str] = {}
+    cookies: list[str] = []
+    for k, v in pairs:
+        key = k.lower()
+        if key == "cookie":
+            cookies.extend(c.strip() for c in v.split(";") if c.strip())
+            continue
+        hdrs[key] = f"{hdrs[key]},{v}" if key in hdrs else v
+    return hdrs, cookies
+
+
+def _http_context(method: str, path: str, hdrs: Mapping[str, str], *, route_key: str | None, source_ip: str,
+                  domain: str, stage: str) -> dict[str, Any]:
+    now = time.time()
+    return {
+        "accountId": ACCOUNT,
+        "apiId": "local",
+        "domainName": domain,
+        "domainPrefix": domain.split(".")[0],
+        "http": {
+            "method": method.upper(),
+            "path": path,
+            "protocol": "HTTP/1.1",
+            "sourceIp": source_ip,
+            "userAgent": hdrs.get("user-agent", ""),
+        },
+        "requestId": base64.b32encode(secrets.token_bytes(10)).decode().rstrip("="),
+        "routeKey": route_key or "$default",
+        "stage": stage,
+        "time": time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime(now)),
+        "timeEpoch": int(now * 1000),
+    }
+
+
+def _body(raw_body: bytes, content_type: str) -> dict[str, Any]:
+    """``body`` as text for a text type that decodes as UTF-8, else base64 with ``isBase64Encoded``."""
+    if _is_text(content_type):
+        try:
+            return {"body": raw_body.decode("utf-8")}
+        except UnicodeDecodeError:
+            pass
+    return {"body": base64.b64encode(raw_body).decode(), "isBase64Encoded": True}
 
 
 FUNCTION_URL_DOMAIN = "abcdefghijklmnopqrstuvwxyz012345.lambda-url.us-east-1.on.aws"

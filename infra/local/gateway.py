@@ -263,64 +263,76 @@ class WebSocketGateway:
         connection_id = new_connection_id()
         headers = dict(_headers(scope))
         query = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
-        host = headers.get("host", "localhost")
         client = scope.get("client") or ("127.0.0.1", 0)
         conn = _Conn(send=send, source_ip=client[0], user_agent=headers.get("user-agent", ""))
-        connected_at = int(conn.connected_at * 1000)
-        common = {"domain": host, "stage": self.stage, "source_ip": client[0], "connected_at": connected_at}
-        if "$connect" in self.routes:
-            event = ws_event("$connect", connection_id, headers=headers, query=query or None, **common)
-            try:
-                result = await self.runtime.invoke(self.routes["$connect"], event)
-                status = int(result.get("statusCode", 200)) if isinstance(result, dict) else 200
-            except FunctionError:
-                status = 500
-            if status >= 300:
-                await send({"type": "websocket.close", "code": 1008})
-                self.log(f"WS $connect {connection_id} refused ({status})")
-                return
+        common = {"domain": headers.get("host", "localhost"), "stage": self.stage, "source_ip": client[0],
+                  "connected_at": int(conn.connected_at * 1000)}
+        if not await self._connect(connection_id, send, headers, query, common):
+            return
         await send({"type": "websocket.accept"})
         self.connections[connection_id] = conn
         self.log(f"WS connect {connection_id}")
-        code, reason = 1005, ""
+        closed = {"code": 1005, "reason": ""}
         tasks: set[asyncio.Task] = set()
         try:
-            while True:
-                message = await receive()
-                if message["type"] == "websocket.disconnect":
-                    code = message.get("code", 1005)
-                    break
-                text = message.get("text")
-                if text is None and message.get("bytes") is not None:
-                    text = message["bytes"].decode("utf-8", "replace")
-                if text is None:
-                    continue
-                conn.last_active = time.time()
-                if len(text.encode()) > MAX_WS_MESSAGE:
-                    code, reason = 1009, "Message too big"
-                    await send({"type": "websocket.close", "code": 1009})
-                    break
-                route = self.select_route(text)
-                if route is None:
-                    await self._send(conn, json.dumps({"message": "Forbidden", "connectionId": connection_id}))
-                    continue
-                event = ws_event(route, connection_id, body=text, **common)
-                task = asyncio.create_task(self._dispatch(route, event))
-                tasks.add(task)
-                task.add_done_callback(tasks.discard)
+            await self._messages(connection_id, conn, receive, send, common, tasks, closed)
         finally:
             self.connections.pop(connection_id, None)
             conn.closed.set()
             if tasks:
                 await asyncio.gather(*tasks, return_exceptions=True)
             if "$disconnect" in self.routes:
-                event = ws_event("$disconnect", connection_id, disconnect_code=code,
-                                 disconnect_reason=reason, **common)
+                event = ws_event("$disconnect", connection_id, disconnect_code=closed["code"],
+                                 disconnect_reason=closed["reason"], **common)
                 try:
                     await self.runtime.invoke(self.routes["$disconnect"], event)
                 except FunctionError:
                     pass
-            self.log(f"WS disconnect {connection_id} ({code})")
+            self.log(f"WS disconnect {connection_id} ({closed['code']})")
+
+    async def _connect(self, connection_id: str, send: Callable, headers: dict[str, str], query: dict[str, str],
+                       common: dict[str, Any]) -> bool:
+        """The ``$connect`` route, if any: a status of 300 or more refuses the connection (close 1008)."""
+        if "$connect" not in self.routes:
+            return True
+        event = ws_event("$connect", connection_id, headers=headers, query=query or None, **common)
+        try:
+            result = await self.runtime.invoke(self.routes["$connect"], event)
+            status = int(result.get("statusCode", 200)) if isinstance(result, dict) else 200
+        except FunctionError:
+            status = 500
+        if status >= 300:
+            await send({"type": "websocket.close", "code": 1008})
+            self.log(f"WS $connect {connection_id} refused ({status})")
+            return False
+        return True
+
+    async def _messages(self, connection_id: str, conn: _Conn, receive: Callable, send: Callable,
+                        common: dict[str, Any], tasks: set[asyncio.Task], closed: dict[str, Any]) -> None:
+        """Each message to its route's function (as a task in ``tasks``) until the socket closes; ``closed``
+        gets the close code and reason (1009 for a message over API Gateway's 128 KB)."""
+        while True:
+            message = await receive()
+            if message["type"] == "websocket.disconnect":
+                closed["code"] = message.get("code", 1005)
+                return
+            text = message.get("text")
+            if text is None and message.get("bytes") is not None:
+                text = message["bytes"].decode("utf-8", "replace")
+            if text is None:
+                continue
+            conn.last_active = time.time()
+            if len(text.encode()) > MAX_WS_MESSAGE:
+                closed.update(code=1009, reason="Message too big")
+                await send({"type": "websocket.close", "code": 1009})
+                return
+            route = self.select_route(text)
+            if route is None:
+                await self._send(conn, json.dumps({"message": "Forbidden", "connectionId": connection_id}))
+                continue
+            task = asyncio.create_task(self._dispatch(route, ws_event(route, connection_id, body=text, **common)))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
 
     async def _dispatch(self, route: str, event: dict) -> None:
         try:

@@ -177,11 +177,8 @@ def _str_or_empty(value: Any) -> str:
 def parse(path: Path = TEMPLATE, parameter_overrides: dict[str, str] | None = None) -> Template:
     raw = load_template(path)
     res = Resolver(raw, parameter_overrides or {})
-    globals_fn = raw.get("Globals", {}).get("Function", {})
-    global_env = globals_fn.get("Environment", {}).get("Variables", {})
     functions: dict[str, Function] = {}
     http_routes: list[HttpRoute] = []
-    ws_routes: dict[str, str] = {}
     table: dict[str, Any] = {}
     integrations: dict[str, str] = {}
     selection = "$request.body.action"
@@ -191,36 +188,8 @@ def parse(path: Path = TEMPLATE, parameter_overrides: dict[str, str] | None = No
         rtype = resource.get("Type")
         props = resource.get("Properties", {}) or {}
         if rtype == "AWS::Serverless::Function":
-            env: dict[str, str] = {}
-            for k, v in {**global_env, **props.get("Environment", {}).get("Variables", {})}.items():
-                got = res.resolve(v)
-                if got is not None:
-                    env[k] = str(got)
-            fn = Function(
-                logical_id=lid,
-                # image functions declare how the local stack runs them: Metadata.LocalHandler
-                handler=_str_or_empty(props.get("Handler"))
-                or str((resource.get("Metadata") or {}).get("LocalHandler", "")),
-                timeout=int(props.get("Timeout", globals_fn.get("Timeout", 3))),
-                memory=int(props.get("MemorySize", globals_fn.get("MemorySize", 128))),
-                environment=env,
-                package_type=props.get("PackageType", "Zip"),
-            )
-            fn.names = {lid}
-            if props.get("FunctionName"):
-                fn.names.add(str(res.resolve(props["FunctionName"])))
-            functions[lid] = fn
-            for ev in (props.get("Events") or {}).values():
-                if ev.get("Type") != "HttpApi":
-                    continue
-                ep = ev.get("Properties", {}) or {}
-                method = str(ep.get("Method", "ANY")).upper()
-                route_path = ep.get("Path", "$default")
-                if route_path == "$default":
-                    regex, spec = re.compile(".*"), (-1, 0, 0)
-                else:
-                    regex, spec = _route_regex(route_path)
-                http_routes.append(HttpRoute(method, route_path, lid, regex, spec))
+            functions[lid] = _function(lid, resource, res, raw.get("Globals", {}).get("Function", {}))
+            http_routes += _http_routes(lid, props)
         elif rtype == "AWS::DynamoDB::Table":
             table = {"logical_id": lid, "name": res.ref(lid), **props}
         elif rtype == "AWS::Lambda::Url" and (not resource.get("Condition") or res.condition(resource["Condition"])):
@@ -236,6 +205,56 @@ def parse(path: Path = TEMPLATE, parameter_overrides: dict[str, str] | None = No
             if m:
                 integrations[lid] = m.group(1)
 
+    http_routes.sort(key=lambda r: r.specificity, reverse=True)
+    return Template(raw, functions, http_routes, _ws_routes(raw, integrations), selection, table, res.params,
+                    {k: v for k, v in function_urls.items() if v in functions})
+
+
+def _function(lid: str, resource: dict[str, Any], res: Resolver, globals_fn: dict[str, Any]) -> Function:
+    """A function resource with its resolved environment (Globals first, its own variables over them)."""
+    props = resource.get("Properties", {}) or {}
+    env: dict[str, str] = {}
+    global_env = globals_fn.get("Environment", {}).get("Variables", {})
+    for k, v in {**global_env, **props.get("Environment", {}).get("Variables", {})}.items():
+        got = res.resolve(v)
+        if got is not None:
+            env[k] = str(got)
+    fn = Function(
+        logical_id=lid,
+        # image functions declare how the local stack runs them: Metadata.LocalHandler
+        handler=_str_or_empty(props.get("Handler"))
+        or str((resource.get("Metadata") or {}).get("LocalHandler", "")),
+        timeout=int(props.get("Timeout", globals_fn.get("Timeout", 3))),
+        memory=int(props.get("MemorySize", globals_fn.get("MemorySize", 128))),
+        environment=env,
+        package_type=props.get("PackageType", "Zip"),
+    )
+    fn.names = {lid}
+    if props.get("FunctionName"):
+        fn.names.add(str(res.resolve(props["FunctionName"])))
+    return fn
+
+
+def _http_routes(lid: str, props: dict[str, Any]) -> list[HttpRoute]:
+    """The function's ``HttpApi`` events as routes (``$default`` matches everything, least specific)."""
+    routes = []
+    for ev in (props.get("Events") or {}).values():
+        if ev.get("Type") != "HttpApi":
+            continue
+        ep = ev.get("Properties", {}) or {}
+        method = str(ep.get("Method", "ANY")).upper()
+        route_path = ep.get("Path", "$default")
+        if route_path == "$default":
+            regex, spec = re.compile(".*"), (-1, 0, 0)
+        else:
+            regex, spec = _route_regex(route_path)
+        routes.append(HttpRoute(method, route_path, lid, regex, spec))
+    return routes
+
+
+def _ws_routes(raw: dict[str, Any], integrations: dict[str, str]) -> dict[str, str]:
+    """WebSocket route key -> function, through each route's integration."""
+    ws_routes: dict[str, str] = {}
     for resource in raw.get("Resources", {}).values():
         if resource.get("Type") != "AWS::ApiGatewayV2::Route":
             continue
@@ -245,10 +264,7 @@ def parse(path: Path = TEMPLATE, parameter_overrides: dict[str, str] | None = No
         m = re.search(r"integrations/\$\{([A-Za-z0-9]+)\}", text)
         if m and m.group(1) in integrations:
             ws_routes[props["RouteKey"]] = integrations[m.group(1)]
-
-    http_routes.sort(key=lambda r: r.specificity, reverse=True)
-    return Template(raw, functions, http_routes, ws_routes, selection, table, res.params,
-                    {k: v for k, v in function_urls.items() if v in functions})
+    return ws_routes
 
 
 def create_table_kwargs(table: dict[str, Any], name: str) -> dict[str, Any]:
