@@ -19,7 +19,7 @@ help:
 	@echo "make test    run the test suite (unit, contract, e2e through the local stack)"
 	@echo "make test-containers  the built artifacts in Docker: the browser image on Lambda's terms, sam local (CONTAINER_TESTS=...)"
 	@echo "make sam-local  sam local invoke of every function (infra/events) against a local stack, answers checked"
-	@echo "make lint    ruff, mypy on the shared core, sam validate --lint"
+	@echo "make lint    ruff, mypy on the shared core and the evaluation client, sam validate --lint"
 	@echo "make build   sam build of every function (the browser image with Docker) for this machine's architecture (layers/stockfish/build.sh first)"
 	@echo "make deploy  sam deploy (--guided the first time)"
 	@echo "make bench   benchmarks in tests/perf (numbers printed, nothing asserted)"
@@ -70,7 +70,7 @@ sam-local:
 
 lint: $(STAMP) $(SAM)
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy layers/core/agenthost
+	$(VENV)/bin/mypy layers/core/agenthost infra/eval_client
 	$(SAM) validate --lint
 
 # With Docker: every function, the browser image included, for this machine's architecture (a copy of the

@@ -233,7 +233,8 @@ class EvalClient:
 
     async def _evaluate(self, ws: Any, msg: dict[str, Any]) -> None:
         loop = asyncio.get_running_loop()
-        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        raw_params = msg.get("params")
+        params: dict[str, Any] = raw_params if isinstance(raw_params, dict) else {}
         eval_id = str(params.get("evaluationId", ""))
 
         async def status(progress: float, text: str, state: str = "running") -> None:

@@ -221,7 +221,8 @@ def fill(schema: Any, data: dict[str, Any], name: str = "") -> Any:
             return {"title": _h1(data), "url": data.get("url", "")}
         return {k: fill(v, data, k) for k, v in props.items()}
     if t == "array":
-        items = schema.get("items") if isinstance(schema.get("items"), dict) else {"type": "string"}
+        raw_items = schema.get("items")
+        items: dict[str, Any] = raw_items if isinstance(raw_items, dict) else {"type": "string"}
         w = set(words(name))
         if items.get("type") == "object" or "properties" in items:
             props = items.get("properties") or {}
@@ -233,9 +234,9 @@ def fill(schema: Any, data: dict[str, Any], name: str = "") -> Any:
                 url_key = next(p for p in props if p in ("url", "href", "link"))
                 return [{**({text_key: lk["text"]} if text_key else {}), url_key: lk["url"]}
                         for lk in data.get("links", [])]
-            lst = _best_list(data, name) or []
+            found = _best_list(data, name) or []
             first = next(iter(props), "text")
-            return [{first: x} for x in lst]
+            return [{first: x} for x in found]
         if w & {"toc", "contents", "sections", "headings", "outline"} or {"table", "of", "contents"} <= w:
             return [h["text"] for h in data.get("headings", []) if h["level"] in (2, 3)]
         if w & {"links", "urls"}:

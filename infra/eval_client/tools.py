@@ -100,7 +100,8 @@ def run_tool(browser: Browser, params: dict[str, Any], progress: Progress) -> di
     kind = ALIASES.get(tool)
     if kind is None:
         raise ToolError(f"Tool not available: {tool}")
-    inp = params.get("input") if isinstance(params.get("input"), dict) else {}
+    raw_input = params.get("input")
+    inp: dict[str, Any] = raw_input if isinstance(raw_input, dict) else {}
     timeout_s = max(1.0, float(params.get("timeout", 30000)) / 1000)
     deadline = Deadline.after(timeout_s).reserve(timeout_s * 0.1, "result message")
     started = time.monotonic()
