@@ -49,6 +49,8 @@ INSTRUCTION = re.compile(r"(?:give|unscramble|answer|enter|type|find|solve|compl
                           r"write|fill|follow|guess|match|sort|identify|spell|pass|submit|read|work out|figure out|"
                           r"calculate|compute|check)\s+\w+", re.I)
 
+#: a value opening with one of these refers to something else ("their totals", "his address")
+_POSSESSIVE = frozenset("their his her its our whose".split())
 #: words that describe where a value is rather than being one
 _NOT_VALUE = frozenset("""shown given displayed listed below above provided printed written mentioned found there
 here field box yourself itself them it""".split())
@@ -119,6 +121,8 @@ def valid_value(value: str, kind: str) -> bool:
     first = v.split()[0].lower()
     if len(v.split()) == 1 and (first in _NOT_VALUE or re.fullmatch(r"[a-z]+(?:ed|ing|ly)", v)):
         return False  # "use the voucher shown", "the code displayed": a description, not the value
+    if first in _POSSESSIVE:
+        return False  # "the sum of their totals": what the value is about, not the value
     return first not in STOP and len(v.split()) <= 6
 
 

@@ -16,6 +16,7 @@ from agenthost.agent.forms import NEXT_STEP, NOT_SUBMIT
 from agenthost.agent.page import TEXT_ROLES, Element, Page
 from agenthost.agent.progress import Seen
 from agenthost.agent.task import TaskFacts
+from agenthost.agent.wording import words
 from agenthost.deadline import Deadline
 
 _ANSWER_FIELD = re.compile(r"\b(answer|guess|solution|response|result|reply|your (?:move|word|number|answer)|move|"
@@ -29,7 +30,10 @@ def skill_actions(facts: TaskFacts, page: Page, names: Sequence[str], seen: Seen
     submitted, or the choice naming it clicked. In a game under way with no skill for the question, one
     of its answer choices is tried (the page tells whether it was right; giving up scores nothing)."""
     several = _question_fields(page, facts)
-    if len(several) > 1 and "type" in names:
+    labelled = _label_questions(page, facts) if len(several) <= 1 else []
+    if labelled:
+        several = labelled
+    if (len(several) > 1 or labelled) and "type" in names:
         # several questions, each with its own answer field: each field gets its own question's answer
         acts: list[Action] = []
         for q_field, question in several:
@@ -96,6 +100,47 @@ def _question_fields(page: Page, facts: TaskFacts) -> list[tuple[Element, str]]:
                 out.append((e, text))
                 break
     return out
+
+
+#: a field label that asks for a quantity over some data ("Number of orders with status shipped", "Sum of the
+#: totals of the shipped orders")
+_QUANTITY_LABEL = re.compile(r"^\s*(?:the\s+|your\s+)?(?:number|count|sum|total|average|mean|maximum|minimum|"
+                             r"highest|lowest|how many|how much)\b", re.I)
+_QUANTITY_WORDS = frozenset(words("number count sum total average mean maximum minimum highest lowest how many much"))
+_API_CUE = re.compile(r"\b(?:api|json|endpoints?)\b", re.I)
+_PAGE_URL = re.compile(r"https?://[^\s\"'<>)\]]+")
+
+
+def _label_questions(page: Page, facts: TaskFacts) -> list[tuple[Element, str]]:
+    """Empty fields whose own label asks for a quantity over some data (two or more words besides the
+    quantity word, and no value from the task): ``[(field, question)]``, the question naming the JSON API
+    endpoint the page lists for it when the task or the page speaks of an API."""
+    out: list[tuple[Element, str]] = []
+    for e in page.elements:
+        label = (e.name or e.placeholder or "").strip()
+        if e.role not in TEXT_ROLES or e.disabled or e.is_secret() or (e.value or "").strip() or \
+                not _QUANTITY_LABEL.search(label) or len(words(label) - _QUANTITY_WORDS) < 2 or \
+                facts.value_for(label, e.input_type, role=e.role) is not None:
+            continue
+        url = _endpoint_for(label, page, facts)
+        out.append((e, f"{label} (JSON API: {url})" if url else label))
+    return out
+
+
+def _endpoint_for(label: str, page: Page, facts: TaskFacts) -> str | None:
+    """The API endpoint the page lists whose path shares most words with ``label`` (a whole collection, not a
+    templated ``/{id}`` one), when the task or the page speaks of an API; else None."""
+    if not (_API_CUE.search(facts.text) or _API_CUE.search(page.text)):
+        return None
+    best, best_score = None, 0
+    for url in dict.fromkeys(u.rstrip(".,;:") for u in _PAGE_URL.findall(page.text)):
+        if "{" in url or "%7B" in url:
+            continue
+        path = url.split("//", 1)[-1].partition("/")[2].split("?", 1)[0]
+        score = len(words(path.replace("/", " ")) & words(label))
+        if score > best_score:
+            best, best_score = url, score
+    return best
 
 
 def solve_problem(page: Page, facts: TaskFacts, deadline: Deadline | None = None, *,

@@ -1,0 +1,90 @@
+"""A form whose fields' own labels ask for a quantity over some data ("Total stock of the fruit products")
+is answered by the skills: from the JSON API endpoint the page lists (fetched from a loopback server) or
+from the page's own table. Pages written for these tests (not the task suite's order desk)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from agenthost import config
+from agenthost.agent.task import read_task
+from tests.support.policy import decide, wire
+
+STOCK = {"products": [
+    {"sku": "A1", "name": "Apple", "category": "fruit", "stock": 40, "price": 1.5},
+    {"sku": "B2", "name": "Banana", "category": "fruit", "stock": 25, "price": 0.9},
+    {"sku": "C3", "name": "Cable", "category": "electronics", "stock": 7, "price": 12.0},
+]}
+SUPPLIERS = {"suppliers": [{"id": 1, "name": "Orchard Ltd", "country": "Spain"}]}
+
+
+@pytest.fixture
+def api(monkeypatch):
+    monkeypatch.setenv("AGENTHOST_NETGUARD_ALLOW_PRIVATE", "true")  # the test server is on loopback
+    config.reset()
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_GET(self):
+            doc = {"/v1/products": STOCK, "/v1/suppliers": SUPPLIERS}.get(self.path.split("?", 1)[0])
+            body = json.dumps(doc or {"error": "not found"}).encode()
+            self.send_response(200 if doc else 404)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    config.reset()
+
+
+def test_each_quantity_field_is_answered_from_the_endpoint_the_page_lists_for_it(api):
+    tree = f"""- heading "Warehouse check" [level=1]
+- paragraph: "Data endpoints: {api}/v1/suppliers (suppliers) and {api}/v1/products (the product list)."
+- textbox "Total stock of the fruit products"
+- textbox "Number of products in the electronics category"
+- button "Send stock check\""""
+    d = decide("Use the warehouse JSON API to complete the stock check with their figures, then send it.", tree)
+    assert wire(d) == [("type", "Total stock of the fruit products", "65"),
+                       ("type", "Number of products in the electronics category", "1"),
+                       ("click", "Send stock check", None)]
+
+
+def test_a_quantity_label_is_answered_from_the_pages_table_when_there_is_no_api():
+    tree = """- heading "League night" [level=1]
+- table:
+  - row "Team Points Games":
+    - cell "Team"
+    - cell "Points"
+    - cell "Games"
+  - row "Red 12 4":
+    - cell "Red"
+    - cell "12"
+    - cell "4"
+  - row "Blue 9 4":
+    - cell "Blue"
+    - cell "9"
+    - cell "4"
+  - row "Green 15 5":
+    - cell "Green"
+    - cell "15"
+    - cell "5"
+- textbox "Sum of the points of all teams"
+- button "Check\""""
+    d = decide("Fill in the league summary from the table and check it.", tree)
+    assert wire(d) == [("type", "Sum of the points of all teams", "36"), ("click", "Check", None)]
+
+
+def test_a_possessive_phrase_is_no_value_for_a_field():
+    facts = read_task("Fill in the daily report: how many parcels left and the sum of their weights.")
+    assert facts.value_for("Sum of the weights of the parcels") is None
+    assert read_task("Set the sum to 42.").value_for("Sum") == "42"
