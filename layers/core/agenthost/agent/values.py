@@ -109,34 +109,20 @@ def _number(label: str, description: str) -> str:
 
 
 def writing(description: str) -> str:
-    """Plain sentences on the described topic, at least as long as the description asks (words, characters
-    or sentences), else two sentences."""
+    """Sentences on the described topic, as long as the description asks (at least, at most, between, exactly
+    so many words, characters or sentences), else two sentences: the writing skill's text
+    (:func:`agenthost.skills.writing.write`: whole sentences, none repeated until its pool is used up)."""
+    from agenthost.skills import writing as skill
+
     topic = "this request"
     m = _TOPIC.search(description or "")
     if m:
         topic = re.sub(r"^(?:the|a|an|your|my)\s+", "", m.group(1).strip(), flags=re.I).rstrip(". ") or topic
         topic = re.sub(r"\b(your|yours)\b", "my", topic, flags=re.I)
-    sentences = [
-        f"I would like to share a few thoughts about {topic}.",
-        f"In my experience, {topic} matters because it shapes how people plan their days and make decisions.",
-        f"There are practical sides to {topic}, such as the time it takes, the cost involved and the people it "
-        f"affects.",
-        f"When I think about {topic}, I remember how small details often made the biggest difference.",
-        f"It helps to look at {topic} from more than one point of view before reaching a conclusion.",
-        f"Overall, {topic} deserves careful attention, and I hope these notes are useful.",
-    ]
-    words_wanted, chars_wanted, sentences_wanted = 0, 0, 2
-    for n, unit in _MIN.findall(description or ""):
-        if unit.startswith("word"):
-            words_wanted = int(n)
-        elif unit.startswith("sentence"):
-            sentences_wanted = int(n)
-        else:
-            chars_wanted = int(n)
-    out: list[str] = []
-    i = 0
-    while (len(out) < sentences_wanted or len(" ".join(out).split()) < words_wanted + 2
-           or len(" ".join(out)) < chars_wanted + 10) and len(out) < 400:
-        out.append(sentences[i % len(sentences)])
-        i += 1
-    return " ".join(out)
+    asked = skill.bounds(description or "")
+    try:
+        if asked is not None:
+            return skill.write(topic, asked.low, asked.high, asked.unit)
+    except ValueError:
+        pass  # no whole sentences fit (e.g. "at most 3 words"): two sentences, as for no length
+    return skill.write(topic, 2, 2, "sentences")
