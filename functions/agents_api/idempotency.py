@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from agenthost import errors
 from agenthost.store import ConditionFailed, Store, keys
 
 TTL_S = 24 * 3600
@@ -46,7 +47,7 @@ class Stored:
     content_type: str
 
 
-class Conflict(Exception):
+class Conflict(errors.Conflict):
     def __init__(self, status: int, message: str):
         super().__init__(message)
         self.status = status

@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agenthost.errors import BadInput, NotFound
 from agenthost.store import ConditionFailed, Store, error_code, keys
 
 LIVE = "attribute_exists(pk) AND expires_at > :now"
@@ -51,19 +52,19 @@ class Session:
         return cls(session_hash, int(item["expires_at"]), lines)
 
 
-class QuantityRefused(Exception):
+class QuantityRefused(BadInput):
     """The cart line would exceed its bound."""
 
 
-class CartFull(Exception):
+class CartFull(BadInput):
     """A new line would exceed the number of lines a cart may hold."""
 
 
-class NotInCart(Exception):
+class NotInCart(NotFound):
     pass
 
 
-class SessionGone(Exception):
+class SessionGone(NotFound):
     """The session ended or expired while the request ran."""
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from agenthost.errors import AgentHostError
 from browser.lifecycle import egress, guard_reason, log
 from browser.pages import PROBE_MS, responsive
 
@@ -21,7 +22,7 @@ MAX_EVALUATE_MS = 10_000
 MAX_DATA_CHARS = 100_000
 
 
-class ActionError(Exception):
+class ActionError(AgentHostError):
     pass
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from agenthost import aws
 from agenthost.config import settings
+from agenthost.errors import BadInput, NotFound, Unavailable
 
 # API Gateway WebSocket limits: 128 KB per message, 32 KB per frame; messages are billed in 32 KB units.
 MAX_MESSAGE_BYTES = 128 * 1024
@@ -18,15 +19,15 @@ def billed_units(size: int) -> int:
     return max(1, -(-int(size) // FRAME_BYTES))
 
 
-class Gone(Exception):
+class Gone(NotFound):
     """The connection is not (or no longer) open."""
 
 
-class TooLarge(ValueError):
+class TooLarge(BadInput, ValueError):
     """The message exceeds API Gateway's 128 KB WebSocket message limit (nothing was sent)."""
 
 
-class SendFailed(Exception):
+class SendFailed(Unavailable):
     """The post failed for another reason (timeout, throttling, 5xx): delivery is unknown."""
 
 

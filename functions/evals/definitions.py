@@ -25,13 +25,14 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from agenthost import limits
+from agenthost.errors import BadInput
 
 PACKAGED_DIR = Path(__file__).resolve().parent / "definitions"
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
 PRIORITY_ORDER = {"critical": 0, "high": 1, "normal": 2, "medium": 2, "low": 3}
 
 
-class DefinitionError(ValueError):
+class DefinitionError(BadInput, ValueError):
     """A definition file (or uploaded document) is invalid; ``errors`` lists every problem."""
 
     def __init__(self, errors: list[str]):

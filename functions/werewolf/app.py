@@ -47,6 +47,7 @@ from agenthost import limits, metering, signing
 from agenthost.config import raw as raw_setting
 from agenthost.config import settings
 from agenthost.deadline import Deadline
+from agenthost.errors import Unavailable
 from agenthost.http import annotate, create_app, logger, make_handler
 from agenthost.secrets import secret
 from werewolf.player import GENERIC, Policy, play
@@ -96,7 +97,7 @@ def get_policy() -> Policy | None:
 
 # ---------------------------------------------------------------------------------------------- the key
 
-class KeyUnavailable(Exception):
+class KeyUnavailable(Unavailable):
     """A key is configured (``_PARAM``) but could not be fetched."""
 
 

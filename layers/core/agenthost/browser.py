@@ -21,10 +21,12 @@ import json
 import uuid
 from typing import Any
 
+from agenthost.errors import Upstream
+
 DEFAULT_OBSERVE = {"aria": True, "elements": True, "text": True, "screenshot": False}
 
 
-class BrowserError(Exception):
+class BrowserError(Upstream):
     """The browser function could not be invoked or raised; ``str()`` is safe to show."""
 
 

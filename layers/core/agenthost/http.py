@@ -46,6 +46,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from agenthost import limits, logs, metering
 from agenthost.config import settings
+from agenthost.errors import AgentHostError, BadInput
 
 # Metrics are flushed after every invocation; a turn that recorded none is normal, not a warning.
 warnings.filterwarnings("ignore", message="No application metrics to publish")
@@ -152,7 +153,7 @@ def default_error_body(status: int, code: str, message: str) -> dict[str, Any]:
     return {"error": code, "message": message}
 
 
-class ApiError(Exception):
+class ApiError(AgentHostError):
     """Raise from a route to answer ``status`` with the app's error shape and this message."""
 
     def __init__(self, status: int, message: str, code: str | None = None,
@@ -301,7 +302,7 @@ class _EdgeMiddleware:
         await send({"type": "http.response.body", "body": body})
 
 
-class _BodyTooLarge(Exception):
+class _BodyTooLarge(BadInput):
     pass
 
 

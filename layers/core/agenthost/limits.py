@@ -22,6 +22,8 @@ import json
 import re
 from typing import Any
 
+from agenthost.errors import BadInput
+
 #: most levels of arrays/objects (or YAML collections) a body may nest
 MAX_DEPTH = 64
 
@@ -29,7 +31,7 @@ _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
 _NOT_BRACKET = re.compile(rb"[^\[\]{}]+")
 
 
-class TooDeep(ValueError):
+class TooDeep(BadInput, ValueError):
     """A body nests deeper than :data:`MAX_DEPTH`. ``message`` is safe to return to the caller."""
 
     def __init__(self, limit: int = MAX_DEPTH):

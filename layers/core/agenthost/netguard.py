@@ -31,6 +31,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from agenthost.config import settings
+from agenthost.errors import Forbidden
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -45,7 +46,7 @@ SCHEMES = {"http", "https", "ws", "wss"}
 Resolver = Callable[[str, int], Iterable[str]]
 
 
-class Blocked(Exception):
+class Blocked(Forbidden):
     """The URL may not be fetched. ``reason`` says why."""
 
     def __init__(self, url: str, reason: str):

@@ -21,6 +21,7 @@ import time
 from typing import Any
 
 from agenthost.config import raw
+from agenthost.errors import NotFound
 
 #: the parameter store / Secrets Manager client: a slow call on a cold start must not eat a 20 s turn
 SECRET_CONNECT_TIMEOUT_S = 1
@@ -36,7 +37,7 @@ _now = time.monotonic
 log = logging.getLogger("agenthost.secrets")
 
 
-class SecretNotConfigured(LookupError):
+class SecretNotConfigured(NotFound, LookupError):
     """Raised by :func:`secret` with ``required=True`` when neither form of a secret is set."""
 
 

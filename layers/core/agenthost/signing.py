@@ -17,10 +17,12 @@ import hashlib
 import hmac
 import time
 
+from agenthost.errors import Unauthorized
+
 PREFIX = "sha256="
 
 
-class SignatureError(Exception):
+class SignatureError(Unauthorized):
     """A request failed authentication. ``reason`` is safe to return to the caller (no secret)."""
 
     def __init__(self, reason: str):

@@ -31,11 +31,12 @@ from typing import Any
 
 from agenthost import aws
 from agenthost.config import settings
+from agenthost.errors import Conflict
 
 Item = dict[str, Any]
 
 
-class ConditionFailed(Exception):
+class ConditionFailed(Conflict):
     """A conditional write did not apply (item exists, is missing, or its ``version`` moved on).
 
     ``item`` is the item as stored when the condition refused the write (``None``: there was none, or it had
@@ -78,10 +79,6 @@ class keys:  # noqa: N801 - a namespace of key builders, used as ``keys.run(id)`
     @staticmethod
     def session(token_hash: str) -> dict[str, str]:
         return {"pk": f"SESSION#{token_hash}", "sk": "META"}
-
-    @staticmethod
-    def cart_item(token_hash: str, item_id: str) -> dict[str, str]:
-        return {"pk": f"SESSION#{token_hash}", "sk": f"CART#{item_id}"}
 
     @staticmethod
     def product(product_id: str) -> dict[str, str]:

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from agenthost.errors import Upstream
+
 BASE_PATH = "/.well-known/agents/api"
 
 #: endpoints and methods assumed for capabilities named in agents.txt (which lists names only)
@@ -24,7 +26,7 @@ DEFAULTS: dict[str, tuple[str, str, bool, bool]] = {
 }
 
 
-class AgentsApiError(Exception):
+class AgentsApiError(Upstream):
     """The site refused a call (or kept failing). ``status`` is the HTTP status (0: no response)."""
 
     def __init__(self, status: int, message: str, capability: str = ""):

@@ -13,9 +13,10 @@ from typing import Any, Protocol
 
 from agenthost.deadline import Deadline
 from agenthost.deadline import remaining as remaining
+from agenthost.errors import Unavailable, Upstream
 
 
-class LlmError(Exception):
+class LlmError(Upstream):
     """The LLM could not give an answer. The message never contains keys or prompts.
 
     ``usage`` holds what the failed call still cost (replies that came back invalid, attempts before a
@@ -26,7 +27,7 @@ class LlmError(Exception):
         self.usage: Usage = usage if usage is not None else Usage()
 
 
-class LlmTimeout(LlmError, TimeoutError):
+class LlmTimeout(LlmError, Unavailable, TimeoutError):
     """The deadline passed (or too little time was left to try)."""
 
 
@@ -34,7 +35,7 @@ class LlmInvalid(LlmError):
     """The model answered, but not with a JSON object matching the schema."""
 
 
-class LlmRetryable(LlmError):
+class LlmRetryable(LlmError, Unavailable):
     """A transient failure (throttled, unreachable, a 5xx): worth one more attempt if time allows."""
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agenthost.deadline import Deadline
+from agenthost.errors import Declined
 from agenthost.plugins.loading import where
 
 #: calls still running past their deadline before new ones are refused (each holds a thread)
@@ -30,7 +31,7 @@ def agent_deadline(deadline: Deadline | float, reserve_s: float | None = None) -
     return min(until, time.monotonic() + limit) if limit > 0 else until
 
 
-class Refused(Exception):
+class Refused(Declined):
     """User code did not give a usable answer; ``reason`` is a short code (``error``, ``timeout``,
     ``invalid``, ``unsafe``, ``declined``, ``busy``, ``load``) and ``detail`` says what, without secrets."""
 

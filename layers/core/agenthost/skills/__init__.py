@@ -40,10 +40,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from agenthost.errors import Declined
+
 __all__ = ["Context", "Solution", "Tool", "Unsolvable", "questions", "solve", "solve_all", "tools"]
 
 
-class Unsolvable(Exception):
+class Unsolvable(Declined):
     """A skill recognised the problem as its own but cannot answer it (no engine, no time, illegal input):
     :func:`solve` then answers ``None`` without letting another skill misread the question."""
 

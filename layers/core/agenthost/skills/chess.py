@@ -30,6 +30,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from agenthost.errors import Unavailable
 from agenthost.skills import Context, Solution, Tool, Unsolvable
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ _SYMBOLS = {"♔": "K", "♕": "Q", "♖": "R", "♗": "B", "♘": "N", "♙": "
             "♚": "k", "♛": "q", "♜": "r", "♝": "b", "♞": "n", "♟": "p"}
 
 
-class EngineMissing(RuntimeError):
+class EngineMissing(Unavailable, RuntimeError):
     """No chess engine binary was found; the message says where the skill looked."""
 
 

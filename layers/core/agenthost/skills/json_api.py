@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urljoin
 
+from agenthost.errors import Upstream
 from agenthost.skills import Context, Solution, Tool
 from agenthost.skills.tables import answer, mentions, rows_to_table
 
@@ -53,7 +54,7 @@ def _shared_client() -> Any:
     return _client
 
 
-class FetchError(Exception):
+class FetchError(Upstream):
     """The data could not be fetched (refused by the network guard, an HTTP error, not JSON, too large)."""
 
 
