@@ -46,10 +46,10 @@ def test_kinds_and_the_builtin_bases_callers_already_catch():
     from agents_api.sessions import CartFull, NotInCart, SessionGone
     from evals.definitions import DefinitionError
 
-    from agenthost.config import SecretNotConfigured
     from agenthost.limits import TooDeep
     from agenthost.llm.base import LlmInvalid, LlmTimeout
     from agenthost.netguard import Blocked
+    from agenthost.secrets import SecretNotConfigured
     from agenthost.signing import SignatureError
     from agenthost.store import ConditionFailed, VersionConflict
 
