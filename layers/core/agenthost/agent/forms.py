@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from agenthost.agent.actions import Action, is_avoided, norm
 from agenthost.agent.answers import answer_from
+from agenthost.agent.codes import code_for
 from agenthost.agent.fields import field_kind, label_keys
 from agenthost.agent.page import MASK, TEXT_ROLES, Element, Page
 from agenthost.agent.passwords import make_password, password_rules
@@ -88,6 +89,8 @@ def _text_action(facts: TaskFacts, page: Page, e: Element, seen: Seen, present: 
         return None
     if val is None and not (e.value or "").strip():
         val = page_value(facts, page, e, label)
+        if val is None and facts.mentions(label, min_cover=0.5) > 0:
+            val = code_for(seen.memory, label)  # a code another page showed for this field
     if val is None:
         return None
     if e.is_secret() and (e.value or "").strip() and (e.value == MASK or val.strip() == e.value.strip()):

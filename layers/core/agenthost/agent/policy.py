@@ -29,6 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from agenthost.agent import codes
 from agenthost.agent.actions import Action, Decision, approval_question, avoid_set, is_avoided, tool_names
 from agenthost.agent.answers import answer_from
 from agenthost.agent.forms import fill_fields, item_clicks, submit_button
@@ -102,6 +103,8 @@ def _read_turn(task: str, page: Page, history: Sequence[Action], memory: dict[st
     if here and here not in visited:
         visited.append(here)
         memory["visited"] = visited[-50:]
+    codes.remember(page, memory)
+    codes.note_waiting(page, facts, memory)
     return _Turn(facts, page, history, memory, tool_names(tools), loops, avoid_set(avoid), seen, visited,
                  Deadline.of(deadline, settings().decide_budget_s), careful)
 
@@ -173,6 +176,9 @@ def _other_routes(t: _Turn, plan: list[Action], success: bool, answer: str | Non
         back = next((u for u in reversed(t.visited) if not off_site(u, seen.home, facts)), None)
         if back and "navigate" in t.names:
             plan.append(Action("navigate", {"url": back}, why="back to the task's site"))
+    waiting = codes.waiting_page(t.memory, page.url) if not plan and not success else None
+    if waiting and "navigate" in t.names:
+        plan.append(Action("navigate", {"url": waiting}, why="back to the field the code found elsewhere is for"))
     if not plan and not success and not answer:
         plan.extend(next_step(facts, page, seen, t.avoid, t.futile))
     if not plan and not success:

@@ -37,6 +37,8 @@ class Seen:
         self.filled = any(a.tool in ("type", "select") for a in history or ())
         self.on_page = set(memory.get("clicked", []))
         self.fingerprint = page.fingerprint
+        #: the policy's memory of this task (codes seen on other pages: :mod:`agenthost.agent.codes`)
+        self.memory = memory
         #: the task's site (its URL's host, else the first page's)
         self.home = str(memory.get("home") or "")
 

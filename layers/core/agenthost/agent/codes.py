@@ -1,0 +1,71 @@
+"""Codes the pages show ("Archive door code: 7291"), remembered across pages, and the fields that wait for one.
+
+A task may need a value shown on another page than the field it goes into (a door code on a note in another
+room, a voucher on a flyer page). Each turn, :func:`remember` keeps the codes the page shows after a label
+naming a code (``code``, ``pin``, ``passcode``, ``combination``, ``key``): a page that calls a code old,
+changed or crossed out gives none. It also keeps, per field label, the page of an empty field the task
+refers to that had no value yet. :func:`code_for` gives a remembered code for a field; :func:`waiting_page`
+the page of a waiting field once its code is known. All in the policy's memory (JSON-safe, a few entries).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from agenthost.agent.page import TEXT_ROLES, Page
+from agenthost.agent.task import TaskFacts
+from agenthost.agent.wording import words
+
+_CODE_LINE = re.compile(r"(?P<label>(?:[A-Za-z][\w-]*\s+){0,4}(?:code|pin|passcode|combination|key))\s*"
+                        r"(?:is|reads|:|=)?\s*[\"'“]?(?P<code>[A-Z0-9][A-Z0-9._/#-]{2,39})(?![\w-])", re.I)
+_CODE = re.compile(r"^(?=[A-Z0-9._/#-]*\d|[A-Z]{3,})[A-Z0-9][A-Z0-9._/#-]{2,39}$")
+#: the page says its code is no longer good
+_STALE = re.compile(r"\b(?:old code|crossed (?:it )?out|no longer|outdated|expired|changed|invalid|not valid|"
+                    r"wrong code|not the (?:right|current) code)\b", re.I)
+_FIELD = re.compile(r"\b(?:code|pin|passcode|combination|key)\b", re.I)
+
+
+def remember(page: Page, memory: dict[str, Any]) -> None:
+    """Keep the codes ``page`` shows (newest last) unless it calls them stale."""
+    if _STALE.search(page.text):
+        return
+    codes = [c for c in memory.get("codes") or [] if isinstance(c, list) and len(c) == 2]
+    for m in _CODE_LINE.finditer(page.text):
+        label, code = m.group("label").strip(), m.group("code").rstrip(".")
+        if _CODE.match(code) and [label, code] not in codes:
+            codes.append([label, code])
+    if codes:
+        memory["codes"] = codes[-10:]
+
+
+def code_for(memory: dict[str, Any], label: str) -> str | None:
+    """The newest remembered code whose label holds every word of the field's ``label`` (``Door code`` ->
+    ``Archive door code: 7291``)."""
+    want = words(label)
+    if not want or not _FIELD.search(label):
+        return None
+    for seen_label, code in reversed(memory.get("codes") or []):
+        if want <= words(seen_label):
+            return str(code)
+    return None
+
+
+def note_waiting(page: Page, facts: TaskFacts, memory: dict[str, Any]) -> None:
+    """Remember the page of each empty code field the task refers to that no remembered code fills yet."""
+    waiting = dict(memory.get("waiting") or {})
+    for e in page.elements:
+        label = e.name or e.placeholder or ""
+        if e.role in TEXT_ROLES and not e.disabled and not (e.value or "").strip() and _FIELD.search(label) and \
+                facts.mentions(label, min_cover=0.5) > 0 and code_for(memory, label) is None and page.url:
+            waiting[label] = page.url.split("#", 1)[0]
+    if waiting:
+        memory["waiting"] = dict(list(waiting.items())[-5:])
+
+
+def waiting_page(memory: dict[str, Any], here: str) -> str | None:
+    """The page of a field that waited for a code now remembered (not the page we are on)."""
+    for label, url in (memory.get("waiting") or {}).items():
+        if isinstance(url, str) and url != here.split("#", 1)[0] and code_for(memory, label) is not None:
+            return url
+    return None
