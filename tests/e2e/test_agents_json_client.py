@@ -98,8 +98,14 @@ def test_client_recovers_from_429(tight):
         # would share the source IP's counter with the other tests)
         shop.http.headers["X-Session-Token"] = shop.start_session()
         item = shop.search("bowl", limit=1)[0]
-        results = [shop.detail(item["id"]) for _ in range(LIMIT + 3)]  # more than one window allows
-        assert [r["id"] for r in results] == [item["id"]] * (LIMIT + 3)
+        # more calls at once than one window allows (sent one by one, a loaded machine can spread them over
+        # several windows); a round that straddles a window's end may pass, so up to three rounds
+        with ThreadPoolExecutor(LIMIT + 3) as pool:
+            for _ in range(3):
+                results = list(pool.map(lambda _: shop.detail(item["id"]), range(LIMIT + 3)))
+                assert [r["id"] for r in results] == [item["id"]] * (LIMIT + 3)
+                if any(status == 429 for _, _, status in shop.history):
+                    break
         assert any(status == 429 for _, _, status in shop.history)
         assert slept and all(1 <= s <= WINDOW_S for s in slept)
 
