@@ -8,6 +8,7 @@ Only what two or more functions use lives here; the core imports no protocol. Ea
 * ``browser``: the client of the browser function (the same event contract locally and on Lambda).
 * ``config``: the typed settings model, read once from the environment (``docs/CONFIGURATION.md``).
 * ``deadline``: one time budget per turn, cut only by named reserves.
+* ``errors``: ``AgentHostError``, the root of every exception agenthost defines, and its kinds.
 * ``http``: the FastAPI app factory (JSON errors, request ids, body limits) and the Lambda handler.
 * ``limits``: one nesting-depth limit for every body agenthost parses.
 * ``llm`` (package): LLM providers behind one ``complete_json`` interface (Bedrock, OpenAI-compatible).
