@@ -110,13 +110,5 @@ def _plain(item: Item | None) -> Item | None:
 
 def _fold_entry(table_name: str) -> dict[str, Any] | None:
     """The open turn's usage counters as a transaction entry, or None outside a turn (the no-op
-    recorder ``metering.current()`` returns there must not write counters for nobody)."""
-    turn = metering.current()
-    null = getattr(metering, "_NullTurn", None)
-    if null is not None and isinstance(turn, null):
-        return None
-    fold = getattr(turn, "fold", None)
-    if fold is None:
-        return None
-    entry = fold(table_name)
-    return entry or None
+    recorder ``metering.current()`` returns there folds nothing, so no counters are written for nobody)."""
+    return metering.current().fold(table_name) or None
