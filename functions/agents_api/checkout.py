@@ -49,15 +49,15 @@ def signing_key(store: Store) -> str:
         return cached
     with _key_lock:
         key = {"pk": "SECRET#agents-checkout", "sk": "META"}
-        try:
-            store.put({**key, "value": secrets.token_hex(32)}, if_absent=True)
-        except ConditionFailed:
-            pass
-        found = store.get(**key)
-        if not found:
-            raise RuntimeError("checkout signing key could not be stored")
-        _key_cache[store.table_name] = str(found["value"])
-        return _key_cache[store.table_name]
+        value = secrets.token_hex(32)
+        try:  # one write: ours is stored, or the refusal carries the key another container stored first
+            store.put({**key, "value": value}, if_absent=True)
+        except ConditionFailed as refused:
+            if refused.item is None:
+                raise RuntimeError("checkout signing key could not be stored") from None
+            value = str(refused.item["value"])
+        _key_cache[store.table_name] = value
+        return value
 
 
 class SignedCheckout:

@@ -415,6 +415,8 @@ def test_dynamodb_calls_per_call_rate_limit_plus_the_operation(shop):
 
 
 def test_metering_counters_ride_on_the_operations_write_when_folding_is_on(shop, aws, monkeypatch):
+    from agents_api import checkout
+
     from agenthost import metering
 
     monkeypatch.setenv("AGENTHOST_METERING_FOLD", "true")
@@ -423,6 +425,7 @@ def test_metering_counters_ride_on_the_operations_write_when_folding_is_on(shop,
         req = shop()
         h = session(req)
         req("POST", f"{API}/cart/add", json_body={"item_id": "mug1", "quantity": 2}, headers=dict(h))
+        checkout.signing_key(Store())  # the key's one-time write is not the checkout's (whichever test ran first)
         calls = Calls()
 
         def metered(method, path, **kw):
@@ -526,3 +529,17 @@ def test_a_cart_add_resent_by_the_sdk_after_it_was_applied_adds_once(shop):
     assert resends == [1]
     assert added.status == 201 and added.json()["data"]["quantity"] == 2
     assert req("GET", f"{API}/cart/view", headers=dict(h)).json()["data"]["items"][0]["quantity"] == 2
+
+
+def test_the_generated_signing_key_is_stored_once_and_shared_in_one_write(aws, monkeypatch):
+    from agents_api import checkout
+
+    monkeypatch.delenv("AGENTHOST_AGENTS_CHECKOUT_SECRET", raising=False)
+    checkout._key_cache.clear()
+    calls = Calls()
+    first, ops = calls.during(lambda: checkout.signing_key(Store()))
+    assert ops == ["PutItem"] and len(first) == 64
+    checkout._key_cache.clear()  # another container: its own key is refused, the stored one comes back
+    second, ops = calls.during(lambda: checkout.signing_key(Store()))
+    assert second == first and ops == ["PutItem"]
+    assert aws.get(pk="SECRET#agents-checkout", sk="META")["value"] == first
