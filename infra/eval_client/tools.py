@@ -28,6 +28,9 @@ from infra.eval_client.extract import collect, fill, words
 
 #: the most one agent step's decision may take
 STEP_DECIDE_S = 18.0
+#: the browser agent's step budget when the evaluation names none (``max_steps``/``maxSteps`` in its input,
+#: 1-50); the evaluation's timeout bounds it as well. 20, as many turns as the arena's runner allows a task
+DEFAULT_MAX_STEPS = 20
 LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
                "--disable-component-update", "--disable-sync", "--no-first-run"]
 EXTRACTION = {"extract_schema_data", "extract_data", "extract_schema_streamlined", "extract_schema",
@@ -129,7 +132,7 @@ def run_tool(browser: Browser, params: dict[str, Any], progress: Progress) -> di
             if inp.get("hint"):
                 task += f" (hint: {inp['hint']})"
             task += credentials_text(inp)
-            output = _agent(page, task, deadline, progress)
+            output = _agent(page, task, deadline, progress, _max_steps(inp))
             record = _page_record(page)
             if record is not None:
                 output["pageRecord"] = record
@@ -263,7 +266,16 @@ def _research(page: Any, query: str, deadline: Deadline, urls: list[str] | None 
             "sources": [{"url": p["url"], "title": p.get("title", "")} for p in pages]}
 
 
-def _agent(page: Any, task: str, deadline: Deadline, progress: Progress, max_steps: int = 8) -> dict[str, Any]:
+def _max_steps(inp: dict[str, Any]) -> int:
+    """The step budget an evaluation's input asks for (clamped to 1-50), else :data:`DEFAULT_MAX_STEPS`."""
+    asked = inp.get("max_steps", inp.get("maxSteps"))
+    if isinstance(asked, bool) or not isinstance(asked, int | float):
+        return DEFAULT_MAX_STEPS
+    return max(1, min(50, int(asked)))
+
+
+def _agent(page: Any, task: str, deadline: Deadline, progress: Progress,
+           max_steps: int = DEFAULT_MAX_STEPS) -> dict[str, Any]:
     from browser.actions import ActionError, run_action
 
     from agenthost.agent import make_policy

@@ -236,3 +236,13 @@ def test_a_login_uses_the_credentials_the_evaluation_gives():
     assert typed == {"Username": "ada", "Password": "Tr1cky-Pass"}  # exactly as given, no generated password
     flat = credentials_text({"objective": "x", "email": "ada@example.com", "password": "pw-1234"})
     assert flat == "\nEmail: ada@example.com\nPassword: pw-1234"
+
+
+def test_the_browser_agent_step_budget_comes_from_the_input_else_the_arena_s_turn_count():
+    from infra.eval_client.tools import DEFAULT_MAX_STEPS, _max_steps
+
+    assert DEFAULT_MAX_STEPS == 20  # a 14-step task (a maze of linked pages) fits, as in the arena
+    assert _max_steps({}) == DEFAULT_MAX_STEPS
+    assert _max_steps({"max_steps": 5}) == 5 and _max_steps({"maxSteps": 12}) == 12
+    assert _max_steps({"max_steps": 0}) == 1 and _max_steps({"maxSteps": 10_000}) == 50
+    assert _max_steps({"max_steps": "9"}) == DEFAULT_MAX_STEPS and _max_steps({"max_steps": True}) == DEFAULT_MAX_STEPS
