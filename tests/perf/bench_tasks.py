@@ -30,6 +30,9 @@ from _util import ROOT, env  # noqa: E402
 os.environ.update(env())
 os.environ["AGENTHOST_LLM"] = "none"
 os.environ["AGENTHOST_RUNS_REQUIRE_API_KEY"] = "false"
+# the suite's site and its JSON API are on loopback: the in-process evaluation client may reach them, as the
+# local stack lets the other two harnesses do (a deployed client keeps refusing private addresses)
+os.environ["AGENTHOST_NETGUARD_ALLOW_PRIVATE"] = "true"
 
 
 def arena(a, runs, folder, stack):  # noqa: ANN001, ANN201
