@@ -4,14 +4,10 @@ from the page's own table. Pages written for these tests (not the task suite's o
 
 from __future__ import annotations
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
 import pytest
 
-from agenthost import config
 from agenthost.agent.task import read_task
+from tests.support.json_api import serve_json
 from tests.support.policy import decide, wire
 
 STOCK = {"products": [
@@ -24,27 +20,8 @@ SUPPLIERS = {"suppliers": [{"id": 1, "name": "Orchard Ltd", "country": "Spain"}]
 
 @pytest.fixture
 def api(monkeypatch):
-    monkeypatch.setenv("AGENTHOST_NETGUARD_ALLOW_PRIVATE", "true")  # the test server is on loopback
-    config.reset()
-
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-        def do_GET(self):
-            doc = {"/v1/products": STOCK, "/v1/suppliers": SUPPLIERS}.get(self.path.split("?", 1)[0])
-            body = json.dumps(doc or {"error": "not found"}).encode()
-            self.send_response(200 if doc else 404)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    config.reset()
+    with serve_json({"/v1/products": STOCK, "/v1/suppliers": SUPPLIERS}, monkeypatch) as base:
+        yield base
 
 
 def test_each_quantity_field_is_answered_from_the_endpoint_the_page_lists_for_it(api):

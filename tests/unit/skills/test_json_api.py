@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from agenthost import config
 from agenthost.skills import json_api, solve
+from tests.support.json_api import serve_json
 
 PRODUCTS = {"data": {"items": [
     {"id": 1, "name": "Apple", "category": "Fruit", "price": 1.2, "stock": 50, "supplier": {"city": "Lyon"}},
@@ -20,32 +19,8 @@ PRODUCTS = {"data": {"items": [
 
 @pytest.fixture
 def api(monkeypatch):
-    monkeypatch.setenv("AGENTHOST_NETGUARD_ALLOW_PRIVATE", "true")  # the test server is on loopback
-    config.reset()
-
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-        def do_GET(self):
-            if self.path == "/api/products":
-                body, status = json.dumps(PRODUCTS).encode(), 200
-            elif self.path == "/api/broken":
-                body, status = b"<html>oops</html>", 200
-            else:
-                body, status = b'{"error": "not found"}', 404
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
-    config.reset()
+    with serve_json({"/api/products": PRODUCTS, "/api/broken": b"<html>oops</html>"}, monkeypatch) as base:
+        yield base
 
 
 @pytest.mark.parametrize(("question", "answer"), [
