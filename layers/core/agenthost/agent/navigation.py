@@ -19,7 +19,7 @@ from agenthost.agent.outcome import judge
 from agenthost.agent.page import TEXT_ROLES, Element, Page
 from agenthost.agent.progress import Seen, action_key
 from agenthost.agent.task import TaskFacts
-from agenthost.agent.wording import has_phrase, words
+from agenthost.agent.wording import ID, has_phrase, id_kind, identifiers, words
 
 _REPEAT = re.compile(r"\b(until|again|repeat|each|every|all of|one by one)\b", re.I)
 _HIGHEST = re.compile(r"\b(highest|largest|biggest|greatest|most|maximum|last|top)\b", re.I)
@@ -50,6 +50,7 @@ def named_clicks(facts: TaskFacts, page: Page, seen: Seen, fills: list[Action],
         if is_avoided(act, avoid):
             continue
         found.append((facts.position(e.name), score, e))
+    found = _without_partial(facts, found)
     if not found:
         return []
     links = [f for f in found if f[2].role == "link"]
@@ -59,6 +60,18 @@ def named_clicks(facts: TaskFacts, page: Page, seen: Seen, fills: list[Action],
         best = max(links, key=lambda f: (f[1], len(f[2].name)))[2]
         out.append(Action("click", {"element": best.name}, resolved=best, why=f"the task names {best.name!r}"))
     return out
+
+
+def _without_partial(facts: TaskFacts, found: list[tuple[int, float, Element]]) -> list[tuple[int, float, Element]]:
+    """Once an element carries an identifier the task names, the partial matches of the same target go: an
+    element matching only a number of the task, or sharing a word with the exact one's name without its
+    identifier ("Track every order of 2025" beside "Track ORD-7782 (March 2025)")."""
+    exact = [e for _, _, e in found if identifiers(e.name) & facts.ids]
+    if not exact:
+        return found
+    target = frozenset().union(*(words(e.name) for e in exact))
+    keep = {id(e) for e in exact}
+    return [f for f in found if id(f[2]) in keep or (f[1] >= 1.0 and not words(f[2].name) & target)]
 
 
 def repeat_named(facts: TaskFacts, page: Page, seen: Seen,
@@ -71,7 +84,8 @@ def repeat_named(facts: TaskFacts, page: Page, seen: Seen,
         if seen.clicked_here(e):
             continue
         quoted = any(norm(q) == norm(e.name) for q in facts.quoted)
-        if not (quoted or (_REPEAT.search(facts.text) and facts.mentions(e.name, min_cover=1.0) >= 1.0)):
+        if not (quoted or (_REPEAT.search(facts.text) and facts.mentions(e.name, min_cover=1.0) >= 1.0
+                           and not other_id(facts, e.name))):
             continue
         act = Action("click", {"element": e.name}, resolved=e, why=f"the task names {e.name!r} again")
         if not is_avoided(act, avoid):
@@ -193,12 +207,25 @@ def _name_score(facts: TaskFacts, name: str) -> float:
     published in 1974`` -> ``The Dispossessed (1974)``), else 0."""
     if any(norm(q) == norm(name) for q in facts.quoted):
         return 2.0
+    if other_id(facts, name):
+        return 0.0
     if facts.mentions(name, min_cover=1.0) >= 1.0:
         return 1.0
     if facts.numbers and any(c.isdigit() for c in name) and \
-            set(re.findall(r"(?<![\d.])\d{2,}(?!\d|\.\d)", name)) & facts.numbers:
+            set(re.findall(r"(?<![\d.])\d{2,}(?!\d|\.\d)", ID.sub(" ", name))) & facts.numbers:
         return 0.9
     return 0.0
+
+
+def other_id(facts: TaskFacts, name: str) -> bool:
+    """Whether ``name`` carries an identifier of a kind the task names but not the task's own (``Download
+    INV-2024-09`` when the task names INV-2024-10; ``v2.1`` when it names v2.10): another thing, not the
+    named one, however many words and numbers it shares with the task."""
+    ids = identifiers(name)
+    if not ids or not facts.ids or ids & facts.ids:
+        return False
+    kinds = {id_kind(i) for i in facts.ids}
+    return any(id_kind(i) in kinds for i in ids)
 
 
 def clue_text(facts: TaskFacts, page: Page) -> str:

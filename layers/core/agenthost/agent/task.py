@@ -28,7 +28,7 @@ from functools import lru_cache
 from agenthost.agent.fields import EMAIL, INSTRUCTION, field_kind, label_keys, valid_value, value_run
 from agenthost.agent.passwords import password_rules
 from agenthost.agent.values import is_description, realistic
-from agenthost.agent.wording import NUMBER_WORDS, has_phrase, joined, unquote, words
+from agenthost.agent.wording import ID, NUMBER_WORDS, has_phrase, identifiers, joined, unquote, words
 
 _PHONE = re.compile(r"(?<![\w])\+?\d[\d ().-]{6,}\d(?![\w])")
 _URL = re.compile(r"https?://[^\s\"'<>)]+")
@@ -126,8 +126,10 @@ class TaskFacts:
     password_rules: dict[str, int] = field(default_factory=dict)
     words: frozenset[str] = field(default_factory=frozenset)
     joined: frozenset[str] = field(default_factory=frozenset)
-    #: numbers of two or more digits the task states (not times like 19:30)
+    #: numbers of two or more digits the task states (not times like 19:30, not parts of identifiers)
     numbers: frozenset[str] = field(default_factory=frozenset)
+    #: identifiers the task names (``inv-2024-10``, ``v2.10``), lower case: each names one thing as a whole
+    ids: frozenset[str] = field(default_factory=frozenset)
     #: the text in lower case
     low: str = ""
 
@@ -455,5 +457,6 @@ def read_task(text: str) -> TaskFacts:
     facts.words = words(text)
     facts.joined = joined(text)
     facts.low = text.lower()
-    facts.numbers = frozenset(re.findall(r"(?<![\d.:])\d{2,}(?!\d|[.:]\d)", text))
+    facts.ids = identifiers(scrubbed)
+    facts.numbers = frozenset(re.findall(r"(?<![\d.:])\d{2,}(?!\d|[.:]\d)", ID.sub(" ", text)))
     return facts

@@ -52,6 +52,23 @@ def unquote(v: str) -> str:
     return v.rstrip(".")
 
 
+#: an identifier: alphanumeric parts joined by - . or / with a digit somewhere (``INV-2024-10``, ``ORD-7781``,
+#: ``v2.10``, ``2024-03-15``); it names one thing only as a whole
+ID = re.compile(r"(?<![\w./-])(?=[\w./-]*\d)[a-z0-9]+(?:[-./][a-z0-9]+)+(?![\w-]|[./][a-z0-9])", re.I)
+
+
+@lru_cache(maxsize=8192)
+def identifiers(s: str) -> frozenset[str]:
+    """The identifiers ``s`` names, in lower case."""
+    return frozenset(m.group(0).lower() for m in ID.finditer(s or ""))
+
+
+def id_kind(ident: str) -> str:
+    """The kind of an identifier: its letters and separators, each run of digits as 9 (``inv-2024-10`` ->
+    ``inv-9-9``, ``v2.10`` -> ``v9.9``), so that ORD-7781 and ORD-7782 are two of one kind."""
+    return re.sub(r"\d+", "9", ident.lower())
+
+
 def has_phrase(text: str, phrase: str) -> bool:
     """Whether ``phrase`` occurs in ``text`` (both lower case) between non-alphanumeric boundaries."""
     start = text.find(phrase)
