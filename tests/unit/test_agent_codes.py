@@ -46,3 +46,25 @@ def test_a_voucher_on_a_flyer_page_is_used_at_checkout_but_an_expired_one_is_not
     d = decide("Apply the voucher from the spring flyer at checkout.", checkout, url="https://shop.test/checkout",
                memory=memory)
     assert wire(d) == [("type", "Voucher code", "SAVE15"), ("click", "Apply voucher", None)]
+
+
+def test_a_one_time_code_shown_on_a_page_is_not_kept_in_the_stored_memory():
+    import json
+    pages = ['- paragraph: "Your one-time passcode: 482913"',
+             '- paragraph: "Verification code: 553201. It expires in 5 minutes."',
+             '- heading "Sign in" [level=1]\n- paragraph: "OTP code is 771204"',
+             '- paragraph: "Two-factor code: 660418"']
+    for tree in pages:
+        memory: dict = {"codes": [["Your one-time passcode", "112233"]]}  # kept by an earlier version
+        remember(from_aria(tree, url="https://bank.test/verify"), memory)
+        stored = json.dumps(memory)
+        assert not any(code in stored for code in ("482913", "553201", "771204", "660418", "112233")), tree
+    # a door code beside the one-time code is still kept
+    memory = {}
+    remember(from_aria('- paragraph: "Archive door code: 7291"\n- paragraph: "Your one-time passcode: 482913"',
+                       url="https://maze.test/"), memory)
+    assert code_for(memory, "Door code") == "7291" and "482913" not in json.dumps(memory)
+    # the policy's memory after a turn on such a page holds no code either
+    d = decide("Sign in with the code the page shows.", '- paragraph: "Your one-time passcode: 482913"\n'
+               '- textbox "Passcode"\n- button "Sign in"', url="https://bank.test/verify")
+    assert "482913" not in json.dumps(d.memory)

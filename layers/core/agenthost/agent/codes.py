@@ -3,7 +3,9 @@
 A task may need a value shown on another page than the field it goes into (a door code on a note in another
 room, a voucher on a flyer page). Each turn, :func:`remember` keeps the codes the page shows after a label
 naming a code (``code``, ``pin``, ``passcode``, ``combination``, ``key``): a page that calls a code old,
-changed or crossed out gives none. It also keeps, per field label, the page of an empty field the task
+changed or crossed out gives none, and a one-time code (a one-time passcode, OTP, verification, sign-in or
+two-factor code) is never kept: the memory is stored between turns, and such a code is a secret of the
+moment, not to be written at rest. It also keeps, per field label, the page of an empty field the task
 refers to that had no value yet. :func:`code_for` gives a remembered code for a field; :func:`waiting_page`
 the page of a waiting field once its code is known. All in the policy's memory (JSON-safe, a few entries).
 """
@@ -23,22 +25,28 @@ _CODE = re.compile(r"^(?=[A-Z0-9._/#-]*\d|[A-Z]{3,})[A-Z0-9][A-Z0-9._/#-]{2,39}$
 #: the page says its code is no longer good
 _STALE = re.compile(r"\b(?:old code|crossed (?:it )?out|no longer|outdated|expired|changed|invalid|not valid|"
                     r"wrong code|not the (?:right|current) code)\b", re.I)
+#: a code meant for one use (a one-time passcode, OTP, a verification, sign-in or two-factor code)
+_ONE_TIME = re.compile(r"\b(?:one[- ]?time|otp|verification|verify|two[- ]factor|2fa|mfa|authenticat\w*|"
+                       r"security code|(?:sign[- ]?in|log[- ]?in) code)\b", re.I)
 _CODE_WORD = re.compile(r"code|pin|passcode|combination|key")
 _FIELD = re.compile(r"\b(?:code|pin|passcode|combination|key)\b", re.I)
 
 
 def remember(page: Page, memory: dict[str, Any]) -> None:
-    """Keep the codes ``page`` shows (newest last) unless it calls them stale."""
-    lines = _lines_naming_a_code(page.text)
-    if not lines or _STALE.search(page.text):
-        return
-    codes = [c for c in memory.get("codes") or [] if isinstance(c, list) and len(c) == 2]
+    """Keep the codes ``page`` shows (newest last) unless it calls them stale or they are one-time codes."""
+    codes = [c for c in memory.get("codes") or []  # (one-time codes an earlier version kept go too)
+             if isinstance(c, list) and len(c) == 2 and not _ONE_TIME.search(str(c[0]))]
+    lines = [line for line in _lines_naming_a_code(page.text) if not _ONE_TIME.search(line)]
+    if _STALE.search(page.text):
+        lines = []
     for m in (hit for line in lines for hit in _CODE_LINE.finditer(line)):
         label, code = m.group("label").strip(), m.group("code").rstrip(".")
         if _CODE.match(code) and [label, code] not in codes:
             codes.append([label, code])
     if codes:
         memory["codes"] = codes[-10:]
+    else:
+        memory.pop("codes", None)
 
 
 def _lines_naming_a_code(text: str) -> list[str]:
