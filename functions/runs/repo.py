@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 from agenthost import metering
@@ -53,7 +54,22 @@ class RunRepo:
 
     def load_view(self, run_id: str) -> tuple[Item | None, list[Item]]:
         """What ``GET`` shows: META and the STEP items, in one query (they share the partition) reading
-        only :data:`VIEW_ATTRIBUTES` (not the policy's memory, recent steps or the stored last answer)."""
+        only :data:`VIEW_ATTRIBUTES` (not the policy's memory, recent steps or the stored last answer).
+
+        :meth:`save` writes META before the step it claimed, so a read between the two writes sees META
+        at step n (a run already ``completed``, say) without step n. Every step META counts is written
+        right after it, so the view reads again, briefly, until it holds step n: a poller that sees the
+        run end also sees its last step (and the result of the step before). A step whose write never came
+        (the writer died in between) is shown missing after :data:`VIEW_SETTLE_TRIES` reads."""
+        for attempt in range(VIEW_SETTLE_TRIES):
+            meta, steps = self._view_once(run_id)
+            if meta is None or int(meta.get("current_step", 0)) <= max(
+                    (int(s["stepNumber"]) for s in steps), default=0):
+                break
+            time.sleep(VIEW_SETTLE_PAUSE_S * (attempt + 1))
+        return meta, steps
+
+    def _view_once(self, run_id: str) -> tuple[Item | None, list[Item]]:
         meta: Item | None = None
         steps: list[Item] = []
         for item in self.store.query(keys.run(run_id)["pk"], attributes=VIEW_ATTRIBUTES):
@@ -92,6 +108,10 @@ class RunRepo:
             self.store.put(step_body)
         return written
 
+
+#: how often GET reads a run whose META is ahead of its step items (see ``load_view``), and the first pause
+VIEW_SETTLE_TRIES = 6
+VIEW_SETTLE_PAUSE_S = 0.01
 
 #: the attributes GET /agent/run/{id} reads (META's and STEP items'); everything else stays unread
 VIEW_ATTRIBUTES = (

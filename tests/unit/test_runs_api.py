@@ -475,3 +475,26 @@ def test_usage_counted_once_per_step_and_never_outside_a_turn(aws, monkeypatch, 
     assert len(folded) == (1 if fold else 0)
     monkeypatch.delenv("AGENTHOST_METERING_FOLD")
     metering.reset()
+
+
+def test_a_read_between_the_meta_and_the_step_write_waits_for_the_step(brain, monkeypatch):
+    # save() writes META, then the step it claimed: a GET in between used to show a completed run without
+    # its last step (and the step before it without its result)
+    brain.choose = lambda ctx: Decision("finish", {}, text="Contact: mail@shop.test")
+    rid = start()
+    assert step(rid, snapshot()).json()["state"]["status"] == "completed"
+    reads = []
+    real_query = Store.query
+
+    def query(self, pk, *args, **kwargs):
+        items = list(real_query(self, pk, *args, **kwargs))
+        reads.append(pk)
+        if len(reads) == 1:  # the first read lands between the two writes
+            items = [i for i in items if i["sk"] != "STEP#000001"]
+        return iter(items)
+
+    monkeypatch.setattr(Store, "query", query)
+    got = api("GET", f"/agent/run/{rid}").json()["state"]
+    assert got["status"] == "completed" and len(reads) == 2
+    assert [(h["stepNumber"], h["action"], h["observation"]) for h in got["history"]] == [
+        (1, "finish", "Contact: mail@shop.test")]
