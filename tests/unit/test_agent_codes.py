@@ -59,6 +59,11 @@ def test_a_one_time_code_shown_on_a_page_is_not_kept_in_the_stored_memory():
         remember(from_aria(tree, url="https://bank.test/verify"), memory)
         stored = json.dumps(memory)
         assert not any(code in stored for code in ("482913", "553201", "771204", "660418", "112233")), tree
+    # a bare "Your code is ..." on a page about verifying a sign-in is that one-time code
+    memory = {}
+    remember(from_aria('- heading "Verify it\'s you" [level=1]\n- paragraph: "Your code is 553201"',
+                       url="https://bank.test/verify"), memory)
+    assert "553201" not in json.dumps(memory)
     # a door code beside the one-time code is still kept
     memory = {}
     remember(from_aria('- paragraph: "Archive door code: 7291"\n- paragraph: "Your one-time passcode: 482913"',

@@ -4,10 +4,11 @@ A task may need a value shown on another page than the field it goes into (a doo
 room, a voucher on a flyer page). Each turn, :func:`remember` keeps the codes the page shows after a label
 naming a code (``code``, ``pin``, ``passcode``, ``combination``, ``key``): a page that calls a code old,
 changed or crossed out gives none, and a one-time code (a one-time passcode, OTP, verification, sign-in or
-two-factor code) is never kept: the memory is stored between turns, and such a code is a secret of the
-moment, not to be written at rest. It also keeps, per field label, the page of an empty field the task
-refers to that had no value yet. :func:`code_for` gives a remembered code for a field; :func:`waiting_page`
-the page of a waiting field once its code is known. All in the policy's memory (JSON-safe, a few entries).
+two-factor code, or a bare "Your code is ..." on a page about one) is never kept: the memory is stored between
+turns, and such a code is a secret of the moment, not to be written at rest. It also keeps, per field label,
+the page of an empty field the task refers to that had no value yet. :func:`code_for` gives a remembered code
+for a field; :func:`waiting_page` the page of a waiting field once its code is known. All in the policy's
+memory (JSON-safe, a few entries).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ _STALE = re.compile(r"\b(?:old code|crossed (?:it )?out|no longer|outdated|expir
 #: a code meant for one use (a one-time passcode, OTP, a verification, sign-in or two-factor code)
 _ONE_TIME = re.compile(r"\b(?:one[- ]?time|otp|verification|verify|two[- ]factor|2fa|mfa|authenticat\w*|"
                        r"security code|(?:sign[- ]?in|log[- ]?in) code)\b", re.I)
+_BARE = frozenset({"cod", "pin", "passcod"})  # (stems of) a label naming no particular code
 _CODE_WORD = re.compile(r"code|pin|passcode|combination|key")
 _FIELD = re.compile(r"\b(?:code|pin|passcode|combination|key)\b", re.I)
 
@@ -39,8 +41,12 @@ def remember(page: Page, memory: dict[str, Any]) -> None:
     lines = [line for line in _lines_naming_a_code(page.text) if not _ONE_TIME.search(line)]
     if _STALE.search(page.text):
         lines = []
+    # on a page about a one-time code (a "Verify it's you" heading), a bare "Your code is ..." is that code
+    one_time_page = bool(lines) and bool(_ONE_TIME.search(page.text))
     for m in (hit for line in lines for hit in _CODE_LINE.finditer(line)):
         label, code = m.group("label").strip(), m.group("code").rstrip(".")
+        if one_time_page and words(label) <= _BARE:
+            continue
         if _CODE.match(code) and [label, code] not in codes:
             codes.append([label, code])
     if codes:
