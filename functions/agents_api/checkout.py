@@ -21,7 +21,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from agenthost import signing
 from agenthost.secrets import secret
-from agenthost.store import ConditionFailed, Store
+from agenthost.store import ConditionFailed, Key, Store
 
 SECRET_NAME = "AGENTHOST_AGENTS_CHECKOUT_SECRET"  # noqa: S105 - the variable name, not a secret
 
@@ -32,7 +32,7 @@ class CheckoutHandler(Protocol):
         ...
 
 
-def checkout_key(checkout_id: str) -> dict[str, str]:
+def checkout_key(checkout_id: str) -> Key:
     return {"pk": f"CHECKOUT#{checkout_id}", "sk": "META"}
 
 

@@ -103,24 +103,26 @@ class Sessions:
         now = self.store.now()
         request_id, window = secrets.token_hex(8), now // ADD_ID_WINDOW_S
         ids = f"addreq#{window}"
-        write = {
-            "expression": "SET #c.#i = if_not_exists(#c.#i, :zero) + :q ADD #ids :id REMOVE #old",
-            "condition": f"{LIVE} AND NOT contains(#ids, :rid) AND ((attribute_not_exists(#c.#i) AND "
-                         "(attribute_not_exists(#c) OR size(#c) < :lines)) OR #c.#i <= :room)",
-            "names": {"#c": "cart", "#i": item_id, "#ids": ids, "#old": f"addreq#{window - 2}"},
-            "values": {":zero": 0, ":q": quantity, ":now": now, ":lines": max_lines, ":room": cap - quantity,
-                       ":id": {request_id}, ":rid": request_id},
-        }
-        key = keys.session(session.hash)
+
+        def write() -> dict[str, Any]:
+            return self.store.update(
+                **keys.session(session.hash),
+                expression="SET #c.#i = if_not_exists(#c.#i, :zero) + :q ADD #ids :id REMOVE #old",
+                condition=f"{LIVE} AND NOT contains(#ids, :rid) AND ((attribute_not_exists(#c.#i) AND "
+                          "(attribute_not_exists(#c) OR size(#c) < :lines)) OR #c.#i <= :room)",
+                names={"#c": "cart", "#i": item_id, "#ids": ids, "#old": f"addreq#{window - 2}"},
+                values={":zero": 0, ":q": quantity, ":now": now, ":lines": max_lines, ":room": cap - quantity,
+                        ":id": {request_id}, ":rid": request_id})
+
         try:
             try:
-                item = self.store.update(**key, **write)
+                item = write()
             except Exception as exc:
                 if error_code(exc) != "ValidationException":
                     raise
                 # a session item without a cart map (written before carts moved into it): give it one
                 self._ensure_cart(session)
-                item = self.store.update(**key, **write)
+                item = write()
         except ConditionFailed as refused:
             old = refused.item
             if old is None:

@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypedDict
 
 from agenthost import aws
 from agenthost.config import settings
@@ -57,55 +57,62 @@ class VersionConflict(ConditionFailed):
 
 # --- key builders -----------------------------------------------------------------------------
 
+class Key(TypedDict):
+    """An item's primary key: a typed dict, so ``store.get(**keys.run(id))`` type-checks as ``pk``/``sk``."""
+
+    pk: str
+    sk: str
+
+
 class keys:  # noqa: N801 - a namespace of key builders, used as ``keys.run(id)``
     """Key builders per entity (see ARCHITECTURE.md, "Data")."""
 
     @staticmethod
-    def run(run_id: str) -> dict[str, str]:
+    def run(run_id: str) -> Key:
         return {"pk": f"RUN#{run_id}", "sk": "META"}
 
     @staticmethod
-    def run_step(run_id: str, n: int) -> dict[str, str]:
+    def run_step(run_id: str, n: int) -> Key:
         return {"pk": f"RUN#{run_id}", "sk": f"STEP#{n:06d}"}
 
     @staticmethod
-    def task(agent: str, task_hash: str) -> dict[str, str]:
+    def task(agent: str, task_hash: str) -> Key:
         return {"pk": f"TASK#{agent}#{task_hash}", "sk": "META"}
 
     @staticmethod
-    def game(game_id: str, seat: str | int) -> dict[str, str]:
+    def game(game_id: str, seat: str | int) -> Key:
         return {"pk": f"GAME#{game_id}#{seat}", "sk": "META"}
 
     @staticmethod
-    def session(token_hash: str) -> dict[str, str]:
+    def session(token_hash: str) -> Key:
         return {"pk": f"SESSION#{token_hash}", "sk": "META"}
 
     @staticmethod
-    def product(product_id: str) -> dict[str, str]:
+    def product(product_id: str) -> Key:
         return {"pk": f"PRODUCT#{product_id}", "sk": "META"}
 
     @staticmethod
-    def rate(key: str, window: int) -> dict[str, str]:
+    def rate(key: str, window: int) -> Key:
         return {"pk": f"RATE#{key}#{window}", "sk": "META"}
 
     @staticmethod
-    def client(client_id: str) -> dict[str, str]:
+    def client(client_id: str) -> Key:
         return {"pk": f"CLIENT#{client_id}", "sk": "META"}
 
     @staticmethod
-    def connection(connection_id: str) -> dict[str, str]:
+    def connection(connection_id: str) -> Key:
         return {"pk": f"CONN#{connection_id}", "sk": "META"}
 
     @staticmethod
-    def evaluation(client_id: str, eval_id: str) -> dict[str, str]:
+    def evaluation(client_id: str, eval_id: str) -> Key:
         return {"pk": f"CLIENT#{client_id}", "sk": f"EVAL#{eval_id}"}
 
     @staticmethod
-    def idempotency(scope: str, key: str) -> dict[str, str]:
+    def idempotency(scope: str, key: str) -> Key:
         return {"pk": f"IDEMP#{scope}#{key}", "sk": "META"}
 
     @staticmethod
-    def usage(day: str, agent: str, protocol: str) -> dict[str, str]:
+    def usage(day: str, agent: str, protocol: str) -> Key:
         """One agent's usage of one protocol on one UTC day (a day's report is one Query)."""
         return {"pk": f"USAGE#{day}", "sk": f"{agent}#{protocol}"}
 
@@ -452,7 +459,7 @@ class Store:
                 kwargs["ExpressionAttributeNames"] = dict(names)
         self._write("Delete", kwargs, also)
 
-    def batch_put(self, items: list[Mapping[str, Any]]) -> None:
+    def batch_put(self, items: Sequence[Mapping[str, Any]]) -> None:
         """Unconditional bulk write (seed data), 25 per request, retrying unprocessed items."""
         for start in range(0, len(items), 25):
             requests = [{"PutRequest": {"Item": marshal(i)}} for i in items[start:start + 25]]

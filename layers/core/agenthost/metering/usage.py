@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from agenthost.store import keys
+from agenthost.store import Key, keys
 
 #: The numeric counters of a usage record, in report order.
 COUNTERS = (
@@ -22,7 +22,7 @@ USAGE_TTL_S = 400 * 86400
 MAX_ID = 128
 
 
-def usage_key(day: str, agent: str, protocol: str) -> dict[str, str]:
+def usage_key(day: str, agent: str, protocol: str) -> Key:
     """Key of one agent's usage of one protocol on one UTC day."""
     return keys.usage(day, agent, protocol)
 
