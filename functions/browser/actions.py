@@ -206,7 +206,8 @@ def run_action(page: Any, action: dict[str, Any], timeout: int, limit_ms: int | 
     :class:`ActionError` (:class:`PageStuck` when the page stopped answering). ``timeout`` is the default
     per-action timeout (an action's ``timeout_ms`` overrides it), ``limit_ms`` what the budget has left."""
     tool = str(action.get("tool") or action.get("name") or "")
-    args = action.get("args") if isinstance(action.get("args"), dict) else action
+    given = action.get("args")
+    args: dict[str, Any] = given if isinstance(given, dict) else action
     cap = int(limit_ms) if limit_ms is not None else 10**9
     t = max(1, min(int(args.get("timeout_ms") or timeout), cap))
     element = str(args.get("element") or args.get("id") or "")

@@ -72,7 +72,8 @@ def handler(event: dict[str, Any], context: Any = None) -> dict[str, Any]:
     try:
         out = fut.result(timeout=KILL_WAIT_S)
     except FutureTimeout:
-        spec = event.get("session") if isinstance(event.get("session"), dict) else {}
+        given = event.get("session")
+        spec: dict[str, Any] = given if isinstance(given, dict) else {}
         return {"results": [], "observation": {}, "session": {"id": str(spec.get("id") or ""), "saved": False},
                 "error": error}
     out["error"] = error

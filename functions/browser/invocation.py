@@ -22,12 +22,12 @@ class _Invocation:
     """What one event asked for, and the session it runs on."""
 
     def __init__(self, event: dict[str, Any], deadline: float):
-        spec = event.get("session") if isinstance(event.get("session"), dict) else {}
-        self.spec: dict[str, Any] = spec
-        self.sid = str(spec.get("id") or uuid.uuid4())
-        self.ephemeral = bool(spec.get("ephemeral"))
-        self.actions = event.get("actions") if isinstance(event.get("actions"), list) else []
-        self.observe = event.get("observe") if isinstance(event.get("observe"), dict) else \
+        spec, actions, observe = event.get("session"), event.get("actions"), event.get("observe")
+        self.spec: dict[str, Any] = spec if isinstance(spec, dict) else {}
+        self.sid = str(self.spec.get("id") or uuid.uuid4())
+        self.ephemeral = bool(self.spec.get("ephemeral"))
+        self.actions: list[Any] = actions if isinstance(actions, list) else []
+        self.observe: dict[str, Any] = observe if isinstance(observe, dict) else \
             {"aria": True, "elements": True, "text": True}
         self.timeout = int(event.get("timeout_ms") or DEFAULT_TIMEOUT_MS)
         self.deadline = deadline
