@@ -69,17 +69,25 @@ class Options:
 
 
 class Context(Protocol):
-    """The server's dependencies as its parts read them (at call time: a test may swap ``send``)."""
+    """The server's dependencies as its parts read them (at call time: a test may swap ``send``).
+
+    The callables are read-only properties here: the parts only read them, and a dataclass field typed as a
+    callable is not a settable variable to mypy, so the server would not match a protocol of plain fields."""
 
     store: Store
-    send: Send
     timers: Any
-    catalog: Callable[[str | None], Catalog]
     options: Options
-    clock: Callable[[], float]
     js_runner: JsRunner | None
     llm_judge: LlmJudge | None
-    close: Callable[[str], None]
+
+    @property
+    def send(self) -> Send: ...
+    @property
+    def catalog(self) -> Callable[[str | None], Catalog]: ...
+    @property
+    def clock(self) -> Callable[[], float]: ...
+    @property
+    def close(self) -> Callable[[str], None]: ...
 
 
 def disclosure_mode(value: Any) -> str:

@@ -58,8 +58,12 @@ def _send(connection_id: str, message: dict[str, Any]) -> int:
 
 def build_server(context: Any = None, store: Store | None = None) -> Server:
     store = store or Store()
+
+    def client_catalog(client_id: str | None = None) -> Catalog:
+        return catalog(store, client_id)
+
     return Server(store=store, send=_send, timers=Timers(timer_target(context)),
-                  catalog=lambda cid=None: catalog(store, cid), options=Options.from_env(),
+                  catalog=client_catalog, options=Options.from_env(),
                   js_runner=default_js_runner(), llm_judge=default_llm_judge(), close=connections.close)
 
 
