@@ -132,7 +132,7 @@ def _play(caller: Caller, request: TurnRequest, raw: bytes, started: float) -> t
     with metering.turn("olympics", caller.agent_id, decides=True) as usage:
         folded = False
 
-        def fold(stats: TurnStats) -> dict[str, Any]:
+        def fold(stats: TurnStats) -> dict[str, Any] | None:
             # everything the turn records happens before the fold, so the counters ride along in the task
             # memory's write and the turn stays at one write
             nonlocal folded

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -201,7 +202,7 @@ class MemoryStore:
             fresh=False,
         )
 
-    def save(self, memory: TaskMemory, also: list[dict[str, Any]] | None = None) -> None:
+    def save(self, memory: TaskMemory, also: Sequence[Mapping[str, Any] | None] | None = None) -> None:
         """One write; ``also`` (e.g. the turn's usage counters, ``metering.Turn.fold()``) rides along in the
         same round trip."""
         item = memory.to_item()

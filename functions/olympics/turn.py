@@ -128,7 +128,7 @@ def play(
     deterministic: Policy,
     llm: Policy | None = None,
     deadline: Deadline | None = None,
-    fold: Callable[[TurnStats], dict[str, Any]] | None = None,
+    fold: Callable[[TurnStats], dict[str, Any] | None] | None = None,
     digest: str = "",
 ) -> tuple[TurnResponse, TurnStats]:
     """Play one turn to ``deadline`` (the turn's whole budget, created where the request arrived; by
@@ -241,7 +241,7 @@ def _answer(decided: tuple[Decision, guard.Verdict], request: TurnRequest, memor
 
 
 def _save(memory_store: MemoryStore | None, memory: TaskMemory, answer_by: Deadline,
-          fold: Callable[[TurnStats], dict[str, Any]] | None, stats: TurnStats) -> None:
+          fold: Callable[[TurnStats], dict[str, Any] | None] | None, stats: TurnStats) -> None:
     """The task memory's one write (with ``fold``'s counters), unless the answer is due."""
     if memory_store is None:
         return

@@ -76,14 +76,13 @@ def health() -> Health:
 
 
 _auth = [Depends(security.require_api_key)]
-_out = {"response_model_exclude_none": True}
 
 
 def _metering_agent() -> str:
     return settings().runs_agent_id.strip() or "proxy"
 
 
-@app.post("/agent/run/start", response_model=StartResponse, dependencies=_auth, **_out)
+@app.post("/agent/run/start", response_model=StartResponse, dependencies=_auth, response_model_exclude_none=True)
 def start(req: StartRequest, eng: RunEngine = Depends(engine)) -> Any:
     """Start a run (``task``, ``mode``; beyond the spec ``maxSteps``, ``browser``, ``startUrl``)."""
     if req.browser == "hosted":
@@ -109,7 +108,7 @@ def start(req: StartRequest, eng: RunEngine = Depends(engine)) -> Any:
     return result
 
 
-@app.post("/agent/run/{run_id}/step", response_model=StepResponse, dependencies=_auth, **_out)
+@app.post("/agent/run/{run_id}/step", response_model=StepResponse, dependencies=_auth, response_model_exclude_none=True)
 def step(run_id: str, req: StepRequest | None = Body(default=None), eng: RunEngine = Depends(engine)) -> Any:
     """The next decision for the extension's current page (``snapshot`` may be null at first)."""
     from agenthost import metering
@@ -118,7 +117,8 @@ def step(run_id: str, req: StepRequest | None = Body(default=None), eng: RunEngi
         return eng.step(run_id, req or StepRequest())
 
 
-@app.post("/agent/run/{run_id}/answer", response_model=StepResponse, dependencies=_auth, **_out)
+@app.post("/agent/run/{run_id}/answer", response_model=StepResponse, dependencies=_auth,
+          response_model_exclude_none=True)
 def answer(run_id: str, req: AnswerRequest, eng: RunEngine = Depends(engine)) -> Any:
     """The user's answer to an ``ask_user``; ``approved: false`` cancels the run."""
     from agenthost import metering
@@ -138,7 +138,8 @@ def answer(run_id: str, req: AnswerRequest, eng: RunEngine = Depends(engine)) ->
     return result
 
 
-@app.post("/agent/run/{run_id}/cancel", response_model=CancelResponse, dependencies=_auth, **_out)
+@app.post("/agent/run/{run_id}/cancel", response_model=CancelResponse, dependencies=_auth,
+          response_model_exclude_none=True)
 def cancel(run_id: str, eng: RunEngine = Depends(engine)) -> Any:
     return eng.cancel(run_id)
 

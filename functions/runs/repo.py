@@ -124,7 +124,8 @@ VIEW_ATTRIBUTES = (
 def _plain(item: Item | None) -> Item | None:
     """boto3 reads binary attributes as ``Binary``; the engine stores and copies plain bytes."""
     if item is not None and item.get("snap_z") is not None:
-        item["snap_z"] = bytes(getattr(item["snap_z"], "value", item["snap_z"]))
+        raw = item["snap_z"]
+        item["snap_z"] = bytes(raw.value if hasattr(raw, "value") else raw)
     return item
 
 

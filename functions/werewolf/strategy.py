@@ -123,7 +123,7 @@ def shoot_target(view: View) -> str | None:
 
 def enchant_target(view: View) -> str | None:
     mem = view.memory
-    w = {n: (100 if n == view.trusted_seer else 0) + {"seer": 60, "guard": 40, "witch": 40}.get(
+    w: dict[str, float] = {n: (100 if n == view.trusted_seer else 0) + {"seer": 60, "guard": 40, "witch": 40}.get(
         mem.claims.get(n, ""), 0) for n in view.targets}
     return _pick(view, w, exclude=set(view.teammates), salt="enchant")
 
