@@ -68,9 +68,12 @@ test-containers: $(STAMP) $(SAM)
 sam-local:
 	@$(MAKE) --no-print-directory test-containers CONTAINER_TESTS=tests/containers/test_sam_local.py
 
+# mypy checks the core layer, the evaluation client and every function package together in one run (each
+# functions/<name>/ is a top-level package, as on Lambda): the functions call the layer's typed API.
+FUNCTION_PACKAGES := $(patsubst %/__init__.py,%,$(wildcard functions/*/__init__.py))
 lint: $(STAMP) $(SAM)
 	$(VENV)/bin/ruff check .
-	$(VENV)/bin/mypy layers/core/agenthost infra/eval_client
+	$(VENV)/bin/mypy layers/core/agenthost infra/eval_client $(FUNCTION_PACKAGES)
 	$(SAM) validate --lint
 
 # With Docker: every function, the browser image included, for this machine's architecture (a copy of the
