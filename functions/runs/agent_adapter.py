@@ -31,6 +31,7 @@ from agenthost.agent import Action, make_policy
 from agenthost.agent import page as pages
 from agenthost.agent.actions import avoid_set, is_avoided
 from agenthost.agent.guards import check_actions, classify_risk
+from agenthost.agent.navigation import host_of
 from agenthost.config import settings
 from agenthost.deadline import Deadline
 from runs.brain import Decision, Risk, StepContext
@@ -210,7 +211,7 @@ class AgentBrain:
         amount, amount_text = page_amount(page, name) if category == "payment" else (None, "")
         verb = {"click": "click", "type": "type into", "press": f"press {action.args.get('key', '')} in",
                 "navigate": "open"}.get(decision.tool, decision.tool)
-        where = pages_domain(page.url)
+        where = host_of(page.url)
         if decision.tool == "press" and not name:
             name = "the page"
         summary = (f"about to {verb} '{name}' on {where or 'this page'}, which would "
@@ -262,13 +263,6 @@ def avoid_pairs(avoid: list[tuple[str, str]], page: pages.Page) -> list[tuple[st
                 if (t, tg) not in out:
                     out.append((t, tg))
     return out
-
-
-def pages_domain(url: str) -> str:
-    try:
-        return (urlsplit(url).hostname or "").lower()
-    except ValueError:
-        return ""
 
 
 # --------------------------------------------------------------------------- history and plans

@@ -13,6 +13,7 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
+from agenthost.agent.navigation import host_of
 from runs.brain import Brain, Decision, Risk, StepContext
 
 #: an approval not used within this many steps lapses (the user approved what the page showed then)
@@ -20,13 +21,6 @@ APPROVAL_STEPS = 10
 MAX_SITES = 50
 _HOST_IN_TEXT = re.compile(r"\b((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24})\b", re.I)
 _SECOND_LEVEL = frozenset({"co", "com", "net", "org", "gov", "ac", "edu", "ne", "or", "go", "gv"})
-
-
-def domain(url: str) -> str:
-    try:
-        return (urlsplit(url).hostname or "").lower()
-    except ValueError:
-        return ""
 
 
 def site_of(host: str) -> str:
@@ -45,8 +39,8 @@ def task_sites(task: str, start_url: str | None) -> list[str]:
     """The sites credentials may go to without asking from the start: those the task names, and the start
     URL's (the first page's is added by :func:`trust_first_page`)."""
     sites = sorted({site_of(h) for h in _HOST_IN_TEXT.findall(task)})[:MAX_SITES]
-    if start_url and domain(start_url):
-        sites = sorted(set(sites) | {site_of(domain(start_url))})
+    if start_url and host_of(start_url):
+        sites = sorted(set(sites) | {site_of(host_of(start_url))})
     return sites
 
 
@@ -54,8 +48,8 @@ def trust_first_page(meta: dict[str, Any], url: str) -> None:
     """The site the run starts on is the user's choice: credentials may go there without asking."""
     if not meta.get("seeded"):
         meta["seeded"] = True
-        if domain(url):
-            meta["sites"] = sorted(set(meta.get("sites") or []) | {site_of(domain(url))})
+        if host_of(url):
+            meta["sites"] = sorted(set(meta.get("sites") or []) | {site_of(host_of(url))})
 
 
 def trust_site(meta: dict[str, Any], site_domain: str) -> None:
@@ -105,7 +99,7 @@ def unapproved_risk(meta: dict[str, Any], brain: Brain, decision: Decision, ctx:
 def approval_key(risk: Risk, decision: Decision, url: str) -> dict[str, str]:
     """What an approval of this risky action covers (besides the amount)."""
     path = urlsplit(url).path if url else ""
-    return {"category": str(risk.category or "risky"), "domain": (risk.domain or domain(url)).lower(),
+    return {"category": str(risk.category or "risky"), "domain": (risk.domain or host_of(url)).lower(),
             "tool": decision.tool, "element": risk.element or f"{decision.tool}:{decision.target}".lower(),
             "place": risk.place or (path or "/").lower()}
 
