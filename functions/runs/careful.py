@@ -13,26 +13,13 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from agenthost.agent.navigation import host_of
+from agenthost.agent.navigation import host_of, site_of
 from runs.brain import Brain, Decision, Risk, StepContext
 
 #: an approval not used within this many steps lapses (the user approved what the page showed then)
 APPROVAL_STEPS = 10
 MAX_SITES = 50
 _HOST_IN_TEXT = re.compile(r"\b((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24})\b", re.I)
-_SECOND_LEVEL = frozenset({"co", "com", "net", "org", "gov", "ac", "edu", "ne", "or", "go", "gv"})
-
-
-def site_of(host: str) -> str:
-    """The registrable part of a host name ("login.shop.test" -> "shop.test", "a.b.co.uk" -> "b.co.uk");
-    IP addresses and single labels are their own site."""
-    host = (host or "").lower().strip(".")
-    if not host or ":" in host or re.fullmatch(r"[\d.]+", host):
-        return host
-    parts = host.split(".")
-    if len(parts) >= 3 and len(parts[-1]) == 2 and parts[-2] in _SECOND_LEVEL:
-        return ".".join(parts[-3:])
-    return ".".join(parts[-2:])
 
 
 def task_sites(task: str, start_url: str | None) -> list[str]:

@@ -241,6 +241,9 @@ def clue_text(facts: TaskFacts, page: Page) -> str:
     return " ".join(out)
 
 
+_SECOND_LEVEL = frozenset({"co", "com", "net", "org", "gov", "ac", "edu", "ne", "or", "go", "gv"})
+
+
 def host_of(url: str) -> str:
     try:
         return (urlsplit(url).hostname or "").lower()
@@ -248,20 +251,24 @@ def host_of(url: str) -> str:
         return ""
 
 
-def _site(host: str) -> str:
-    """The registrable part of a host, roughly (``shop.example.com`` -> ``example.com``; IPs as they are)."""
-    if re.fullmatch(r"[\d.]+|\[?[0-9a-f:]+\]?", host):
+def site_of(host: str) -> str:
+    """The registrable part of a host name ("login.shop.test" -> "shop.test", "a.b.co.uk" -> "b.co.uk");
+    IP addresses and single labels are their own site."""
+    host = (host or "").lower().strip(".")
+    if not host or ":" in host or re.fullmatch(r"[\d.]+", host):
         return host
     parts = host.split(".")
-    return ".".join(parts[-2:]) if len(parts) >= 2 else host
+    if len(parts) >= 3 and len(parts[-1]) == 2 and parts[-2] in _SECOND_LEVEL:
+        return ".".join(parts[-3:])
+    return ".".join(parts[-2:])
 
 
 def off_site(url: str, home: str, facts: TaskFacts) -> bool:
     """Whether ``url`` is on another site than the task's (``home``) and the task gives no reason to go
     there (it names neither the host nor the site's name)."""
     host = host_of(url)
-    if not host or not home or _site(host) == _site(home):
+    if not host or not home or site_of(host) == site_of(home):
         return False
-    name = _site(host).split(".")[0]
-    return not (host in facts.low or _site(host) in facts.low or (len(name) > 3 and has_phrase(facts.low, name))
+    name = site_of(host).split(".")[0]
+    return not (host in facts.low or site_of(host) in facts.low or (len(name) > 3 and has_phrase(facts.low, name))
                 or any(host_of(u) == host for u in facts.urls))
