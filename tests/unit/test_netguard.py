@@ -182,3 +182,63 @@ def test_guarded_client_keeps_tls_sni_and_certificate_checks(tmp_path):
         assert server.RequestHandlerClass.hosts == [f"tls.rebind.test:{server.server_port}"]
     finally:
         server.shutdown()
+
+
+def test_the_pinning_survives_an_httpx_that_keeps_its_pool_elsewhere(monkeypatch):
+    """An httpx upgrade may rename or rebuild what ``HTTPTransport`` keeps inside (its connection pool is
+    private). The guard is built on httpx's public transport interface, so such a change cannot route a
+    connection around the check: here every ``HTTPTransport`` keeps its pool under another name, and the
+    guarded client still connects only to the address its check approved."""
+    real_init = httpx.HTTPTransport.__init__
+
+    def init_elsewhere(self, *args, **kwargs):
+        real_init(self, *args, **kwargs)
+        self.__dict__["_moved_pool"] = self.__dict__.pop("_pool")
+
+    def handle_elsewhere(self, request):
+        self.__dict__["_pool"] = self.__dict__["_moved_pool"]  # it reads its own pool, whatever was set on it
+        try:
+            return real_handle(self, request)
+        finally:
+            self.__dict__.pop("_pool", None)
+
+    real_handle = httpx.HTTPTransport.handle_request
+    monkeypatch.setattr(httpx.HTTPTransport, "__init__", init_elsewhere)
+    monkeypatch.setattr(httpx.HTTPTransport, "handle_request", handle_elsewhere)
+    good, canary = _pair()
+    port = good.server_port
+    try:
+        answers = {"pinned.test": [["127.0.0.1"]], "rebind.test": [["127.0.0.1"], ["127.0.0.2"]]}
+        calls: list[str] = []
+
+        def resolver(host, _port):
+            calls.append(host)
+            seq = answers[host]
+            return seq[(calls.count(host) - 1) % len(seq)]
+
+        with guarded_client(resolver=resolver, allow=["127.0.0.1"], allow_private=False) as client:
+            assert client.get(f"http://pinned.test:{port}/a").text == "ok"  # the system resolver knows no such name
+            with pytest.raises(Blocked, match="127.0.0.2 is loopback"):
+                client.get(f"http://rebind.test:{port}/b")
+        assert canary.RequestHandlerClass.hosts == []
+    finally:
+        good.shutdown()
+        canary.shutdown()
+
+
+def test_guarded_client_maps_transport_errors_to_httpx_errors():
+    """Callers catch httpx's own exceptions: a refused connection and a read timeout arrive as those."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed = s.getsockname()[1]
+    with guarded_client(allow=["127.0.0.1"], allow_private=False) as client, pytest.raises(httpx.ConnectError):
+        client.get(f"http://127.0.0.1:{closed}/")
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)  # accepts (the kernel's backlog) and never answers
+    try:
+        with guarded_client(allow=["127.0.0.1"], allow_private=False, timeout=0.3) as client, \
+                pytest.raises(httpx.ReadTimeout):
+            client.get(f"http://127.0.0.1:{listener.getsockname()[1]}/")
+    finally:
+        listener.close()

@@ -4,7 +4,8 @@ The check happens after DNS resolution (a public name pointing at 10.0.0.1 is re
 connection then goes to the address that was checked, never to a second lookup (DNS rebinding: a name
 that answers 93.184.216.34 to the check and 127.0.0.1 to the connect). :func:`connect` is that
 check-then-connect step; :func:`guarded_client` is an httpx client whose every new connection, redirects
-included, goes through it (Host header and TLS SNI stay the URL's host name). The browser function sends
+included, goes through it (Host header and TLS SNI stay the URL's host name), built on httpx's and
+httpcore's public transport interfaces only (:func:`_pinned_transport` says why). The browser function sends
 all of Chromium's traffic through a local proxy that uses :func:`connect` for every request, redirect hop,
 subrequest and WebSocket.
 
@@ -27,7 +28,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, NoReturn
 from urllib.parse import urlsplit
 
 from agenthost.config import settings
@@ -206,6 +207,13 @@ def guarded_client(**kwargs: Any) -> Any:
 
 
 def _pinned_transport(guard_kwargs: dict[str, Any], *, verify: Any, http2: bool, limits: Any) -> Any:
+    """The guarded client's transport: httpx's public transport interface (``httpx.BaseTransport``) over an
+    httpcore connection pool whose network backend (httpcore's public ``NetworkBackend`` interface) checks
+    every new TCP connection and makes it to a checked address.
+
+    Written here because ``httpx.HTTPTransport`` takes no network backend: reaching into its private pool
+    would let an httpx upgrade route connections around the check without a word. Only public interfaces of
+    both libraries are used, so an upgrade that changes them fails loudly instead."""
     import httpcore
     import httpx
 
@@ -223,14 +231,61 @@ def _pinned_transport(guard_kwargs: dict[str, Any], *, verify: Any, http2: bool,
                     last = exc
             raise last or httpcore.ConnectError(f"cannot connect to {host}")
 
-    class PinnedTransport(httpx.HTTPTransport):
+    # httpcore's errors as the httpx errors callers catch, most specific first
+    errors: tuple[tuple[type[Exception], type[httpx.TransportError]], ...] = (
+        (httpcore.PoolTimeout, httpx.PoolTimeout), (httpcore.ConnectTimeout, httpx.ConnectTimeout),
+        (httpcore.ReadTimeout, httpx.ReadTimeout), (httpcore.WriteTimeout, httpx.WriteTimeout),
+        (httpcore.TimeoutException, httpx.TimeoutException), (httpcore.ConnectError, httpx.ConnectError),
+        (httpcore.ReadError, httpx.ReadError), (httpcore.WriteError, httpx.WriteError),
+        (httpcore.NetworkError, httpx.NetworkError), (httpcore.ProxyError, httpx.ProxyError),
+        (httpcore.UnsupportedProtocol, httpx.UnsupportedProtocol),
+        (httpcore.RemoteProtocolError, httpx.RemoteProtocolError),
+        (httpcore.LocalProtocolError, httpx.LocalProtocolError), (httpcore.ProtocolError, httpx.ProtocolError),
+    )
+
+    core_errors = tuple(core for core, _ in errors)
+
+    def reraise(exc: Exception, request: httpx.Request) -> NoReturn:
+        mapped = next(ours for core, ours in errors if isinstance(exc, core))
+        raise mapped(str(exc), request=request) from exc
+
+    class Stream(httpx.SyncByteStream):
+        def __init__(self, stream: Any, request: httpx.Request) -> None:
+            self._stream, self._request = stream, request
+
+        def __iter__(self) -> Any:
+            try:
+                yield from self._stream
+            except core_errors as exc:
+                reraise(exc, self._request)
+
+        def close(self) -> None:
+            close = getattr(self._stream, "close", None)
+            if close is not None:
+                close()
+
+    class PinnedTransport(httpx.BaseTransport):
         def __init__(self) -> None:
             lim = limits or httpx.Limits(max_connections=100, max_keepalive_connections=20, keepalive_expiry=5.0)
-            super().__init__(verify=verify, http2=http2, limits=lim, trust_env=False)
-            self._pool = httpcore.ConnectionPool(
+            self.pool = httpcore.ConnectionPool(
                 ssl_context=httpx.create_ssl_context(verify=verify, trust_env=False),
                 max_connections=lim.max_connections, max_keepalive_connections=lim.max_keepalive_connections,
-                keepalive_expiry=lim.keepalive_expiry, http1=True, http2=http2,
-                network_backend=PinnedBackend())
+                keepalive_expiry=lim.keepalive_expiry, http1=True, http2=http2, network_backend=PinnedBackend())
+
+        def handle_request(self, request: httpx.Request) -> httpx.Response:
+            url = request.url
+            core = httpcore.Request(
+                method=request.method,
+                url=httpcore.URL(scheme=url.raw_scheme, host=url.raw_host, port=url.port, target=url.raw_path),
+                headers=request.headers.raw, content=request.stream, extensions=request.extensions)
+            try:
+                answer = self.pool.handle_request(core)
+            except core_errors as exc:  # Blocked and anything else go on as they came
+                reraise(exc, request)
+            return httpx.Response(status_code=answer.status, headers=answer.headers,
+                                  stream=Stream(answer.stream, request), extensions=answer.extensions)
+
+        def close(self) -> None:
+            self.pool.close()
 
     return PinnedTransport()
