@@ -1,7 +1,8 @@
 """Authentication of AI Olympics requests.
 
 ``X-AI-Olympics-Signature`` is ``sha256=<hex HMAC-SHA256(secret, exact body)>``. The secret is chosen by
-agent id (``X-AI-Olympics-Agent-Id`` header, else the body's ``agentId``):
+agent id: the body's ``agentId`` (covered by the signature), or the ``X-AI-Olympics-Agent-Id`` header only
+when the body has none (the header is not signed, so it never overrides the body):
 
 * ``AGENTHOST_OLYMPICS_AGENTS`` = ``<agentId>=<secret>,...`` maps agent ids to where their secret is:
   ``<SETTING>``, the name of a secret setting read through :func:`agenthost.secrets.secret` (a literal env
@@ -9,8 +10,14 @@ agent id (``X-AI-Olympics-Agent-Id`` header, else the body's ``agentId``):
   the SSM/Secrets Manager name itself (``/agenthost/olympics/agent-2``, ``ssm:/agenthost/...``,
   ``secretsmanager:agenthost/...`` or an ARN), read through :func:`agenthost.secrets.resolve` (the same
   cache and short-timeout client as every secret) and cached for 5 minutes - so several agents work when
-  deployed without one environment variable each;
-* ``AGENTHOST_OLYMPICS_SECRET`` (or ``_PARAM``) is the secret of any agent not listed.
+  deployed without one environment variable each. When the list is set, only the ids it names are agents:
+  any other id is refused (401), never checked against the default secret (list the default agent as
+  ``<its id>=AGENTHOST_OLYMPICS_SECRET`` to keep it);
+* ``AGENTHOST_OLYMPICS_SECRET`` (or ``_PARAM``) is the secret of every agent when no list is set.
+
+The caller's identity (which keys the task memory and so the replay of an answered body, and which the
+turn is metered to) comes only from what the signature covers: the body's ``agentId``, else ``default``.
+The same signed bytes resent with another ``X-AI-Olympics-Agent-Id`` are the same caller's same request.
 
 Replay window: 5 minutes, measured on the signed body's ``timestamp`` (ms). The ``X-AI-Olympics-Timestamp``
 header is not covered by the signature, so it can only confirm the body: a header that disagrees with the
@@ -66,7 +73,12 @@ def is_parameter_ref(value: str) -> bool:
 
 
 def secret_for(agent_id: str) -> str:
-    name = agent_secret_names().get(agent_id, DEFAULT_SECRET)
+    """The secret ``agent_id`` signs with: its entry in ``AGENTHOST_OLYMPICS_AGENTS``, else the default secret
+    when no list is set; "" (no secret: refused) for an id the list does not name."""
+    listed = agent_secret_names()
+    if listed and agent_id not in listed:
+        return ""
+    name = listed.get(agent_id, DEFAULT_SECRET)
     if is_parameter_ref(name):  # the one resolver: its cache, its short-timeout client
         return resolve(name, max_age=REF_MAX_AGE_S, name=f"{agent_id}'s secret")
     return secret(name)
@@ -81,8 +93,12 @@ def authenticate(headers: Mapping[str, str], raw: bytes, body: Any, now: float |
     if not signature:
         raise signing.SignatureError("missing X-AI-Olympics-Signature header")
     fields = body if isinstance(body, dict) else {}
-    agent_id = (headers.get("x-ai-olympics-agent-id") or str(fields.get("agentId") or "")).strip()
-    key = secret_for(agent_id)
+    signed_id = str(fields.get("agentId") or "").strip()
+    claimed = signed_id or headers.get("x-ai-olympics-agent-id", "").strip()
+    listed = agent_secret_names()
+    if listed and claimed not in listed:
+        raise signing.SignatureError("this agent id is not configured on this webhook")
+    key = secret_for(claimed)
     if not key:
         raise signing.SignatureError("no webhook secret is configured for this agent")
     if not signing.verify(key, raw, signature):
@@ -98,4 +114,5 @@ def authenticate(headers: Mapping[str, str], raw: bytes, body: Any, now: float |
     else:
         signing.check_fresh(header_ts, WINDOW_S, now)
     test = headers.get("x-ai-olympics-test", "").strip().lower() == "true"
-    return Caller(agent_id=agent_id or "default", test_ping=test)
+    # the identity is what the signature covers, never the unsigned header: it keys the replay of this body
+    return Caller(agent_id=signed_id or "default", test_ping=test)

@@ -11,9 +11,13 @@ attempts on both webhooks with the wrong acceptances.
    Werewolf webhooks (a fresh timestamp header on a captured body, a header that disagrees with the body),
    each must be answered 401; valid requests replayed within the window must get the stored answer with
    no second memory write. Aim: 0 wrong acceptances of >= 1,000 attempts.
+3. Unsigned headers: valid AI Olympics turns, each answered once, then resent byte for byte with the
+   headers the signature does not cover changed (``X-AI-Olympics-Agent-Id`` to other ids or none,
+   ``X-AI-Olympics-Test``, a timestamp header still within its 5 s of the body's). Counted: resends, fresh
+   decisions (the policy asked again), new task items, turns metered to an id the resender chose. Aim: 0.
 
 Options: ``--per-route N`` (fuzzed requests per route, default 520), ``--signatures N`` (attempts, default
-1,200), ``--seed N``.
+1,200), ``--header-replays N`` (signed turns resent, default 60), ``--seed N``.
 """
 
 from __future__ import annotations
@@ -224,10 +228,76 @@ def signatures(attempts: int, seed: int) -> int:
     return sum(wrong.values())
 
 
+def header_replays(bodies: int, seed: int) -> int:
+    """Signed AI Olympics turns resent with altered unsigned headers; returns the fresh decisions."""
+    import olympics.app as olympics_app
+    from olympics import brain
+
+    from agenthost import signing
+    from agenthost.store import Store
+    from tests.security.routes import OLYMPICS_SECRET
+    from tests.support.apigw import call
+    from tests.support.olympics import turn_body
+
+    rng = random.Random(seed)
+    store = Store()
+    decisions = [0]
+    real = brain.deterministic
+
+    def counted(inp: Any) -> Any:
+        decisions[0] += 1
+        return real(inp)
+
+    def items(prefix: str) -> list[dict[str, Any]]:
+        pages = store.client.get_paginator("scan").paginate(TableName=store.table_name)
+        return [i for page in pages for i in page["Items"] if i["pk"]["S"].startswith(prefix)]
+
+    variants = ["other-id", "no-id", "empty-id", "case-id", "test-header", "shifted-timestamp"]
+    resent = fresh = 0
+    tasks_before = len(items("TASK#"))
+    brain.deterministic = counted  # type: ignore[assignment]
+    try:
+        for i in range(bodies):
+            now = int(time.time() * 1000)
+            body = turn_body(rng.randint(1, 9), prompt=f"Type the name Grace {i} and send.", agent_id="hdr-1",
+                             tree='- textbox "Name"\n- button "Send"', ts_ms=now)
+            raw = json.dumps(body).encode()
+            headers = {"content-type": "application/json",
+                       "X-AI-Olympics-Signature": signing.sign(OLYMPICS_SECRET, raw),
+                       "X-AI-Olympics-Timestamp": str(now), "X-AI-Olympics-Agent-Id": "hdr-1"}
+            call(olympics_app.handler, "POST", "/olympics/turn", body=raw, headers=headers)
+            before = decisions[0]
+            for variant in variants:
+                altered = dict(headers)
+                if variant == "other-id":
+                    altered["X-AI-Olympics-Agent-Id"] = f"replayer-{rng.randint(0, 10**6)}"
+                elif variant == "no-id":
+                    del altered["X-AI-Olympics-Agent-Id"]
+                elif variant == "empty-id":
+                    altered["X-AI-Olympics-Agent-Id"] = ""
+                elif variant == "case-id":
+                    altered["X-AI-Olympics-Agent-Id"] = "HDR-1"
+                elif variant == "test-header":
+                    altered["X-AI-Olympics-Test"] = "true"
+                else:
+                    altered["X-AI-Olympics-Timestamp"] = str(now + rng.randint(-4000, 4000))
+                call(olympics_app.handler, "POST", "/olympics/turn", body=raw, headers=altered)
+                resent += 1
+            fresh += decisions[0] - before
+    finally:
+        brain.deterministic = real  # type: ignore[assignment]
+    new_tasks = len(items("TASK#")) - tasks_before - bodies
+    metered = {i["sk"]["S"].split("#")[0] for i in items("USAGE#")} - {"hdr-1", "a-1", "default"}
+    print(f"signed turns resent with altered unsigned headers: {resent} ({len(variants)} kinds), fresh decisions: "
+          f"{fresh}, extra task items: {new_tasks}, ids a resender chose that were metered: {len(metered)} (aim 0)")
+    return fresh
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-route", type=int, default=520)
     parser.add_argument("--signatures", type=int, default=1200)
+    parser.add_argument("--header-replays", type=int, default=60)
     parser.add_argument("--seed", type=int, default=18)
     args = parser.parse_args()
     from tests.security.routes import in_process
@@ -236,6 +306,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as defs, in_process(defs):
         fuzz(args.per_route, args.seed)
         signatures(args.signatures, args.seed)
+        header_replays(args.header_replays, args.seed)
     print(f"({time.monotonic() - started:.0f} s)")
 
 

@@ -111,3 +111,55 @@ def test_a_repeated_werewolf_body_gets_the_stored_answer_without_a_write(aws, mo
         assert again.status == 200 and again.json() == first.json()
     assert len(decisions) == 1  # not decided again
     assert aws.get(**keys.game("g-replay", "3")) == item  # answered from memory: nothing written again
+
+
+def _task_items(store) -> list[dict]:
+    items = store.client.scan(TableName=store.table_name)["Items"]
+    return [i for i in items if i["pk"]["S"].startswith("TASK#")]
+
+
+def _count_decisions(monkeypatch) -> list[int]:
+    from olympics import brain
+
+    decisions: list[int] = []
+    real = brain.deterministic
+    monkeypatch.setattr(brain, "deterministic", lambda inp: decisions.append(1) or real(inp))
+    return decisions
+
+
+@pytest.mark.parametrize("body_id", ["agent-1", None])
+def test_a_replay_with_another_agent_id_header_is_still_a_replay(store, monkeypatch, body_id):
+    """``X-AI-Olympics-Agent-Id`` is not signed: the same signed bytes resent under any other id (or none)
+    get the answer already given, with no second decision, no second task item and no turn metered to
+    the id the replayer chose."""
+    decisions = _count_decisions(monkeypatch)
+    body = turn_body(2, tree=NAME_FORM, prompt="Type the name Ada Lovelace into the form and send it.")
+    if body_id is None:
+        del body["agentId"]  # the header is then the only id there is: it must not key the replay either
+    raw, headers = signed(body)
+    first = post(raw, headers)
+    assert first.status == 200 and first.json()["actions"] and len(decisions) == 1
+    items = _task_items(store)
+    assert len(items) == 1
+    for other in ("agent-2", "someone-else", "default", "AGENT-1", " agent-1 ", ""):
+        altered = {**headers, "X-AI-Olympics-Agent-Id": other}
+        again = post(raw, altered)
+        assert again.status in (200, 401), other
+        if again.status == 200:
+            assert again.json() == first.json(), other
+    assert len(decisions) == 1  # never decided again
+    assert _task_items(store) == items  # no new task item, the first one not written again
+    usage = [i for i in store.client.scan(TableName=store.table_name)["Items"] if i["pk"]["S"].startswith("USAGE#")]
+    metered_to = {i["sk"]["S"].split("#")[0] for i in usage}
+    assert metered_to <= {"agent-1", "default"}, metered_to  # no turn metered to an id the replayer picked
+
+
+def test_an_unlisted_agent_id_does_not_take_the_default_secret_when_agents_are_configured(store, monkeypatch):
+    """With ``AGENTHOST_OLYMPICS_AGENTS`` set, only the listed ids are agents: a body signed with the
+    default secret under an id nobody listed is refused, whichever header accompanies it."""
+    monkeypatch.setenv("AGENTHOST_OLYMPICS_AGENTS", "agent-2=OLYMPICS_SECRET_AGENT2")
+    monkeypatch.setenv("OLYMPICS_SECRET_AGENT2", "whs_" + "77" * 32)
+    for body_id, header_id in (("agent-9", "agent-9"), ("agent-9", None), ("agent-9", "agent-2")):
+        r = post(*signed(turn_body(agent_id=body_id), SECRET, agent_id=header_id))
+        assert r.status == 401, (body_id, header_id)
+    assert _task_items(store) == []

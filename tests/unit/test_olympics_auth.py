@@ -126,9 +126,16 @@ def test_several_agents_each_with_its_own_secret(monkeypatch):
     assert post(*signed(turn_body(agent_id="agent-2"), other, agent_id="agent-2")).status == 200
     # chosen by body agentId when the header is missing
     assert post(*signed(turn_body(agent_id="agent-2"), other, agent_id=None)).status == 200
-    # agent-2 with the default secret is refused; agent-1 still uses the default secret
+    # agent-2 with the default secret is refused; so is agent-1, which the list does not name
     assert post(*signed(turn_body(agent_id="agent-2"), SECRET, agent_id="agent-2")).status == 401
+    refused = post(*signed(turn_body(agent_id="agent-1"), SECRET, agent_id="agent-1"))
+    assert refused.status == 401 and refused.json() == {"error": "this agent id is not configured on this webhook"}
+    # listed with the default secret's setting, agent-1 keeps it, and so do its dashboard test pings
+    monkeypatch.setenv("AGENTHOST_OLYMPICS_AGENTS", "agent-2=OLYMPICS_SECRET_AGENT2,agent-1=AGENTHOST_OLYMPICS_SECRET")
     assert post(*signed(turn_body(agent_id="agent-1"), SECRET, agent_id="agent-1")).status == 200
+    ping = turn_body(tools=[], tree='button "Submit"', prompt="Test webhook", url="about:blank", agent_id="agent-1")
+    assert_valid_turn(post(*signed(ping, SECRET, timestamp_header=False, agent_id=None, test=True)))
+    assert post(*signed(ping, other, timestamp_header=False, agent_id=None, test=True)).status == 401
 
 
 def test_agents_may_name_their_ssm_or_secrets_manager_secret_directly(monkeypatch):

@@ -161,7 +161,9 @@ class Settings(BaseSettings):
 
     # -- AI Olympics
     olympics_agents: str = _s("", "AGENTHOST_OLYMPICS_AGENTS", "several agents: `<agentId>=<secret>,...` where "
-                              "`<secret>` is a setting name or an SSM/Secrets Manager name", group="olympics")
+                              "`<secret>` is a setting name or an SSM/Secrets Manager name; once set, an id it "
+                              "does not list is refused (list the default agent as `<id>=AGENTHOST_OLYMPICS_SECRET`)",
+                              group="olympics")
 
     # -- Werewolf
     werewolf_language: str = _s("zh", "AGENTHOST_WEREWOLF_LANGUAGE", "speech language (`zh` or `en`)",
