@@ -3,9 +3,15 @@
     python -m infra.werewolf_sim --mode classic-6p --games 20 --seats 1          # starts the local stack
     python -m infra.werewolf_sim --url https://.../werewolf/turn --key "$KEY"     # a deployed webhook
     python -m infra.werewolf_sim --mode all --games 5 --seats all                  # self-play, every mode
+    python -m infra.werewolf_sim --mode all --games 40 --seats village,wolves,all,rotate
 
-Every answer is checked against the strict contract; the report gives validity, latency and win rates by
-role and team.
+``--seats``: ``village`` (our agent in every village seat against random wolves), ``wolves`` (our wolf team,
+the madman included, against a random village), ``all`` (every seat), ``rotate`` (one seat, moving with the
+seed), seat numbers (``1,3``), or several setups separated by commas. Every answer is checked against the
+strict contract; the report gives validity, latency, win rates by role and team and behaviour counts (our good
+players voted out on day one and later, our hunter's shots on village players, votes where our village voters
+split, our wolves' kill picks on a teammate), and ends each mode and setup with one line
+``werewolf-sim <mode> seats <setup>: <team> wins W/G``.
 """
 
 from __future__ import annotations
@@ -17,17 +23,14 @@ import time
 
 from infra.werewolf_sim.engine import MODES
 from infra.werewolf_sim.players import HttpPlayer, InProcessPlayer
-from infra.werewolf_sim.runner import Summary, play_games
+from infra.werewolf_sim.runner import SETUPS, Summary, play_games, setup_seats
 
 
-def _seats(spec: str, mode: str):
-    n = len(MODES[mode])
-    if spec == "all":
-        return lambda seed: list(range(1, n + 1))
-    if spec == "rotate":
-        return lambda seed: [seed % n + 1]
-    seats = sorted({int(s) for s in spec.split(",") if s.strip()})
-    return lambda seed: [s for s in seats if 1 <= s <= n]
+def _setups(spec: str) -> list[str]:
+    """``village,wolves`` -> both setups; seat numbers (``1,3``) stay one setup."""
+    parts = [s.strip() for s in spec.split(",") if s.strip()]
+    named = [s for s in parts if s in SETUPS]
+    return named if named and len(named) == len(parts) else [spec]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -35,7 +38,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--mode", default="classic-6p", help="a mode or 'all' (" + ", ".join(MODES) + ")")
     ap.add_argument("--games", type=int, default=10)
     ap.add_argument("--seed", type=int, default=1, help="first seed")
-    ap.add_argument("--seats", default="rotate", help="'rotate' (one seat, moving), 'all', or e.g. '1,3'")
+    ap.add_argument("--seats", default="rotate",
+                    help="'village', 'wolves', 'all', 'rotate' (one seat, moving), several of them ('village,wolves'),"
+                         " or seat numbers ('1,3')")
     ap.add_argument("--url", default="", help="webhook URL (default: start the local stack)")
     ap.add_argument("--key", default=os.environ.get("AGENTHOST_WEREWOLF_API_KEY", ""), help="api key for signing")
     ap.add_argument("--in-process", action="store_true", help="call the player in-process instead of HTTP")
@@ -44,6 +49,10 @@ def main(argv: list[str] | None = None) -> int:
     for m in modes:
         if m not in MODES:
             ap.error(f"unknown mode {m!r}")
+    setups = _setups(args.seats)
+    for setup in setups:
+        if setup not in SETUPS and not all(s.strip().isdigit() for s in setup.split(",") if s.strip()):
+            ap.error(f"unknown seats {setup!r}: choose from {', '.join(SETUPS)} or seat numbers")
 
     stack = None
     if args.in_process:
@@ -66,12 +75,15 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     worst = 1.0
     try:
-        for mode in modes:
-            summary = Summary()
-            play_games(mode, range(args.seed, args.seed + args.games), make, _seats(args.seats, mode),
-                       progress=lambda s: print(s, flush=True), summary=summary)
-            print(summary.report(f"{mode}: {args.games} games, seats {args.seats}"), flush=True)
-            worst = min(worst, summary.validity())
+        for setup in setups:
+            for mode in modes:
+                summary = Summary()
+                play_games(mode, range(args.seed, args.seed + args.games), make, setup_seats(setup, mode),
+                           progress=lambda s: print(s, flush=True), summary=summary)
+                print(summary.report(f"{mode}: {args.games} games, seats {setup}"), flush=True)
+                team, wins, games = summary.team_wins(setup)
+                print(f"werewolf-sim {mode} seats {setup}: {team} wins {wins}/{games}", flush=True)
+                worst = min(worst, summary.validity())
     finally:
         if stack is not None:
             stack.stop()

@@ -56,6 +56,19 @@ def team_of(role: str) -> str:
     return "wolf" if role in WOLVES or role == "madman" else "village"
 
 
+def deal(mode: str, rng: random.Random) -> list[str]:
+    """The roles of seats 1..n: the mode's roles shuffled by the game's own stream (its first draw)."""
+    roles = list(MODES[mode])
+    rng.shuffle(roles)
+    return roles
+
+
+def roles_of(mode: str, seed: int) -> list[str]:
+    """The roles a game of ``mode`` deals with ``seed``, seat 1 first (who plays which seat is chosen before
+    the game starts)."""
+    return deal(mode, random.Random(seed))
+
+
 @dataclass
 class Seat:
     seat: int
@@ -85,6 +98,13 @@ class Result:
     rounds: int
     roles: dict[int, str]
     calls: list[Call] = field(default_factory=list)
+    #: what the seats did, for behaviour counts: day votes (round, voter seat, target seat), who the vote put
+    #: out (round, seat), shots (shooter seat, action, target seat) and the wolves' kill picks (round, wolf
+    #: seat, target seat)
+    votes: list[tuple[int, int, int]] = field(default_factory=list)
+    lynched: list[tuple[int, int]] = field(default_factory=list)
+    shots: list[tuple[int, str, int]] = field(default_factory=list)
+    kill_picks: list[tuple[int, int, int]] = field(default_factory=list)
 
 
 class RandomBot:
@@ -137,8 +157,7 @@ class Game:
             raise ValueError(f"unknown mode {mode!r}; choose from {', '.join(MODES)}")
         self.mode, self.seed = mode, seed
         self.rng = random.Random(seed)
-        roles = list(MODES[mode])
-        self.rng.shuffle(roles)
+        roles = deal(mode, self.rng)
         names = NAMES[: len(roles)]
         self.players = [Seat(i + 1, names[i], roles[i], uuid.UUID(int=self.rng.getrandbits(128)).hex[:12])
                         for i in range(len(roles))]
@@ -328,6 +347,7 @@ class Game:
             t = self.target(a, exclude=w)
             if t:
                 votes[t.seat] += 1
+                self.result.kill_picks.append((self.round, w.seat, t.seat))
             if isinstance(a.get("message"), str) and validate.sanitize(a["message"]):
                 wolf_chat.append({"speaker": w.name, "content": validate.sanitize(a["message"])})
         return _plurality(votes)
@@ -476,12 +496,14 @@ class Game:
             if t:
                 tally[t.seat] += 1
                 pairs.append(f"{p.name}→{t.name}")
+                self.result.votes.append((self.round, p.seat, t.seat))
         self.vote_lines.append(f"Round {self.round} votes: " + ", ".join(pairs))
         out = _plurality(tally)
         if not out:
             self.say("投票平票，无人出局。")
             return
         e = self.by_seat(out)
+        self.result.lynched.append((self.round, e.seat))
         self.say(f"{e.name}被投票出局。")
         if e.role == "wolf_king":
             e.alive = False
@@ -499,6 +521,7 @@ class Game:
         a = self.ask(p, action, phase)
         t = self.target(a, exclude=p)
         if t:
+            self.result.shots.append((p.seat, action, t.seat))
             self.say(f"{p.name}开枪带走了{t.name}。")
             self.kill(t, [])
 

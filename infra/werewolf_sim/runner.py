@@ -7,7 +7,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from infra.werewolf_sim.engine import MODES, Game, Result, team_of
+from infra.werewolf_sim.engine import MODES, WOLVES, Game, Result, roles_of, team_of
+
+#: who our agent plays: ``village`` (every village-team seat, random wolves), ``wolves`` (the wolf team, the
+#: madman included, against a random village), ``all`` (every seat) or ``rotate`` (one seat, moving with the seed)
+SETUPS = ("village", "wolves", "all", "rotate")
 
 
 @dataclass
@@ -22,11 +26,20 @@ class Summary:
     role_games: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0]))
     village_wins: int = 0
     rounds: int = 0
+    #: behaviour counts of our seats, each [times, out of]: one of our good players voted out on day one (of
+    #: day-one votes) and on later days (of later votes), our hunter's shots that hit a village player (of its
+    #: shots), votes where our village voters did not all name the same player (of votes with two or more of
+    #: them voting), our wolves' kill picks naming a wolf (of their picks)
+    behaviour: dict[str, list[int]] = field(default_factory=lambda: {
+        "own good lynched day 1": [0, 0], "own good lynched later": [0, 0], "hunter shots on good": [0, 0],
+        "split village votes": [0, 0], "wolf kills on teammates": [0, 0]})
 
     def add(self, res: Result, agent_seats: Iterable[int]) -> None:
+        agent_seats = list(agent_seats)
         self.games += 1
         self.rounds += res.rounds
         self.village_wins += res.winner == "village"
+        self._behaviour(res, set(agent_seats))
         for seat in agent_seats:
             role = res.roles[seat]
             team = team_of(role)
@@ -45,6 +58,34 @@ class Summary:
             self.by_action[c.action][0] += c.valid
             if not c.valid and len(self.invalid_samples) < 20:
                 self.invalid_samples.append(f"{res.mode}#{res.seed} seat {c.seat} {c.action}: {c.problems}")
+
+    def _behaviour(self, res: Result, ours: set[int]) -> None:
+        b = self.behaviour
+
+        def count(key: str, hit: bool) -> None:
+            b[key][0] += hit
+            b[key][1] += 1
+
+        def good(seat: int) -> bool:
+            return team_of(res.roles[seat]) == "village"
+
+        out = dict(res.lynched)
+        for rnd in sorted({r for r, _v, _t in res.votes}):
+            key = "own good lynched day 1" if rnd == 1 else "own good lynched later"
+            count(key, rnd in out and out[rnd] in ours and good(out[rnd]))
+            mine = {t for r, v, t in res.votes if r == rnd and v in ours and good(v)}
+            if sum(1 for r, v, _t in res.votes if r == rnd and v in ours and good(v)) >= 2:
+                count("split village votes", len(mine) > 1)
+        for shooter, action, target in res.shots:
+            if shooter in ours and action == "hunter_shoot":
+                count("hunter shots on good", good(target))
+        for _rnd, wolf, target in res.kill_picks:
+            if wolf in ours:
+                count("wolf kills on teammates", res.roles[target] in WOLVES)
+
+    def behaviour_line(self) -> str:
+        return "behaviour: " + ", ".join(f"{k} {n}/{of}" + (f" ({n / of:.0%})" if of else "")
+                                         for k, (n, of) in self.behaviour.items())
 
     @property
     def agent_games(self) -> int:
@@ -80,8 +121,19 @@ class Summary:
                                                    in sorted(self.team_games.items())))
             lines.append("  by role: " + ", ".join(f"{r} {w}/{g} ({w / g:.0%})" for r, (w, g)
                                                    in sorted(self.role_games.items())))
+        if self.agent_calls:
+            lines.append("  " + self.behaviour_line())
         lines += [f"  INVALID {s}" for s in self.invalid_samples[:10]]
         return "\n".join(lines)
+
+    def team_wins(self, setup: str) -> tuple[str, int, int]:
+        """(the team our seats are on, its wins, games) for a setup: ``all`` counts the village's wins,
+        ``rotate`` or a list of seats our seats' teams' wins over our seat-games."""
+        if setup in ("all", "village"):
+            return "village", self.village_wins, self.games
+        if setup == "wolves":
+            return "wolf", self.games - self.village_wins, self.games
+        return "ours", self.agent_wins, self.agent_games
 
 
 def play_games(mode: str, seeds: Iterable[int], make_actor: Callable[[], Any] | None,
@@ -100,6 +152,24 @@ def play_games(mode: str, seeds: Iterable[int], make_actor: Callable[[], Any] | 
             progress(f"  {mode}: {i + 1}/{len(seeds)} games, agent valid {summary.validity():.2%}, "
                      f"agent win {summary.win_rate():.1%}")
     return summary
+
+
+def team_seats(mode: str, team: str) -> Callable[[int], list[int]]:
+    """Every seat on ``team`` (``village`` or ``wolf``, the madman being on the wolves' side) in each seed's deal."""
+    return lambda seed: [i + 1 for i, role in enumerate(roles_of(mode, seed)) if team_of(role) == team]
+
+
+def setup_seats(setup: str, mode: str) -> Callable[[int], list[int]]:
+    """The seats our agent plays in ``setup`` (one of :data:`SETUPS`, or seat numbers such as ``1,3``)."""
+    if setup == "all":
+        return all_seats(mode)
+    if setup == "rotate":
+        return one_seat(mode)
+    if setup in ("village", "wolves"):
+        return team_seats(mode, "village" if setup == "village" else "wolf")
+    n = len(MODES[mode])
+    seats = sorted({int(s) for s in setup.split(",") if s.strip()})
+    return lambda seed: [s for s in seats if 1 <= s <= n]
 
 
 def one_seat(mode: str) -> Callable[[int], list[int]]:

@@ -282,3 +282,55 @@ def test_our_dreamweaver_never_sends_last_nights_pair_again():
         checks += len(choices)
         repeats += sum(1 for n in game.night_log if n["dream_repeat"] and choices[n["round"]] > 2)
     assert checks > 150 and repeats == 0, (checks, repeats)
+
+
+@pytest.mark.parametrize("mode", ["classic-6p", "chaos-10p", "allstar-14p"])
+def test_setups_seat_our_agent_on_one_team_or_everywhere(mode):
+    from infra.werewolf_sim.engine import roles_of, team_of
+    from infra.werewolf_sim.runner import setup_seats
+
+    for seed in range(1, 6):
+        roles = Game(mode, seed).result.roles
+        assert roles_of(mode, seed) == [roles[s] for s in sorted(roles)]
+        village = setup_seats("village", mode)(seed)
+        wolves = setup_seats("wolves", mode)(seed)
+        assert {team_of(roles[s]) for s in village} == {"village"} and {team_of(roles[s]) for s in wolves} == {"wolf"}
+        assert sorted(village + wolves) == setup_seats("all", mode)(seed) == sorted(roles)
+        assert len(setup_seats("rotate", mode)(seed)) == 1
+    if mode == "chaos-10p":  # the madman plays on the wolves' side
+        assert any(roles_of(mode, 1)[s - 1] == "madman" for s in setup_seats("wolves", mode)(1))
+
+
+def test_behaviour_counts_come_from_what_our_seats_did():
+    from infra.werewolf_sim.engine import Result
+
+    roles = {1: "werewolf", 2: "seer", 3: "villager", 4: "hunter", 5: "villager", 6: "werewolf"}
+    res = Result("x", 1, "wolf", 2, roles)
+    res.votes = [(1, 2, 3), (1, 3, 1), (1, 5, 3), (1, 1, 3), (2, 2, 6), (2, 5, 6)]
+    res.lynched = [(1, 3), (2, 6)]
+    res.shots = [(4, "hunter_shoot", 5)]
+    res.kill_picks = [(1, 1, 2), (1, 6, 1)]
+    s = Summary()
+    s.add(res, [1, 2, 3, 4, 5, 6])
+    b = s.behaviour
+    assert b["own good lynched day 1"] == [1, 1] and b["own good lynched later"] == [0, 1]
+    assert b["split village votes"] == [1, 2]  # day 1: 3, 1 and 3; day 2: both on 6
+    assert b["hunter shots on good"] == [1, 1] and b["wolf kills on teammates"] == [1, 2]
+    theirs = Summary()
+    theirs.add(res, [1, 6])  # our wolves only: no village voter of ours, no hunter of ours
+    assert theirs.behaviour["split village votes"] == [0, 0] and theirs.behaviour["own good lynched day 1"] == [0, 1]
+    assert theirs.team_wins("wolves") == ("wolf", 1, 1) and s.team_wins("all") == ("village", 0, 1)
+
+
+def test_cli_ends_each_mode_and_setup_with_one_result_line(capsys):
+    from infra.werewolf_sim import __main__ as cli
+
+    rc = cli.main(["--in-process", "--mode", "classic-6p", "--games", "2", "--seats", "village,wolves,all,rotate"])
+    out = capsys.readouterr().out
+    lines = [x for x in out.splitlines() if x.startswith("werewolf-sim ")]
+    import re
+
+    assert rc == 0 and [x.split(":")[0] for x in lines] == [f"werewolf-sim classic-6p seats {s}" for s in
+                                                            ("village", "wolves", "all", "rotate")]
+    assert all(re.fullmatch(r"werewolf-sim \S+ seats \S+: (village|wolf|ours) wins \d+/\d+", x) for x in lines)
+    assert out.count("behaviour: own good lynched day 1") == 4
