@@ -37,11 +37,12 @@ def _convert(d: Any, inp: TurnInput) -> Decision:
                if not _already(a)]
     result: Any = d.result
     done = bool(d.done)
-    if getattr(d, "stop", False) or (done and getattr(d, "success", None) is False):
+    gave_up = bool(getattr(d, "stop", False) or (done and getattr(d, "success", None) is False))
+    if gave_up:
         # an honest give-up: done, with success false and what was not achieved (never a claimed success)
         done = True
         result = {"success": False, "reason": str(d.result or "no progress: the same actions kept repeating")}
-    return Decision(thinking=str(d.thinking or ""), actions=actions, done=done, result=result,
+    return Decision(thinking=str(d.thinking or ""), actions=actions, done=done, result=result, success=not gave_up,
                     source=str(getattr(d, "source", "") or "deterministic"))
 
 

@@ -237,8 +237,12 @@ def sanitize(proposed: list[Any], tree: str, offered: tuple[str, ...], page: Pag
     return verdict
 
 
-def clean_result(result: Any, task_prompt: str) -> Any:
-    """``result`` for a done turn: a JSON object when the task asks for JSON, script-free, bounded."""
+def clean_result(result: Any, task_prompt: str, success: bool = True) -> Any:
+    """``result`` for a done turn: a JSON object when the task asks for JSON, script-free, bounded.
+
+    ``success`` is the policy's outcome (False: it gave up). Cleaning never decides it: a give-up's result
+    always says ``"success": false`` (its reason kept when safe to return), a result whose own ``success``
+    disagrees is corrected to the outcome, and a result withheld as unsafe keeps the outcome."""
     wants_json = bool(re.search(r"\bjson\b|\bobject\b", task_prompt or "", re.IGNORECASE))
     if isinstance(result, str):
         try:
@@ -247,11 +251,18 @@ def clean_result(result: Any, task_prompt: str) -> Any:
                 result = parsed
         except ValueError:
             pass
+    if not success:
+        reason = result if not isinstance(result, dict) else result.get("reason")
+        result = {**(result if isinstance(result, dict) else {}), "success": False}
+        if reason is not None:
+            result["reason"] = reason
+    elif isinstance(result, dict) and "success" in result:
+        result = {**result, "success": True}
     if wants_json and not isinstance(result, dict):
-        result = {"answer": result} if result is not None else {"success": True}
+        result = {"answer": result} if result is not None else {"success": success}
     if result is None:
-        result = {"success": True}
+        result = {"success": success}
     text = json.dumps(result, default=str)
     if scripty(result) or len(text) > 20000:
-        return {"success": True, "note": "result withheld: not safe to return"}
+        return {"success": success, "note": "result withheld: not safe to return"}
     return json.loads(text)

@@ -31,6 +31,8 @@ class Decision:
     actions: list[Any] = field(default_factory=list)
     done: bool = False
     result: Any = None
+    #: with ``done``: False when the policy gave up (the result says so whatever its text), else achieved
+    success: bool = True
     source: str = "deterministic"
     notes: list[str] = field(default_factory=list)
 
@@ -234,7 +236,8 @@ def _answer(decided: tuple[Decision, guard.Verdict], request: TurnRequest, memor
         thinking=clean_thinking(decision.thinking),
         actions=verdict.actions,
         done=bool(decision.done),
-        result=guard.clean_result(decision.result, request.task.taskPrompt) if decision.done else None,
+        result=guard.clean_result(decision.result, request.task.taskPrompt, decision.success)
+        if decision.done else None,
     )
     memory.record_actions([{"tool": a.tool, "args": a.args} for a in response.actions])
     return response

@@ -278,3 +278,55 @@ def test_typed_passwords_never_reach_the_task_memory(aws, secret):
     item = aws.get(**keys.task("agent-1", task_hash(prompt, URL)))
     stored = json.dumps(item, ensure_ascii=False)
     assert item["failures"] and "jdoe" in stored and password not in stored
+
+
+# --- a give-up stays a give-up whatever page text its reason quotes -----------------------------------------
+
+#: text a hostile page can get quoted in a policy's reason: each is script-like to the runner's scan
+SCRIPTY_QUOTES = ["click javascript:void(0)", "<script>alert(1)</script>", "eval(atob('c3RlYWw='))",
+                  '<img src=x onerror="steal()">', "process.env.AWS_SECRET", "document.cookie",
+                  "new Function('return 1')()", "Q" * 130]
+
+
+@pytest.mark.parametrize("quote", SCRIPTY_QUOTES)
+@pytest.mark.parametrize("how", ["give-up", "stop"])
+@pytest.mark.parametrize("prompt", [PROMPT, "Report the order total as a JSON object."])
+def test_a_give_up_quoting_script_like_page_text_is_never_turned_into_success(quote, how, prompt):
+    """The policy's outcome decides a result's success: a give-up (success false, or loop detection's stop)
+    whose reason quotes script-like page text is sent as a give-up with the text withheld, never as
+    ``{"success": true}``; no script-like text reaches the runner either way."""
+    from agenthost.agent import Decision as BrainDecision
+    from olympics import guard
+
+    def gives_up(inp):
+        reason = f"Not completed: the page offers only {quote}"
+        d = (BrainDecision(done=True, success=False, result=reason) if how == "give-up"
+             else BrainDecision(done=True, stop=True, result=reason))
+        return brain._convert(d, inp)
+
+    req = TurnRequest.model_validate(turn_body(3, prompt=prompt))
+    resp, _ = play(req, "agent-1", memory_store=None, deterministic=gives_up)
+    wire = resp.wire()
+    assert wire["done"] is True and wire["result"]["success"] is False, wire["result"]
+    assert not guard.scripty(wire), wire
+    done_tools = [a for a in wire["actions"] if a["tool"] == "done"]
+    assert done_tools and done_tools[0]["args"]["success"] is False
+
+
+@pytest.mark.parametrize("quote", SCRIPTY_QUOTES[:3])
+def test_a_claimed_result_keeps_the_policys_outcome_when_its_text_is_withheld(quote):
+    """Withholding unsafe text never changes who won: a success stays a success, and a result whose own
+    ``success`` disagrees with the policy's outcome is corrected to the outcome."""
+    from agenthost.agent import Decision as BrainDecision
+
+    def achieved(inp):
+        return brain._convert(BrainDecision(done=True, success=True, result=f"Done; the page said {quote}"), inp)
+
+    def claims_but_gave_up(inp):
+        return brain._convert(BrainDecision(done=True, success=False, result='{"success": true, "total": 5}'), inp)
+
+    req = TurnRequest.model_validate(turn_body(3, prompt=PROMPT))
+    ok, _ = play(req, "agent-1", memory_store=None, deterministic=achieved)
+    assert ok.wire()["result"]["success"] is True
+    lost, _ = play(req, "agent-1", memory_store=None, deterministic=claims_but_gave_up)
+    assert lost.wire()["result"]["success"] is False
