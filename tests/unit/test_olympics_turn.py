@@ -295,8 +295,9 @@ def test_a_give_up_quoting_script_like_page_text_is_never_turned_into_success(qu
     """The policy's outcome decides a result's success: a give-up (success false, or loop detection's stop)
     whose reason quotes script-like page text is sent as a give-up with the text withheld, never as
     ``{"success": true}``; no script-like text reaches the runner either way."""
-    from agenthost.agent import Decision as BrainDecision
     from olympics import guard
+
+    from agenthost.agent import Decision as BrainDecision
 
     def gives_up(inp):
         reason = f"Not completed: the page offers only {quote}"
