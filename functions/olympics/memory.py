@@ -19,9 +19,8 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
-from agenthost import aws
+from agenthost import aws, urls
 from agenthost.agent.page import MASK, is_sensitive
 from agenthost.store import Store, keys
 
@@ -32,21 +31,10 @@ MAX_NOTES = 20
 MAX_ANSWERS = 5
 
 
-def origin(url: str) -> str:
-    """``scheme://host[:port]`` of ``url`` (lower case), or "" when it has none."""
-    try:
-        parts = urlsplit(url or "")
-    except ValueError:
-        return ""
-    if not parts.scheme or not parts.netloc:
-        return ""
-    return f"{parts.scheme.lower()}://{parts.netloc.lower()}"
-
-
 def task_hash(task_prompt: str, url: str = "") -> str:
     """The task's key: the prompt plus the origin of the page it plays on (the start page's origin for a
     task that stays on one site), so the same prompt on two sites keeps two records."""
-    material = (task_prompt or "") + "\n" + origin(url)
+    material = (task_prompt or "") + "\n" + urls.origin(url)
     return hashlib.sha256(material.encode("utf-8", "replace")).hexdigest()[:32]
 
 

@@ -27,11 +27,11 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
+from agenthost import urls
 from agenthost.agent import Action, make_policy
 from agenthost.agent import page as pages
 from agenthost.agent.actions import avoid_set, is_avoided
 from agenthost.agent.guards import check_actions, classify_risk
-from agenthost.agent.navigation import host_of
 from agenthost.config import settings
 from agenthost.deadline import Deadline
 from runs.brain import Decision, Risk, StepContext
@@ -211,7 +211,7 @@ class AgentBrain:
         amount, amount_text = page_amount(page, name) if category == "payment" else (None, "")
         verb = {"click": "click", "type": "type into", "press": f"press {action.args.get('key', '')} in",
                 "navigate": "open"}.get(decision.tool, decision.tool)
-        where = host_of(page.url)
+        where = urls.host(page.url)
         if decision.tool == "press" and not name:
             name = "the page"
         summary = (f"about to {verb} '{name}' on {where or 'this page'}, which would "

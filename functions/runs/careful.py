@@ -13,7 +13,7 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from agenthost.agent.navigation import host_of, site_of
+from agenthost import urls
 from runs.brain import Brain, Decision, Risk, StepContext
 
 #: an approval not used within this many steps lapses (the user approved what the page showed then)
@@ -25,9 +25,9 @@ _HOST_IN_TEXT = re.compile(r"\b((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]
 def task_sites(task: str, start_url: str | None) -> list[str]:
     """The sites credentials may go to without asking from the start: those the task names, and the start
     URL's (the first page's is added by :func:`trust_first_page`)."""
-    sites = sorted({site_of(h) for h in _HOST_IN_TEXT.findall(task)})[:MAX_SITES]
-    if start_url and host_of(start_url):
-        sites = sorted(set(sites) | {site_of(host_of(start_url))})
+    sites = sorted({urls.site(h) for h in _HOST_IN_TEXT.findall(task)})[:MAX_SITES]
+    if start_url and urls.host(start_url):
+        sites = sorted(set(sites) | {urls.site(urls.host(start_url))})
     return sites
 
 
@@ -35,13 +35,13 @@ def trust_first_page(meta: dict[str, Any], url: str) -> None:
     """The site the run starts on is the user's choice: credentials may go there without asking."""
     if not meta.get("seeded"):
         meta["seeded"] = True
-        if host_of(url):
-            meta["sites"] = sorted(set(meta.get("sites") or []) | {site_of(host_of(url))})
+        if urls.host(url):
+            meta["sites"] = sorted(set(meta.get("sites") or []) | {urls.site(urls.host(url))})
 
 
 def trust_site(meta: dict[str, Any], site_domain: str) -> None:
     """The user approved credentials on this site: trusted for the rest of the run."""
-    meta["sites"] = (list(meta.get("sites") or []) + [site_of(site_domain)])[-MAX_SITES:]
+    meta["sites"] = (list(meta.get("sites") or []) + [urls.site(site_domain)])[-MAX_SITES:]
 
 
 def settle_approvals(meta: dict[str, Any]) -> None:
@@ -74,7 +74,7 @@ def unapproved_risk(meta: dict[str, Any], brain: Brain, decision: Decision, ctx:
     if risk is None:
         return None
     key = approval_key(risk, decision, ctx.snapshot.url)
-    if key["category"] == "credential" and site_of(key["domain"]) in (meta.get("sites") or []):
+    if key["category"] == "credential" and urls.site(key["domain"]) in (meta.get("sites") or []):
         return None  # credentials for a site this run started on, or the user trusts
     i = matching_approval(meta.get("approvals") or [], key, risk.amount)
     if i is not None:
@@ -86,7 +86,7 @@ def unapproved_risk(meta: dict[str, Any], brain: Brain, decision: Decision, ctx:
 def approval_key(risk: Risk, decision: Decision, url: str) -> dict[str, str]:
     """What an approval of this risky action covers (besides the amount)."""
     path = urlsplit(url).path if url else ""
-    return {"category": str(risk.category or "risky"), "domain": (risk.domain or host_of(url)).lower(),
+    return {"category": str(risk.category or "risky"), "domain": (risk.domain or urls.host(url)).lower(),
             "tool": decision.tool, "element": risk.element or f"{decision.tool}:{decision.target}".lower(),
             "place": risk.place or (path or "/").lower()}
 

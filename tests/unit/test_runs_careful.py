@@ -260,6 +260,22 @@ def test_credentials_for_a_site_the_task_names_do_not_ask(aws, monkeypatch):
     assert r["action"] == "execute_tool", r
 
 
+@pytest.mark.parametrize(("start", "other"), [
+    ("https://alice.github.io/shop/", "https://evil.github.io/signin"),
+    ("https://shop-one.herokuapp.com/", "https://login.shop-two.herokuapp.com/signin"),
+])
+def test_two_sites_under_one_public_suffix_are_not_one_site_for_credentials(aws, monkeypatch, start, other):
+    """Anyone may register under github.io or herokuapp.com: a run started on one app does not trust another
+    app under the same suffix with credentials."""
+    scripted(monkeypatch, lambda ctx: ("type", {"id": "agent-2", "text": "correct horse"}))
+    rid = run(f"Sign in at {start} and check my orders")
+    step(rid, snap(start, "Welcome", [{"id": "agent-9", "tag": "a", "text": "Sign in"}]))
+    r = step(rid, snap(start + "signin", "Sign in", LOGIN, ts=2), {"success": True})
+    assert r["action"] == "execute_tool", r  # the task's own site
+    r = step(rid, snap(other, "Sign in", LOGIN, ts=3), {"success": True})
+    assert r["action"] == "ask_user" and "credential" in r["question"], r
+
+
 # ---------------------------------------------------------------- any category reads sensibly
 
 def test_unknown_categories_still_ask_a_readable_question(aws, monkeypatch):
@@ -291,12 +307,15 @@ def test_risk_without_summary_names_the_action(aws, monkeypatch):
 # ------------------------------------------------------------------ the rules themselves (runs.careful)
 
 def test_sites_are_registrable_domains_from_the_task_and_the_start_url():
-    from runs.careful import site_of, task_sites
+    from runs.careful import task_sites
+
+    from agenthost.urls import site as site_of
 
     assert site_of("login.shop.test") == "shop.test" and site_of("a.b.co.uk") == "b.co.uk"
     assert site_of("127.0.0.1") == "127.0.0.1" and site_of("localhost") == "localhost"
     assert task_sites("Log in to mail.example.com and check the inbox", "https://www.news.test/a") == \
         ["example.com", "news.test"]
+    assert task_sites("Sign in at alice.github.io", None) == ["alice.github.io"]
 
 
 def test_an_approval_matches_one_transaction_up_to_its_amount():

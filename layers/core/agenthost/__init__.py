@@ -21,6 +21,7 @@ Only what two or more functions use lives here; the core imports no protocol. Ea
 * ``signing``: webhook HMAC signatures over the raw body, constant-time compare, replay window.
 * ``skills`` (package): exact solvers for structured problems a web task can pose.
 * ``store``: the single DynamoDB table: keys, typed reads and writes, conditional writes, TTL.
+* ``urls``: a URL's host and origin, and a host's site by the Public Suffix List (one place for each).
 """
 
 __version__ = "0.1.0"

@@ -29,6 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
+from agenthost import urls
 from agenthost.agent.actions import Action, Decision, approval_question, avoid_list, avoid_set, is_avoided, tool_names
 from agenthost.agent.guards import LoopGuard, check_actions, classify_risk, strip_script
 from agenthost.agent.outcome import judge
@@ -432,15 +433,6 @@ def run_skill_calls(calls: Any, skills: Sequence[Any], deadline: Deadline | floa
     return out
 
 
-def _host(url: str) -> str:
-    from urllib.parse import urlsplit
-
-    try:
-        return (urlsplit(url).hostname or "").lower()
-    except ValueError:
-        return ""
-
-
 def _navigation_allowed(url: str, page: Page, task_urls: Sequence[str]) -> bool:
     """A navigation goes to a URL the task names, the current site, or a link the page shows.
 
@@ -448,9 +440,10 @@ def _navigation_allowed(url: str, page: Page, task_urls: Sequence[str]) -> bool:
     """
     from urllib.parse import urljoin
 
-    host = _host(url)
+    host = urls.host(url)
     if not host:
         return False
-    if any(_host(u) == host for u in task_urls) or (page.url and _host(page.url) == host):
+    if any(urls.host(u) == host for u in task_urls) or (page.url and urls.host(page.url) == host):
         return True
-    return any(e.href and _host(urljoin(page.url or url, e.href)) == host for e in page.elements if e.role == "link")
+    return any(e.href and urls.host(urljoin(page.url or url, e.href)) == host
+               for e in page.elements if e.role == "link")

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
+from agenthost import urls
 from agenthost.agent.actions import Action, is_avoided, norm
 from agenthost.agent.forms import NEXT_STEP, NOT_SUBMIT, SUBMIT, blocked
 from agenthost.agent.guards import LoopGuard, resolve
@@ -241,34 +242,13 @@ def clue_text(facts: TaskFacts, page: Page) -> str:
     return " ".join(out)
 
 
-_SECOND_LEVEL = frozenset({"co", "com", "net", "org", "gov", "ac", "edu", "ne", "or", "go", "gv"})
-
-
-def host_of(url: str) -> str:
-    try:
-        return (urlsplit(url).hostname or "").lower()
-    except ValueError:
-        return ""
-
-
-def site_of(host: str) -> str:
-    """The registrable part of a host name ("login.shop.test" -> "shop.test", "a.b.co.uk" -> "b.co.uk");
-    IP addresses and single labels are their own site."""
-    host = (host or "").lower().strip(".")
-    if not host or ":" in host or re.fullmatch(r"[\d.]+", host):
-        return host
-    parts = host.split(".")
-    if len(parts) >= 3 and len(parts[-1]) == 2 and parts[-2] in _SECOND_LEVEL:
-        return ".".join(parts[-3:])
-    return ".".join(parts[-2:])
-
-
 def off_site(url: str, home: str, facts: TaskFacts) -> bool:
     """Whether ``url`` is on another site than the task's (``home``) and the task gives no reason to go
     there (it names neither the host nor the site's name)."""
-    host = host_of(url)
-    if not host or not home or site_of(host) == site_of(home):
+    host = urls.host(url)
+    if not host or not home or urls.site(host) == urls.site(home):
         return False
-    name = site_of(host).split(".")[0]
-    return not (host in facts.low or site_of(host) in facts.low or (len(name) > 3 and has_phrase(facts.low, name))
-                or any(host_of(u) == host for u in facts.urls))
+    site = urls.site(host)
+    name = site.split(".")[0]
+    return not (host in facts.low or site in facts.low or (len(name) > 3 and has_phrase(facts.low, name))
+                or any(urls.host(u) == host for u in facts.urls))

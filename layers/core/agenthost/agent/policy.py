@@ -29,6 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from agenthost import urls
 from agenthost.agent import codes
 from agenthost.agent.actions import Action, Decision, approval_question, avoid_set, is_avoided, tool_names
 from agenthost.agent.answers import answer_from
@@ -38,7 +39,6 @@ from agenthost.agent.navigation import (
     alternatives,
     best_link,
     escalate,
-    host_of,
     named_clicks,
     next_step,
     off_site,
@@ -117,7 +117,7 @@ def _page_verdict(t: _Turn) -> Outcome:
         # the first page, and a page the agent only navigated to: what they show was there before acting
         memory["before"] = (list(memory.get("before") or []) + success_keys(page))[-40:]
     if not memory.get("home"):
-        home = host_of(facts.urls[0]) if facts.urls else host_of(page.url)
+        home = urls.host(facts.urls[0]) if facts.urls else urls.host(page.url)
         if home:
             memory["home"] = home
     verdict = judge(page, memory.get("before") or ())

@@ -14,13 +14,13 @@ from urllib.parse import quote, urljoin, urlsplit
 
 import httpx
 
+from agenthost import urls
 from agenthost.agents_client.site import (
     AgentsApiError,
     Capability,
     DiscoveryError,
     Handoff,
     Site,
-    origin,
     parse_agents_txt,
     site_from_json,
     site_from_txt,
@@ -113,7 +113,7 @@ class AgentsClient:
         if self.site_url.endswith(".json"):
             json_url = self.site_url
         else:
-            json_url = origin(self.site_url) + "/.well-known/agents.json"
+            json_url = urls.origin(self.site_url) + "/.well-known/agents.json"
         problem = ""
         try:
             doc = self._get_doc(json_url)

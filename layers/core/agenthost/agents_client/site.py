@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
+from agenthost import urls
 from agenthost.errors import Upstream
 
 BASE_PATH = "/.well-known/agents/api"
@@ -74,11 +75,6 @@ class Handoff:
     human_handoff: bool = True
 
 
-def origin(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"
-
-
 def parse_agents_txt(text: str) -> dict[str, Any]:
     """``Site:``, ``URL:``, ``Agents-JSON:``, ``Allow:`` (repeated), ``Rate-Limit: N/minute``,
     ``Session-TTL: Ns`` into a dict (unknown lines ignored)."""
@@ -144,6 +140,6 @@ def site_from_txt(info: dict[str, Any], source: str) -> Site:
     if not caps:
         raise DiscoveryError(200, f"{source} allows no capabilities")
     session = urljoin(source, BASE_PATH + "/session")
-    return Site(name=str(info.get("site") or ""), url=str(info.get("url") or origin(source) + "/"),
+    return Site(name=str(info.get("site") or ""), url=str(info.get("url") or urls.origin(source) + "/"),
                 source=source, capabilities=caps, session_create=session, session_delete=session,
                 session_ttl_s=info.get("session_ttl"), requests_per_minute=info.get("rate_limit"))

@@ -1,0 +1,77 @@
+"""URLs as the agent and the protocols compare them: a URL's host, its origin, and the site a host belongs to.
+
+The one place these are computed (the web agent's off-site rule and its LLM policy's navigation check,
+careful mode's trusted sites, the AI Olympics task key, the agents.json client's discovery).
+
+* :func:`host` - the lower-case host name of a URL ("" when it has none or cannot be parsed);
+* :func:`origin` - ``scheme://host[:port]`` in lower case, user info dropped ("" without scheme or host);
+* :func:`site` - the registrable part of a host by the Public Suffix List (``login.shop.example.co.uk`` ->
+  ``example.co.uk``; ``a.github.io`` and ``evil.github.io`` are two sites, as are two ``*.herokuapp.com``
+  apps, because the list names ``github.io`` and ``herokuapp.com`` as suffixes under which anyone may
+  register). IP addresses, single labels (``localhost``) and hosts that are suffixes themselves are their
+  own site; a name under a suffix the list does not know (``shop.test``) counts its last label as the suffix.
+
+The list is the ``publicsuffixlist`` package's snapshot, shipped in the layer with it (pinned in
+``layers/core/requirements.txt``; a newer snapshot comes with a newer pin): nothing is fetched at run time.
+It is loaded on the first :func:`site` call (about 60 ms), not at import, so cold starts that never compare
+sites do not pay for it.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from functools import cache
+from typing import Any
+from urllib.parse import urlsplit
+
+
+def host(url: str) -> str:
+    """The lower-case host name of ``url``, without brackets for IPv6; "" when there is none."""
+    try:
+        return (urlsplit(url or "").hostname or "").lower()
+    except ValueError:
+        return ""
+
+
+def origin(url: str) -> str:
+    """``scheme://host[:port]`` of ``url`` in lower case (user info dropped); "" without a scheme or host."""
+    try:
+        parts = urlsplit(url or "")
+    except ValueError:
+        return ""
+    netloc = parts.netloc.rpartition("@")[2].lower()
+    if not parts.scheme or not netloc:
+        return ""
+    return f"{parts.scheme.lower()}://{netloc}"
+
+
+@cache
+def _suffixes() -> Any:
+    from publicsuffixlist import PublicSuffixList
+
+    return PublicSuffixList()  # the package's own snapshot of the list: no fetch
+
+
+def _is_ip(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+def site(host_name: str) -> str:
+    """The site ``host_name`` belongs to: its registrable domain by the Public Suffix List, or the host itself
+    when it is an IP address, a single label or a public suffix."""
+    name = (host_name or "").strip().lower().strip(".")
+    if name.startswith("[") and name.endswith("]"):
+        name = name[1:-1]
+    if not name or "." not in name or _is_ip(name):
+        return name
+    return str(_suffixes().privatesuffix(name) or name)
+
+
+def same_site(a: str, b: str) -> bool:
+    """Whether the URLs ``a`` and ``b`` are on one site (False when either has no host)."""
+    ha, hb = host(a), host(b)
+    return bool(ha and hb) and site(ha) == site(hb)
