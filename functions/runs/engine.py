@@ -18,6 +18,13 @@ Careful mode: a risky action waits for the user's approval, which covers one tra
 
 The current snapshot lives on the run's ``META`` item (zlib-compressed JSON, secrets redacted by the
 model); ``STEP`` items are small, so ``GET`` is one query over small items.
+
+Secrets (:mod:`runs.masking`): every value the run typed into a secret field, or found in one, becomes a
+secret of the run (kept on ``META`` as salted fingerprints only). Each step masks them, and every card
+number, in the snapshot before the brain sees it, and in everything written (``META``, the ``STEP`` item,
+the stored answer a retry replays) or answered; ``GET`` masks its whole answer again. The task and the
+user's answers are kept as given (the policy reads them every step); ``GET`` shows them masked. A retried
+``/step`` whose answer typed a secret replays as ``observe``: the secret is not kept to replay it.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ from agenthost.http import ApiError
 from agenthost.store import VersionConflict
 from runs import careful, reflect
 from runs.brain import Brain, Decision, StepContext
+from runs.masking import RunSecrets
 from runs.models import (
     END_STATES,
     MASK,
@@ -42,7 +50,6 @@ from runs.models import (
     StartRequest,
     StepRequest,
     ToolResult,
-    mask_text,
     pack_snapshot,
     page_fingerprint,
     unpack_snapshot,
@@ -59,6 +66,9 @@ LOOP_WINDOW = 10
 MAX_REFLECTIONS = 40
 RISKY_TOOLS = frozenset({"click", "type", "press", "navigate"})
 MAX_STEPS_REACHED = "Maximum steps reached"
+#: run and step attributes never masked: the user's own inputs (the policy reads them; GET masks them),
+#: the fingerprints themselves, request and page hashes, ids
+UNMASKED = frozenset({"task", "answers", "secrets", "hash", "fp", "runId", "pk", "sk", "id"})
 
 
 def request_hash(op: str, body: Any) -> str:
@@ -126,8 +136,9 @@ class RunEngine:
                 raise ApiError(409, f"this /step was already processed as step {entry['step']}; "
                                     f"the run is now at step {meta['current_step']}")
         before = copy.deepcopy(meta)
-        response, step_item = self._advance(meta, req, rhash)
-        return self._commit(before, meta, response, step_item, rhash)
+        secrets = RunSecrets(meta.get("secrets"))
+        response, step_item = self._advance(meta, req, rhash, secrets)
+        return self._commit(before, meta, response, step_item, rhash, secrets)
 
     def answer(self, run_id: str, req: AnswerRequest) -> dict[str, Any]:
         rhash = request_hash("answer", req.model_dump(mode="json"))
@@ -170,7 +181,7 @@ class RunEngine:
                              "lastActionResult": {"success": True, "message": message},
                              "thinking": "the user answered; observe the page before continuing"}
                 response = self._response(meta, "execute_tool", tool={"name": "observe", "parameters": {}})
-        return self._commit(before, meta, response, step_item, rhash)
+        return self._commit(before, meta, response, step_item, rhash, RunSecrets(meta.get("secrets")))
 
     def cancel(self, run_id: str) -> dict[str, Any]:
         meta = self._load(run_id)
@@ -194,7 +205,7 @@ class RunEngine:
             meta = self.repo.load(run_id)
             if meta is None or meta["status"] in END_STATES:
                 return None
-            self._end(meta, "error", error=error[:500])
+            self._end(meta, "error", error=RunSecrets(meta.get("secrets")).mask(error[:500]))
             meta["last"] = None
             meta["updated_at"] = self.clock_ms()
             try:
@@ -246,7 +257,8 @@ class RunEngine:
                 state[key] = meta[key]
         if meta["status"] == "waiting_user" and meta.get("pending"):
             state["question"] = meta["pending"].get("question")
-        return {"success": True, "state": state}
+        # stored masked; masked again for what was stored before a secret became known, and for the task
+        return {"success": True, "state": RunSecrets(meta.get("secrets")).mask_all(state, skip=frozenset({"id"}))}
 
     def _stalled(self, meta: dict[str, Any]) -> dict[str, Any]:
         """A hosted run whose step died (a Lambda timeout cannot report itself) is ended here, lazily,
@@ -266,7 +278,8 @@ class RunEngine:
 
     # ------------------------------------------------------------------ the step
 
-    def _advance(self, meta: dict[str, Any], req: StepRequest, rhash: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    def _advance(self, meta: dict[str, Any], req: StepRequest, rhash: str,
+                 secrets: RunSecrets) -> tuple[dict[str, Any], dict[str, Any]]:
         now = self.clock_ms()
         recent: list[dict[str, Any]] = meta["recent"]
         result = req.lastActionResult
@@ -282,16 +295,21 @@ class RunEngine:
             return self._response(meta, "error", error=MAX_STEPS_REACHED), {}
         n = meta["current_step"] + 1
         memory_before = copy.deepcopy(meta.get("memory"))
-        snap = req.snapshot
+        snap = _masked_snapshot(req.snapshot, secrets)
         fp = page_fingerprint(snap) if snap is not None else None
         if snap is None:
             decision = Decision("observe", {}, thinking="no page snapshot yet: observe the page first")
             stop = None
         else:
             careful.trust_first_page(meta, snap.url)
-            # the current snapshot (already redacted by the model) rides on META: GET reads no step item
-            meta["snap_z"] = pack_snapshot(snap.model_dump(mode="json", exclude_none=True))
+            known = len(secrets.prints)
             decision, stop = self._decide(meta, snap, fp, n)
+            if _masked_parameters(decision, snap) is not decision.parameters:
+                secrets.add(str(decision.parameters.get("text", "")))  # typed into a secret field
+            # the current snapshot (masked) rides on META: GET reads no step item
+            shown = snap.model_dump(mode="json", exclude_none=True)
+            meta["snap_z"] = pack_snapshot(secrets.mask_all(shown, UNMASKED) if len(secrets.prints) > known
+                                           else shown)
         meta["current_step"] = n
         step_item: dict[str, Any] = {
             "stepNumber": n, "timestamp": now, "hash": rhash, "thinking": decision.thinking[:500],
@@ -316,10 +334,8 @@ class RunEngine:
                   step_item: dict[str, Any]) -> dict[str, Any]:
         """A ``finish`` (the run completes with its result) or an ``ask_user`` (it waits for the answer)."""
         if decision.tool == "finish":
+            # masked with everything the step stores and answers (_commit)
             text = decision.text or str(decision.parameters.get("result", "")) or "Task finished"
-            # the page's text was masked before the brain saw it; a result is masked the same way in case a
-            # secret reached it another way (never stored or returned in clear)
-            text = mask_text(text, (e._masked for e in snap.elements) if snap is not None else ())
             self._end(meta, "completed", result=text)
             step_item.update(action="finish", parameters={}, result=text)
             return self._response(meta, "finish", result=text)
@@ -350,8 +366,6 @@ class RunEngine:
             return self._response(meta, "ask_user", question=question)
         meta["status"] = "running"
         step_item.update(action=decision.tool, parameters=shown)
-        if shown is not decision.parameters:
-            step_item["thinking"] = _mask_text(step_item["thinking"], str(decision.parameters.get("text", "")))
         return self._response(meta, "execute_tool", tool={"name": decision.tool, "parameters": decision.parameters})
 
     @staticmethod
@@ -429,8 +443,24 @@ class RunEngine:
         return None
 
     def _commit(self, before: dict[str, Any], meta: dict[str, Any], response: dict[str, Any],
-                step_item: dict[str, Any] | None, rhash: str) -> dict[str, Any]:
-        meta["last"] = {"hash": rhash, "response": response}
+                step_item: dict[str, Any] | None, rhash: str, secrets: RunSecrets) -> dict[str, Any]:
+        # nothing is written or answered with a secret of the run in it, but the tool the client must run
+        for key in list(meta):
+            if key not in UNMASKED and key != "snap_z":
+                meta[key] = secrets.mask_all(meta[key], UNMASKED)
+        if secrets:
+            meta["secrets"] = secrets.save()
+        step_item = secrets.mask_all(step_item, UNMASKED) if step_item else step_item
+        kept = secrets.mask_all(response, UNMASKED)
+        if kept.get("tool") != response.get("tool"):
+            # a tool carrying a secret (text typed into a password field) is not kept to replay: a retry of
+            # this request gets an observe, and the next step types it again
+            kept["tool"] = {"name": "observe", "parameters": {}}
+        if "tool" in response:
+            response = {**kept, "tool": response["tool"]}
+        else:
+            response = kept
+        meta["last"] = {"hash": rhash, "response": kept}
         meta["version"] = before["version"]
         try:
             self.repo.save(meta, step_item or None)
@@ -475,6 +505,18 @@ def _state(meta: dict[str, Any]) -> dict[str, Any]:
     return {"status": meta["status"], "currentStep": meta["current_step"], "maxSteps": meta["max_steps"]}
 
 
+def _masked_snapshot(snap: PageSnapshot | None, secrets: RunSecrets) -> PageSnapshot | None:
+    """``snap`` with the run's secrets masked: those it typed on earlier pages, and the values its secret
+    fields hold now (added to the run's secrets: a later page may echo them)."""
+    if snap is None:
+        return None
+    for e in snap.elements:
+        secrets.add(e._masked)
+    if not secrets:
+        return snap
+    return PageSnapshot.model_validate(secrets.mask_all(snap.model_dump(mode="json", exclude_none=True), UNMASKED))
+
+
 def _masked_parameters(decision: Decision, snap: PageSnapshot | None) -> dict[str, Any]:
     """The decision's parameters as stored for display: text typed into a secret field is masked (the
     extension still gets it in the response)."""
@@ -487,6 +529,3 @@ def _masked_parameters(decision: Decision, snap: PageSnapshot | None) -> dict[st
         return p
     return {**p, "text": MASK}
 
-
-def _mask_text(text: str, secret: str) -> str:
-    return text.replace(secret, MASK) if len(secret) >= 3 else text

@@ -10,10 +10,11 @@ import hashlib
 import json
 import re
 import zlib
-from collections.abc import Iterable
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+
+from runs.masking import MASK, looks_like_card_number, mask_text
 
 RunStatus = Literal["created", "running", "waiting_user", "completed", "error", "cancelled"]
 RunMode = Literal["autonomous", "careful"]
@@ -25,51 +26,13 @@ MAX_ELEMENTS = 100
 MAX_VISIBLE_TEXT = 6000
 MAX_ELEMENT_TEXT = 200
 MAX_FIELD = 500
-#: what a secret field's value is replaced with (non-empty, so the policy still sees the field is filled)
-MASK = "********"
-
 #: names, labels and autocomplete tokens of fields whose value is a secret (password, card data, codes)
 _SECRET_FIELD = re.compile(
     r"pass(?:word|wd|code|phrase)|\bpin\b|\bcvv2?\b|\bcvc2?\b|\bcsc\b|security[ _-]?code|card[ _-]?(?:number|no\b|num)|"
     r"cardnumber|credit[ _-]?card|\bcc[ _-]?(?:num|number|csc|cvc|cvv|exp)|one[ _-]?time[ _-]?(?:code|password)|"
     r"\botp\b|\b2fa\b|\biban\b|\bssn\b|api[ _-]?key|secret", re.I)
-_CARDLIKE = re.compile(r"^[\d][\d \-]{11,22}\d$")
-
-
-def _luhn(digits: str) -> bool:
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        d = int(ch)
-        if i % 2:
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return total % 10 == 0
-
-
-_CARD_IN_TEXT = re.compile(r"(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])")
-
-
-def mask_card_numbers(text: str) -> str:
-    """``text`` with every Luhn-valid card number (13-19 digits, spaces/dashes allowed) replaced by :data:`MASK`."""
-    if not text or sum(ch.isdigit() for ch in text) < 13:
-        return text
-    return _CARD_IN_TEXT.sub(lambda m: MASK if _luhn(re.sub(r"\D", "", m.group())) else m.group(), text)
-
-
-def mask_text(text: str, secrets: Iterable[str] = ()) -> str:
-    """``text`` as it may be stored or shown: each of ``secrets`` (values typed into secret fields, 4+
-    characters) and every card number replaced by :data:`MASK`."""
-    for value in sorted({v for v in secrets if v and len(v) >= 4}, key=len, reverse=True):
-        text = text.replace(value, MASK)
-    return mask_card_numbers(text)
-
-
-def looks_like_card_number(value: str) -> bool:
-    """13-19 digits (spaces/dashes allowed) that pass the Luhn check."""
-    if not _CARDLIKE.match(value.strip()):
-        return False
-    digits = re.sub(r"\D", "", value)
-    return 13 <= len(digits) <= 19 and _luhn(digits)
+#: the element fields a page can put text in (all masked like the page's text); ``id`` is the extension's own
+_ELEMENT_TEXT = ("text", "ariaLabel", "placeholder", "value", "href", "name", "label", "form")
 
 
 class Health(BaseModel):
@@ -186,10 +149,21 @@ class PageSnapshot(_In):
 
     @model_validator(mode="after")
     def _redact_text(self) -> PageSnapshot:
-        # what was masked in the elements is masked in the page's text too (a page may echo a typed
-        # password; a card number shows on a confirmation page), before anything stores or returns it
-        self.visibleText = mask_text(self.visibleText, (e._masked for e in self.elements))
-        self.title = mask_card_numbers(self.title)
+        # what was masked in the elements is masked everywhere else the page shows text (a page may echo a
+        # typed password in its title, URL, links, labels or other fields; a card number shows on a
+        # confirmation page), before anything stores or returns it; the run's own secrets (what it typed on
+        # earlier pages) are masked by the engine (runs.masking.RunSecrets)
+        secrets = [e._masked for e in self.elements if e._masked]
+        self.visibleText = mask_text(self.visibleText, secrets)
+        self.title = mask_text(self.title, secrets)
+        self.url = mask_text(self.url, secrets)
+        for e in self.elements:
+            for name in _ELEMENT_TEXT:
+                value = getattr(e, name)
+                if value and value != MASK:
+                    setattr(e, name, mask_text(value, secrets))
+            if e.options:
+                e.options = [mask_text(o, secrets) for o in e.options]
         return self
 
 

@@ -117,7 +117,7 @@ VIEW_SETTLE_PAUSE_S = 0.01
 VIEW_ATTRIBUTES = (
     "pk", "sk", "expires_at", "version", "runId", "task", "mode", "status", "current_step", "max_steps",
     "reflections", "snap_z", "created_at", "updated_at", "claimed_at", "browser", "result", "error", "pending",
-    "declined", "stepNumber", "action", "timestamp", "lastActionResult",
+    "declined", "stepNumber", "action", "timestamp", "lastActionResult", "secrets",
 )
 
 

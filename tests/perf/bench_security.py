@@ -15,9 +15,17 @@ attempts on both webhooks with the wrong acceptances.
    headers the signature does not cover changed (``X-AI-Olympics-Agent-Id`` to other ids or none,
    ``X-AI-Olympics-Test``, a timestamp header still within its 5 s of the body's). Counted: resends, fresh
    decisions (the policy asked again), new task items, turns metered to an id the resender chose. Aim: 0.
+4. Masking sweep: Proxy API runs whose scripted policy types a random password (symbols included) and a
+   card number into secret fields, on pages that echo them in a random spelling (as typed, URL-encoded,
+   form-encoded, HTML-escaped) in every field a snapshot has, with tool results that repeat them, card
+   numbers in several groupings beside other digit runs, and a finish that quotes everything. Counted:
+   secrets planted, then found in any field of the step answers and GET (the tool the extension must run
+   aside), and in any attribute of any stored item (the snapshot unpacked; the task, stored as given,
+   aside). Aim: 0 and 0.
 
 Options: ``--per-route N`` (fuzzed requests per route, default 520), ``--signatures N`` (attempts, default
-1,200), ``--header-replays N`` (signed turns resent, default 60), ``--seed N``.
+1,200), ``--header-replays N`` (signed turns resent, default 60), ``--masking-runs N`` (default 40),
+``--seed N``.
 """
 
 from __future__ import annotations
@@ -293,11 +301,114 @@ def header_replays(bodies: int, seed: int) -> int:
     return fresh
 
 
+def masking_sweep(runs: int, seed: int) -> int:
+    """Proxy API runs that type secrets onto pages echoing them; returns the secrets found afterwards."""
+    import html
+    import string
+    from urllib.parse import quote, quote_plus
+
+    import runs.app as runs_app
+    from runs.brain import Decision
+    from runs.models import unpack_snapshot
+
+    from agenthost.store import Store
+    from tests.security.routes import RUNS_KEY
+    from tests.support.apigw import call
+    from tests.unit.runs_support import ScriptedBrain
+
+    rng = random.Random(seed)
+    headers = {"x-api-key": RUNS_KEY}
+    store = Store()
+
+    def luhn_card(prefix: str, length: int) -> str:
+        digits = [int(c) for c in prefix] + [rng.randint(0, 9) for _ in range(length - len(prefix) - 1)]
+        total = sum((d * 2 - 9 if d * 2 > 9 else d * 2) if i % 2 == 0 else d
+                    for i, d in enumerate(reversed(digits)))
+        return "".join(map(str, digits)) + str((10 - total % 10) % 10)
+
+    def grouped(card: str) -> str:
+        sep = rng.choice([" ", "-", "\u00a0", ""])
+        sizes = [4, 6, 5] if len(card) == 15 else [4] * (len(card) // 4) + ([len(card) % 4] if len(card) % 4 else [])
+        out, at = [], 0
+        for n in sizes:
+            out.append(card[at:at + n])
+            at += n
+        return sep.join(out)
+
+    def spell(secret: str) -> str:
+        return rng.choice([secret, quote(secret, safe=""), quote_plus(secret), html.escape(secret)])
+
+    def page(url: str, secret: str, cards: list[str], ts: int) -> dict[str, Any]:
+        e = [spell(secret) for _ in range(9)]
+        shown = " ".join(f"{rng.choice(['Card2', 'Row 3', 'ref 12', 'x'])} {c}" for c in cards)
+        return {"url": f"{url}?a={e[0]}", "title": f"Hi {e[1]}", "timestamp": ts,
+                "visibleText": f"Your secret: {e[2]}\n{shown}\nOrder {rng.randint(10**11, 10**12 - 1)}",
+                "elements": [
+                    {"id": "agent-1", "tag": "input", "type": "password", "name": "password"},
+                    {"id": "agent-2", "tag": "input", "type": "text", "name": "cardnumber"},
+                    {"id": "agent-3", "tag": "a", "text": f"Hello {e[3]}", "href": f"/p?x={e[4]}"},
+                    {"id": "agent-4", "tag": "button", "text": "Go", "ariaLabel": f"Go {e[5]}"},
+                    {"id": "agent-5", "tag": "input", "type": "text", "name": "hint", "placeholder": e[6],
+                     "value": e[7], "label": f"{shown}"},
+                    {"id": "agent-6", "tag": "select", "name": "s", "options": [e[8], "other"]}]}
+
+    planted = found_returned = found_stored = 0
+    where: Counter[str] = Counter()
+    real = runs_app._brain
+    try:
+        for i in range(runs):
+            alphabet = string.ascii_letters + string.digits + "!#%*+-_=?&<>\"' "
+            password = "".join(rng.choice(alphabet) for _ in range(rng.randint(10, 20))).strip() + "Q1"
+            card = luhn_card(rng.choice(["4", "51", "37", "6011"]), rng.choice([15, 16, 16, 19]))
+            shown = [luhn_card("4", 16), luhn_card("5", 16)]
+            plan = iter([Decision("type", {"id": "agent-1", "text": password}, thinking=f"type {password}"),
+                         Decision("type", {"id": "agent-2", "text": grouped(card)}, thinking=f"card {card}"),
+                         Decision("finish", {}, text=f"done {password} {card} {' '.join(shown)}")])
+            runs_app._brain = ScriptedBrain(choose=lambda ctx, plan=plan: next(plan))
+            r = call(runs_app.handler, "POST", "/agent/run/start", json_body={"task": f"Sign up {i}"},
+                     headers=headers)
+            rid = r.json()["runId"]
+            answers = []
+            for n, secret in enumerate(("nothing-yet", password, card)):
+                cards = [grouped(c) for c in shown] + ([grouped(card)] if n == 2 else [])
+                result = {"success": True, "message": f"typed {spell(secret)}"} if n else None
+                body = {"snapshot": page(f"https://s{i}.test/p{n}", secret, cards, n + 1),
+                        **({"lastActionResult": result} if result else {})}
+                answer = call(runs_app.handler, "POST", f"/agent/run/{rid}/step", json_body=body, headers=headers)
+                planted += 11
+                answers.append({k: v for k, v in answer.json().items() if k != "tool"})
+            state = call(runs_app.handler, "GET", f"/agent/run/{rid}", headers=headers).json()
+            items = list(store.query(f"RUN#{rid}"))
+            for item in items:
+                item.pop("task", None)
+                if item.get("snap_z") is not None:
+                    item["snap_z"] = unpack_snapshot(item["snap_z"])
+            returned = json.dumps([answers, state], ensure_ascii=False)
+            kept = json.dumps(items, default=str, ensure_ascii=False)
+            secrets = {password, quote(password, safe=""), quote_plus(password), html.escape(password), card,
+                       *shown}
+            secrets = {x for x in secrets if len(x) >= 4}
+            for x in secrets:
+                if x in returned:
+                    found_returned += 1
+                    where["returned"] += 1
+                if x in kept:
+                    found_stored += 1
+                    where["stored"] += 1
+    finally:
+        runs_app._brain = real
+    print(f"masking sweep: {runs} runs, {planted} echoes of typed secrets planted (plus card numbers in 4 "
+          f"groupings), secrets found in returned fields: {found_returned}, in stored attributes: {found_stored} "
+          "(aim 0 and 0)")
+    return found_returned + found_stored
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-route", type=int, default=520)
     parser.add_argument("--signatures", type=int, default=1200)
     parser.add_argument("--header-replays", type=int, default=60)
+    parser.add_argument("--masking-runs", type=int, default=40)
     parser.add_argument("--seed", type=int, default=18)
     args = parser.parse_args()
     from tests.security.routes import in_process
@@ -307,6 +418,7 @@ def main() -> None:
         fuzz(args.per_route, args.seed)
         signatures(args.signatures, args.seed)
         header_replays(args.header_replays, args.seed)
+        masking_sweep(args.masking_runs, args.seed)
     print(f"({time.monotonic() - started:.0f} s)")
 
 
