@@ -10,9 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from agenthost.agent import Action, DeterministicPolicy
+from agenthost.agent.guards import WebGuard
 from olympics.turn import Decision, Policy, TurnInput
 
-_deterministic = DeterministicPolicy()
+#: our deterministic policy, behind the web guard like every policy (``make_policy`` gives the others)
+_deterministic = WebGuard(DeterministicPolicy())
 
 
 def _history(inp: TurnInput) -> list[Action]:

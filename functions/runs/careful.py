@@ -9,7 +9,6 @@ did not start on and the task does not name (or the user approved before).
 
 from __future__ import annotations
 
-import re
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -19,13 +18,13 @@ from runs.brain import Brain, Decision, Risk, StepContext
 #: an approval not used within this many steps lapses (the user approved what the page showed then)
 APPROVAL_STEPS = 10
 MAX_SITES = 50
-_HOST_IN_TEXT = re.compile(r"\b((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24})\b", re.I)
 
 
 def task_sites(task: str, start_url: str | None) -> list[str]:
     """The sites credentials may go to without asking from the start: those the task names, and the start
-    URL's (the first page's is added by :func:`trust_first_page`)."""
-    sites = sorted({urls.site(h) for h in _HOST_IN_TEXT.findall(task)})[:MAX_SITES]
+    URL's (the first page's is added by :func:`trust_first_page`); the domain of an e-mail address in the task
+    is no such site."""
+    sites = sorted({urls.site(h) for h in urls.hosts_in(task)})[:MAX_SITES]
     if start_url and urls.host(start_url):
         sites = sorted(set(sites) | {urls.site(urls.host(start_url))})
     return sites

@@ -112,3 +112,10 @@ class Switch:
 
 def switch() -> Switch:
     return Switch()
+
+
+def obedient() -> Any:
+    """A web agent that does what the page tells it (:mod:`tests.support.obedient`)."""
+    from tests.support.obedient import Obedient
+
+    return Obedient()

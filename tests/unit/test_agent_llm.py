@@ -130,13 +130,15 @@ def test_a_done_the_page_contradicts_is_not_a_success(fake):
 def test_make_policy_follows_settings(monkeypatch, fake):
     from agenthost import config, llm
     from agenthost.agent import DeterministicPolicy, make_policy
+    from agenthost.agent.guards import WebGuard
 
     llm.reset()
-    assert isinstance(make_policy(), DeterministicPolicy)
+    p = make_policy()  # every policy comes behind the web guard
+    assert isinstance(p, WebGuard) and isinstance(p.policy, DeterministicPolicy) and p.fallback is None
     monkeypatch.setenv("AGENTHOST_LLM", "openai:m")
     monkeypatch.setenv("AGENTHOST_LLM_BASE_URL", fake.base_url)
     config.reset()
     llm.reset()
     p = make_policy()
-    assert isinstance(p, LlmPolicy)
+    assert isinstance(p, WebGuard) and isinstance(p.policy, LlmPolicy) and isinstance(p.fallback, DeterministicPolicy)
     llm.reset()

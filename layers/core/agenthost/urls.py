@@ -5,6 +5,8 @@ careful mode's trusted sites, the AI Olympics task key, the agents.json client's
 
 * :func:`host` - the lower-case host name of a URL ("" when it has none or cannot be parsed);
 * :func:`origin` - ``scheme://host[:port]`` in lower case, user info dropped ("" without scheme or host);
+* :func:`hosts_in` - the host names a text names: the hosts of its URLs and bare host names
+  (``mail.example.com``), not the domain of an e-mail address (an address is no reason to trust a site);
 * :func:`site` - the registrable part of a host by the Public Suffix List (``login.shop.example.co.uk`` ->
   ``example.co.uk``; ``a.github.io`` and ``evil.github.io`` are two sites, as are two ``*.herokuapp.com``
   apps, because the list names ``github.io`` and ``herokuapp.com`` as suffixes under which anyone may
@@ -20,6 +22,7 @@ sites do not pay for it.
 from __future__ import annotations
 
 import ipaddress
+import re
 from functools import cache
 from typing import Any
 from urllib.parse import urlsplit
@@ -43,6 +46,25 @@ def origin(url: str) -> str:
     if not parts.scheme or not netloc:
         return ""
     return f"{parts.scheme.lower()}://{netloc}"
+
+
+#: a host name in text: dot-separated labels ending in a letters-only label, not part of an e-mail address
+_HOST_IN_TEXT = re.compile(r"(?<![\w@.-])((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24})(?![\w-]|\.\w)", re.I)
+
+
+_URL_IN_TEXT = re.compile(r"\bhttps?://[^\s\"'<>)]+", re.I)
+
+
+def hosts_in(text: str) -> list[str]:
+    """The host names ``text`` names, lower case, once each: its URLs' hosts (IP addresses and ``localhost``
+    too) first, then bare host names (see the module docstring)."""
+    out: list[str] = []
+    found = [host(u.rstrip(".,;")) for u in _URL_IN_TEXT.findall(text or "")]
+    found += [m.group(1).lower() for m in _HOST_IN_TEXT.finditer(_URL_IN_TEXT.sub(" ", text or ""))]
+    for name in found:
+        if name and name not in out:
+            out.append(name)
+    return out
 
 
 @cache

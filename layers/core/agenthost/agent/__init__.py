@@ -28,7 +28,9 @@ Interface (everything a protocol needs)::
 * Wire forms: ``decision.olympics()`` gives the AI Olympics response body; ``action.to_proxy()`` gives
   ``{"name", "parameters": {"id": ...}}``; ``action.to_browser()`` gives a browser-function action.
 * Guards (:mod:`agenthost.agent.guards`): ``resolve``, ``check_actions``, ``LoopGuard``, ``classify_risk``,
-  ``strip_script``; usable on their own for actions a protocol receives from elsewhere.
+  ``strip_script``; usable on their own for actions a protocol receives from elsewhere. ``WebGuard`` /
+  ``guard_decision``: the rules every policy's actions follow (off-site navigation, deletions, the task's
+  secrets); ``make_policy()`` already puts its policy behind it.
 """
 
 from __future__ import annotations
@@ -42,12 +44,16 @@ __all__ = ["Action", "Decision", "DeterministicPolicy", "Element", "Page", "Poli
 
 
 def make_policy() -> Policy:
-    """The policy ``AGENTHOST_AGENT`` and ``AGENTHOST_LLM`` select: a user's agent (see
-    :mod:`agenthost.plugins`) guarded, with ours as its fallback; ours is the LLM policy (with
-    deterministic fallback) or the deterministic one."""
+    """The policy ``AGENTHOST_AGENT`` and ``AGENTHOST_LLM`` select, behind the web guard
+    (:class:`~agenthost.agent.guards.WebGuard`: every decision checked once by the same rules): a user's
+    agent (see :mod:`agenthost.plugins`) guarded, with ours as its fallback; ours is the LLM policy (with
+    deterministic fallback) or the deterministic one. When the web guard leaves a decision of the LLM or a
+    user's agent nothing to do, the deterministic policy decides."""
+    from agenthost.agent.guards import WebGuard
     from agenthost.plugins import web_policy
 
-    return web_policy(our_policy())
+    policy = web_policy(our_policy())
+    return WebGuard(policy, None if isinstance(policy, DeterministicPolicy) else DeterministicPolicy())
 
 
 def our_policy() -> Policy:

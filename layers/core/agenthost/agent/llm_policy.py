@@ -31,11 +31,10 @@ from typing import Any
 
 from agenthost import urls
 from agenthost.agent.actions import Action, Decision, approval_question, avoid_list, avoid_set, is_avoided, tool_names
-from agenthost.agent.guards import LoopGuard, check_actions, classify_risk, strip_script
+from agenthost.agent.guards import LoopGuard, WebRules, check_actions, classify_risk, strip_script
 from agenthost.agent.outcome import judge
 from agenthost.agent.page import MASK, Page, is_sensitive
 from agenthost.agent.policy import DeterministicPolicy
-from agenthost.agent.task import read_task
 from agenthost.config import settings
 from agenthost.deadline import Deadline, remaining
 from agenthost.llm import LlmError, Provider, Usage
@@ -263,6 +262,7 @@ class LlmPolicy:
         prompt_chars = 0
         reason = ""
         skills = self.skills
+        rules = WebRules.of(task, page, memory, careful=careful)
         skill_results: list[tuple[str, dict[str, Any], str]] = []
         repaired = False
         for _ in range(3):  # at most one skill round and one repair round
@@ -280,14 +280,14 @@ class LlmPolicy:
                 break
             calls = obj.get("skill_calls") if offered else None
             if calls and not obj.get("actions") and not obj.get("done"):
-                skill_results = run_skill_calls(calls, skills, llm_deadline, page, read_task(task).urls)
+                skill_results = run_skill_calls(calls, skills, llm_deadline, page, rules.facts.urls, rules)
                 memory["skills_used"] = [n for n, _, _ in skill_results]
                 if llm_deadline.remaining() < MIN_REPAIR_S:
                     reason = "no time left after the skill calls"
                     break
                 continue
-            decision, problems = self._validate(obj, page, memory, names, max_actions, read_task(task).urls,
-                                                avoid_pairs)
+            decision, problems = self._validate(obj, page, memory, names, max_actions, rules.facts.urls,
+                                                avoid_pairs, rules)
             if decision is not None:
                 decision.usage = usage.to_dict()
                 decision.prompt_chars = prompt_chars
@@ -308,11 +308,11 @@ class LlmPolicy:
         return d
 
     def _validate(self, obj: dict[str, Any], page: Page, memory: dict[str, Any], names: Sequence[str],
-                  max_actions: int, task_urls: Sequence[str] = (),
-                  avoid: set[tuple[str, str]] | None = None) -> tuple[Decision | None, list[str]]:
+                  max_actions: int, task_urls: Sequence[str] = (), avoid: set[tuple[str, str]] | None = None,
+                  rules: WebRules | None = None) -> tuple[Decision | None, list[str]]:
         if not isinstance(obj.get("actions") or [], list):
             return None, ["actions must be a list"]
-        proposed, problems, done, result, claimed = _proposed(obj, page, task_urls)
+        proposed, problems, done, result, claimed = _proposed(obj, page, task_urls, rules)
         checked = check_actions(proposed, page, tools=names, max_actions=max_actions)
         problems += checked.dropped
         if avoid:
@@ -346,7 +346,7 @@ class LlmPolicy:
                         memory=memory), problems
 
 
-def _proposed(obj: dict[str, Any], page: Page, task_urls: Sequence[str]) \
+def _proposed(obj: dict[str, Any], page: Page, task_urls: Sequence[str], rules: WebRules | None = None) \
         -> tuple[list[Action], list[str], bool, Any, bool | None]:
     """The model's answer read: ``(actions, problems, done, result, claimed success)``; ``finish``/``done``
     actions fold into ``done`` (and ``success: false`` into the claim); a navigation to a URL neither in the
@@ -368,8 +368,9 @@ def _proposed(obj: dict[str, Any], page: Page, task_urls: Sequence[str]) \
             if args.get("success") is False:
                 claimed = False
             continue
-        if tool == "navigate" and not _navigation_allowed(str(args.get("url", "")), page, task_urls):
-            problems.append(f"navigate: {str(args.get('url'))[:100]!r} is not in the task nor linked on the page")
+        if tool == "navigate" and not _navigation_allowed(str(args.get("url", "")), page, task_urls, rules):
+            problems.append(f"navigate: {str(args.get('url'))[:100]!r} is not in the task nor linked on the page, "
+                            "or is another site the task gives no reason to visit")
             continue
         proposed.append(Action(tool, dict(args)))
     return proposed, problems, done, result, claimed
@@ -394,7 +395,8 @@ _skill_pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="skill")
 
 
 def run_skill_calls(calls: Any, skills: Sequence[Any], deadline: Deadline | float, page: Page,
-                    task_urls: Sequence[str] = ()) -> list[tuple[str, dict[str, Any], str]]:
+                    task_urls: Sequence[str] = (),
+                    rules: WebRules | None = None) -> list[tuple[str, dict[str, Any], str]]:
     """Run the model's ``skill_calls`` (at most :data:`MAX_SKILL_CALLS`) and return ``(name, args, result)``.
 
     Each call runs on a worker thread and is abandoned at ``deadline`` (its result then says so); an unknown
@@ -411,7 +413,7 @@ def run_skill_calls(calls: Any, skills: Sequence[Any], deadline: Deadline | floa
         if tool is None:
             out.append((name[:50], args, f"no skill named {name[:50]!r}"))
             continue
-        if "url" in args and not _navigation_allowed(str(args["url"]), page, task_urls):
+        if "url" in args and not _navigation_allowed(str(args["url"]), page, task_urls, rules):
             out.append((name, args, "refused: the URL is not in the task, on this site, nor linked on the page"))
             continue
         left = remaining(deadline)
@@ -433,15 +435,17 @@ def run_skill_calls(calls: Any, skills: Sequence[Any], deadline: Deadline | floa
     return out
 
 
-def _navigation_allowed(url: str, page: Page, task_urls: Sequence[str]) -> bool:
-    """A navigation goes to a URL the task names, the current site, or a link the page shows.
+def _navigation_allowed(url: str, page: Page, task_urls: Sequence[str], rules: WebRules | None = None) -> bool:
+    """A navigation goes to a URL the task names, the current site, or a link the page shows, and (the web
+    guard's rule, ``rules``) another site only with a reason in the task.
 
     URLs that appear only in page *text* are refused: that is how injected instructions send agents away.
+    The web guard checks the decision again whichever policy made it; checking here lets the model repair.
     """
     from urllib.parse import urljoin
 
     host = urls.host(url)
-    if not host:
+    if not host or (rules is not None and rules.navigation(url) is not None):
         return False
     if any(urls.host(u) == host for u in task_urls) or (page.url and urls.host(page.url) == host):
         return True

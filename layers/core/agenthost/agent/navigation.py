@@ -12,15 +12,14 @@ import re
 from collections.abc import Sequence
 from urllib.parse import urljoin
 
-from agenthost import urls
 from agenthost.agent.actions import Action, is_avoided, norm
 from agenthost.agent.forms import NEXT_STEP, NOT_SUBMIT, SUBMIT, blocked
-from agenthost.agent.guards import LoopGuard, resolve
+from agenthost.agent.guards import LoopGuard, off_site, resolve
 from agenthost.agent.outcome import judge
 from agenthost.agent.page import TEXT_ROLES, Element, Page
 from agenthost.agent.progress import Seen, action_key
 from agenthost.agent.task import TaskFacts
-from agenthost.agent.wording import ID, has_phrase, id_kind, identifiers, words
+from agenthost.agent.wording import ID, id_kind, identifiers, words
 
 _REPEAT = re.compile(r"\b(until|again|repeat|each|every|all of|one by one)\b", re.I)
 _HIGHEST = re.compile(r"\b(highest|largest|biggest|greatest|most|maximum|last|top)\b", re.I)
@@ -240,15 +239,3 @@ def clue_text(facts: TaskFacts, page: Page) -> str:
         if words(line) & facts.words:
             out.append(line)
     return " ".join(out)
-
-
-def off_site(url: str, home: str, facts: TaskFacts) -> bool:
-    """Whether ``url`` is on another site than the task's (``home``) and the task gives no reason to go
-    there (it names neither the host nor the site's name)."""
-    host = urls.host(url)
-    if not host or not home or urls.site(host) == urls.site(home):
-        return False
-    site = urls.site(host)
-    name = site.split(".")[0]
-    return not (host in facts.low or site in facts.low or (len(name) > 3 and has_phrase(facts.low, name))
-                or any(urls.host(u) == host for u in facts.urls))
