@@ -168,7 +168,8 @@ class TurnResponse(BaseModel):
         if self.done:
             body["result"] = self.result if self.result is not None else {"success": True}
             gave_up = isinstance(self.result, dict) and self.result.get("success") is False
-            if gave_up and len(body["actions"]) < MAX_ACTIONS:
+            said = any(a["tool"] == "done" for a in body["actions"])  # a replayed give-up carries it already
+            if gave_up and not said and len(body["actions"]) < MAX_ACTIONS:
                 # an honest give-up also as the spec's `done` tool with success false, so a runner that reads
                 # the tool (rather than the response's done/result) never scores it as a success
                 reason = str(self.result.get("reason") or "not completed")[:500]

@@ -163,3 +163,17 @@ def test_an_unlisted_agent_id_does_not_take_the_default_secret_when_agents_are_c
         r = post(*signed(turn_body(agent_id=body_id), SECRET, agent_id=header_id))
         assert r.status == 401, (body_id, header_id)
     assert _task_items(store) == []
+
+
+def test_a_replayed_give_up_is_the_same_answer(store, monkeypatch):
+    """A give-up is sent with the spec's ``done`` tool (success false) beside ``done``/``result``; its replay
+    is that same answer, not one with a second ``done`` tool."""
+    from agenthost.agent import Decision as BrainDecision
+    from olympics import brain
+
+    monkeypatch.setattr(brain, "deterministic", lambda inp: brain._convert(
+        BrainDecision(done=True, success=False, result="Not completed: nothing left to try"), inp))
+    raw, headers = signed(turn_body(4, tree=NAME_FORM, prompt="Type the name Ada Lovelace into the form and send it."))
+    first = post(raw, headers).json()
+    assert [a["tool"] for a in first["actions"]] == ["done"] and first["result"]["success"] is False
+    assert post(raw, headers).json() == first
