@@ -30,6 +30,7 @@ _CLAIM_RE = re.compile(r"(?:我是|我就是|本人是|身份是|I am the|I'm th
 _WOLF_WORDS = ("查杀", "是狼", "狼人", "狼", "werewolf", "wolf")
 _GOOD_WORDS = ("金水", "好人", "villager", "good", "清白", "innocent")
 _ACCUSE_WORDS = ("怀疑", "可疑", "狼", "投", "出局", "放逐", "查杀", "suspect", "wolf", "vote", "eliminate")
+_SAVE_WORDS = ("救了", "救下", "解药", "saved", "save ")
 _DEFEND_WORDS = ("不是狼", "好人", "金水", "相信", "信任", "not a wolf", "trust", "innocent", "good")
 _VOTE_PATTERNS = ("投给{}", "投{}", "票投{}", "出{}", "vote for {}", "vote {}", "voting {}")
 _KILL_PATTERNS = ("刀{}", "杀{}", "击杀{}", "kill {}")
@@ -87,7 +88,19 @@ class View:
     trusted_seer: str | None = None
     trusted_checks: dict[str, str] = field(default_factory=dict)
     declared_votes: dict[str, str] = field(default_factory=dict)  # today: speaker -> target
+    #: who has spoken since the last daybreak (a villager never opens a case on anyone else)
+    spoken_today: set[str] = field(default_factory=set)
     wolf_chat_kill: str | None = None
+    #: what every player can hold for sure or nearly: good (the trusted seer and its good checks, a knight's
+    #: failed duel, a witch claimant's saves) and wolves (its wolf checks, a knight's won duel)
+    public_good: set[str] = field(default_factory=set)
+    public_wolves: set[str] = field(default_factory=set)
+    #: seer claimants exposed as false (their rival was killed at night: the wolves kill the real seer)
+    seer_liars: set[str] = field(default_factory=set)
+    #: seer claimants contesting each other, none trusted yet (their own vote calls do not count)
+    contested: set[str] = field(default_factory=set)
+    #: the reasons behind each public score (what a speech may cite): name -> evidence keys
+    evidence: dict[str, list[str]] = field(default_factory=dict)
     public_score: dict[str, float] = field(default_factory=dict)
     score: dict[str, float] = field(default_factory=dict)
     me_known: bool = True
@@ -117,13 +130,13 @@ def build_view(turn: WerewolfTurn, memory: GameMemory) -> View:
     all_names = sorted({*alive, *dead, *seats}, key=len, reverse=True)
     teammates = _teammates(turn, mem, me, role)
     _read_known_info(turn, mem, all_names)
-    declared, wolf_kill = _read_chat(turn, mem, all_names, dead)
+    declared, spoken, wolf_kill = _read_chat(turn, mem, all_names, dead)
     if dead != set(mem.dead):
         mem.dead = sorted(dead)
         alive = [n for n in alive if n not in dead]
     view = View(turn=turn, memory=mem, me=me, role=role, alive=alive, targets=_targets(turn, alive, me),
-                seats=seats, teammates=teammates, declared_votes=declared, wolf_chat_kill=wolf_kill,
-                me_known=bool(me))
+                seats=seats, teammates=teammates, declared_votes=declared, spoken_today=spoken,
+                wolf_chat_kill=wolf_kill, me_known=bool(me))
     _judge(view)
     return view
 
@@ -212,11 +225,13 @@ def _first_unread(mem: GameMemory, chat: list[ChatLine]) -> int:
 
 
 def _read_chat(turn: WerewolfTurn, mem: GameMemory, all_names: list[str],
-               dead: set[str]) -> tuple[dict[str, str], str | None]:
-    """The chat into memory (claims, claimed checks, accusations) and ``dead`` (deaths the judge announced);
-    returns today's vote declarations and, in the wolves' night chat, the kill they called."""
+               dead: set[str]) -> tuple[dict[str, str], set[str], str | None]:
+    """The chat into memory (claims, claimed checks and saves, accusations, the judge's duel results and
+    daybreak deaths) and ``dead`` (deaths the judge announced); returns today's vote declarations, who spoke
+    today and, in the wolves' night chat, the kill they called."""
     night_wolf_chat = turn.phase.startswith("night") and turn.action_type == "choose_kill_target"
     declared: dict[str, str] = {}
+    spoken: set[str] = set()
     wolf_kill = None
     accus = {k: set(v) for k, v in mem.accusations.items()}
     chat = turn.chat_history
@@ -225,17 +240,51 @@ def _read_chat(turn: WerewolfTurn, mem: GameMemory, all_names: list[str],
         if is_system(line.speaker):
             low = line.content.lower()
             if any(w in low for w in DAYBREAK):
-                declared = {}
+                declared, spoken = {}, set()
             if not night_wolf_chat:  # deaths the roster may not show yet (stale after a knight flip)
-                dead.update(_announced_dead(line.content, all_names))
+                _judge_line(mem, line.content, all_names, dead)
             continue
         if night_wolf_chat:
             wolf_kill = _kill_call(line.content, all_names) or wolf_kill
             continue
         speaker = _match_name(line.speaker, all_names) or line.speaker.strip()
+        spoken.add(speaker)
         _parse_speech(mem, speaker, line.content, all_names, accus, declared)
     mem.accusations = {k: sorted(v) for k, v in sorted(accus.items())}
-    return declared, wolf_kill
+    return declared, spoken, wolf_kill
+
+
+def _judge_line(mem: GameMemory, text: str, all_names: list[str], dead: set[str]) -> None:
+    """A judge's line: deaths (a daybreak's are the night's), and a knight's duel (its target's side is public:
+    a wolf when the duel is won, good when it fails)."""
+    died = _announced_dead(text, all_names)
+    dead.update(died)
+    low = text.lower()
+    if any(w in low for w in DAYBREAK):
+        mem.night_deaths = sorted({*mem.night_deaths, *died})
+    if "决斗" in text or "duel" in low:
+        named = _names_by_position(text, all_names)
+        if len(named) >= 2:
+            knight, target = named[0], named[1]
+            if "失败" in text or "fail" in low:
+                mem.revealed.setdefault(target, "villager")
+            elif any(w in low for w in ("是狼", "werewolf", "is a wolf")):
+                mem.revealed.setdefault(target, "werewolf")
+            mem.revealed.setdefault(knight, "villager")
+
+
+def _names_by_position(text: str, names: list[str]) -> list[str]:
+    """Roster names in ``text`` in the order they first appear (a longer name wins over one inside it)."""
+    spans: list[tuple[int, str]] = []
+    taken: list[tuple[int, int]] = []
+    for name in names:  # longest first
+        i = text.find(name) if name else -1
+        while i >= 0 and any(a <= i < b for a, b in taken):
+            i = text.find(name, i + 1)
+        if i >= 0:
+            spans.append((i, name))
+            taken.append((i, i + len(name)))
+    return [n for _i, n in sorted(spans)]
 
 
 def _announced_dead(text: str, all_names: list[str]) -> list[str]:
@@ -287,20 +336,32 @@ def _parse_speech(mem: GameMemory, speaker: str, text: str, names: list[str],
     m = _CLAIM_RE.search(text)
     if m:
         claimed = _ROLE_WORDS.get(m.group(1).lower(), _ROLE_WORDS.get(m.group(1), "villager"))
-        mem.claims.setdefault(speaker, claimed)
-        if claimed == "seer" and speaker not in mem.seer_claim_order:
-            mem.seer_claim_order.append(speaker)
-    is_seer_claimant = mem.claims.get(speaker) == "seer"
+        before = mem.claims.get(speaker)
+        # the first claim stands; saying "villager" first and a role later is hiding, not a contradiction
+        if before is None or (before == "villager" and claimed != "villager"):
+            mem.claims[speaker] = claimed
+            if claimed == "seer":
+                if speaker not in mem.seer_claim_order:
+                    mem.seer_claim_order.append(speaker)
+            elif claimed != "villager":
+                order = mem.role_claim_order.setdefault(claimed, [])
+                if speaker not in order:
+                    order.append(speaker)
+    claim = mem.claims.get(speaker)
     for clause in _clauses(text):
         found = [n for n in _names_in(clause, names) if n != speaker]
         if not found:
             continue
         low = clause.lower()
-        if is_seer_claimant and len(found) == 1 and ("验" in clause or "check" in low):
+        if claim == "seer" and len(found) == 1 and ("验" in clause or "check" in low):
             if any(w in low for w in _WOLF_WORDS) and "不是狼" not in clause and "not a wolf" not in low:
                 mem.claimed_checks.setdefault(speaker, {})[found[0]] = "werewolf"
             elif any(w in low for w in _GOOD_WORDS):
                 mem.claimed_checks.setdefault(speaker, {})[found[0]] = "villager"
+        if claim == "witch" and len(found) == 1 and any(w in low for w in _SAVE_WORDS):
+            saves = mem.claimed_saves.setdefault(speaker, [])
+            if found[0] not in saves:
+                saves.append(found[0])
         for n in found:
             if any(p.format(n) in clause for p in _VOTE_PATTERNS):
                 declared[speaker] = n
@@ -313,7 +374,11 @@ def _judge(view: View) -> None:
     mem, me = view.memory, view.me
     good, wolves = _sure_sides(view)
     trusted, rivals = _trust_seer(view, good, wolves)
-    view.public_score = pub = _public_scores(view, trusted, rivals, wolves)
+    _public_sides(view, trusted)
+    if not view.wolf_team:
+        good |= view.public_good - wolves
+        wolves |= view.public_wolves - good
+    view.public_score = pub = _public_scores(view, trusted, rivals)
     score = dict(pub)
     for n in wolves:
         score[n] = score.get(n, 0.0) + 50.0
@@ -325,8 +390,13 @@ def _judge(view: View) -> None:
     mem.suspicion = {k: round(v, 2) for k, v in sorted(score.items()) if v}
 
 
+#: roles a mode has one of: a second player claiming one is lying (villager and werewolf are many)
+UNIQUE_ROLES = frozenset({"seer", "witch", "guard", "hunter", "knight", "elder", "cupid", "dreamweaver"})
+
+
 def _sure_sides(view: View) -> tuple[set[str], set[str]]:
-    """(good, wolves) as our own role and our own seer checks prove them."""
+    """(good, wolves) as our own role, our own seer checks, the judge's duel results and what we saw at night
+    prove them; anyone else claiming our own one-of-a-kind role is lying."""
     mem, me = view.memory, view.me
     good: set[str] = set()
     wolves: set[str] = set()
@@ -336,22 +406,48 @@ def _sure_sides(view: View) -> tuple[set[str], set[str]]:
         wolves |= set(view.teammates) | ({me} if me else set())
     for name, res in mem.seer_results.items():
         (wolves if res == "werewolf" else good).add(name)
+    for name, side in mem.revealed.items():
+        (wolves if side == "werewolf" else good).add(name)
     if view.role == "witch":  # the wolves chose them: on the good side (cupid does not learn the lovers' sides)
         good |= set(mem.witch_victims)
+    if view.role in UNIQUE_ROLES and view.role != "seer" and not view.wolf_team:
+        wolves |= {n for n in mem.role_claim_order.get(view.role, []) if n != me} - good
     return good, wolves
+
+
+def _public_sides(view: View, trusted: str | None) -> None:
+    """What every player holds for good or wolf: the trusted seer and its checks, the judge's duel results,
+    the saves of the first uncontested witch claimant."""
+    mem = view.memory
+    good: set[str] = set()
+    wolves: set[str] = set()
+    if trusted:
+        good.add(trusted)
+        for t, r in view.trusted_checks.items():
+            (wolves if r == "werewolf" else good).add(t)
+    for name, side in mem.revealed.items():
+        (wolves if side == "werewolf" else good).add(name)
+    wolves |= view.seer_liars
+    witches = mem.role_claim_order.get("witch", [])
+    if witches and witches[0] not in wolves:
+        good |= set(mem.claimed_saves.get(witches[0], [])) - wolves
+    view.public_good, view.public_wolves = good - wolves, wolves
 
 
 def _trust_seer(view: View, good: set[str], wolves: set[str]) -> tuple[str | None, list[str]]:
     """The trusted seer: the first claimant whose claims do not contradict what we know for sure; a provably
     false one joins ``wolves`` (unless we are wolves), the trusted one's checks join ``good``/``wolves``.
-    Sets ``view.trusted_seer``/``trusted_checks``; returns it and the later counter-claimants."""
+
+    A later claimant the first one did not already check as a wolf contests the claim (a madman claiming first,
+    the real seer answering): nobody is trusted until the wolves settle it by killing one of them at night
+    (they kill the real seer), which exposes the other. A claimant the first one checked as a wolf claiming
+    back is only a rival (suspicious). Sets ``view.trusted_seer``/``trusted_checks``; returns the trusted
+    seer and the rivals."""
     mem, me = view.memory, view.me
-    trusted = None
-    rivals: list[str] = []
+    trusted = me if view.role == "seer" and me in mem.seer_claim_order else None
+    claimants: list[str] = []
     for claimant in mem.seer_claim_order:
         if claimant == me:
-            if view.role == "seer" and trusted is None:
-                trusted = me
             continue
         checks = mem.claimed_checks.get(claimant, {})
         lies = any((t in good and r == "werewolf") or (t in wolves and r == "villager" and not view.wolf_team)
@@ -360,10 +456,26 @@ def _trust_seer(view: View, good: set[str], wolves: set[str]) -> tuple[str | Non
             if not view.wolf_team:
                 wolves.add(claimant)  # a provably false seer is on the wolf side
             continue
-        if trusted is None:
-            trusted = claimant
-        else:
-            rivals.append(claimant)  # a later counter-claim: suspicious, not proven
+        claimants.append(claimant)
+    rivals: list[str] = []
+    view.seer_liars = set()
+    if claimants and trusted is None:
+        first, later = claimants[0], claimants[1:]
+        accused_first = mem.claimed_checks.get(first, {})
+        # a player the first claimant checked as a wolf who claims back with no check but one on that claimant
+        # is the usual desperate wolf; with checks on anyone else he may be the real seer framed by a madman
+        contest = [first] + [c for c in later if accused_first.get(c) != "werewolf" or _checks_others(mem, c, first)]
+        rivals = [c for c in later if c not in contest]
+        killed = [c for c in contest if c in mem.night_deaths]
+        if len(contest) == 1:
+            trusted = first
+        elif not killed:
+            view.contested = set(contest)
+        elif len(killed) == 1:
+            trusted = killed[0]
+            view.seer_liars = {c for c in contest if c != trusted}
+            if not view.wolf_team:
+                wolves |= view.seer_liars
     view.trusted_seer = trusted
     if trusted and trusted != me:
         view.trusted_checks = dict(mem.claimed_checks.get(trusted, {}))
@@ -377,29 +489,94 @@ def _trust_seer(view: View, good: set[str], wolves: set[str]) -> tuple[str | Non
     return trusted, rivals
 
 
-def _public_scores(view: View, trusted: str | None, rivals: list[str], wolves: set[str]) -> dict[str, float]:
-    """What every player can compute from the chat and the vote record (higher: more suspicious)."""
+def _checks_others(mem: GameMemory, claimant: str, accuser: str) -> bool:
+    """Whether ``claimant`` announced checks, none of them a "wolf" on ``accuser``."""
+    checks = mem.claimed_checks.get(claimant, {})
+    return bool(checks) and checks.get(accuser) != "werewolf"
+
+
+#: evidence weights of the public ranking (higher: more suspicious). Every one of our players computes the same
+#: ranking from the same chat and vote record, which is how the village converges on one name.
+W_ACCUSED = 0.3          # per player who accused them (cheap talk: it only breaks near-ties)
+W_CLAIM = -1.0           # stated a role (a commitment the game can contradict) and was not contradicted
+W_ROLE_CLAIM = -3.0      # ... a one-of-a-kind role nobody else claimed (a second claimant would expose a liar)
+W_COUNTER_CLAIM = 10.0   # claimed a one-of-a-kind role someone had claimed before
+W_ACCUSED_GOOD = 1.5     # per accusation of a publicly good player
+W_VOTED_GOOD = 2.0       # per vote for a publicly good player
+W_VOTED_WOLF = -0.5      # per vote for a public wolf
+W_SPARED_WOLF = 1.5      # voted elsewhere on the day a public wolf was up for the vote
+W_AGAINST_VILLAGE = 1.0  # voted elsewhere than the day's most voted player (who could not vote himself)
+W_TRUSTED_SEER = -6.0
+W_PUBLIC_WOLF = 20.0
+W_PUBLIC_GOOD = -8.0
+
+
+def _public_scores(view: View, trusted: str | None, rivals: list[str]) -> dict[str, float]:
+    """What every player can compute from the chat and the vote record (higher: more suspicious), with the
+    evidence behind each score in ``view.evidence`` (what a speech cites)."""
     mem = view.memory
     pub: dict[str, float] = {n: 0.0 for n in set(view.alive) | set(mem.dead)}
+    evidence: dict[str, list[str]] = {}
+
+    def add(name: str | None, weight: float, key: str) -> None:
+        if name:
+            pub[name] = pub.get(name, 0.0) + weight
+            if key not in evidence.setdefault(name, []):
+                evidence[name].append(key)
+
+    public_wolves, public_good = view.public_wolves, view.public_good
+    counter = {later for role, order in mem.role_claim_order.items() if role in UNIQUE_ROLES
+               for later in order[1:]} | set(rivals)
+    for name in mem.claims:
+        if name in counter:
+            add(name, W_COUNTER_CLAIM, "counter_claim")
+        elif name not in public_wolves:
+            role = mem.claims[name]
+            add(name, W_ROLE_CLAIM if role in UNIQUE_ROLES and role != "seer" else W_CLAIM, "claim")
     for t, accusers in mem.accusations.items():
-        if t in pub:
-            pub[t] += 0.5 * len([a for a in accusers if a != t])
-    public_wolves = {t for t, r in view.trusted_checks.items() if r == "werewolf"} if trusted else set()
-    public_good = {t for t, r in view.trusted_checks.items() if r == "villager"} if trusted else set()
+        real = [a for a in accusers if a != t]
+        if real:
+            add(t, W_ACCUSED * len(real), "accused")
+        if t in public_good:
+            for a in real:
+                if a != trusted and a not in public_good:
+                    add(a, W_ACCUSED_GOOD, "accused_good")
+    tops = _vote_tops(mem.votes)
     for entry in mem.votes:
         rnd, voter, target = entry.split("|", 2)
-        if target in public_wolves or (target in wolves and view.role == "seer"):
-            pub[voter] = pub.get(voter, 0.0) - 0.5
-        if target == trusted or target in public_good:
-            pub[voter] = pub.get(voter, 0.0) + 2.0
+        top = tops.get(rnd)
+        if top and voter != top and target != top:
+            add(voter, W_AGAINST_VILLAGE, "against_village")
+        if target in public_wolves:
+            add(voter, W_VOTED_WOLF, "voted_wolf")
+        if target in public_good and voter not in public_good:
+            add(voter, W_VOTED_GOOD, "voted_good")
         # refusing to vote a publicly exposed wolf on the day it was exposed is suspicious
         for w in public_wolves:
             if w != voter and w != target and _voted_in(mem.votes, rnd, w):
-                pub[voter] = pub.get(voter, 0.0) + 1.5
-    for name, delta in ([(trusted, -6.0)] if trusted else []) + [(r, 10.0) for r in rivals] + \
-            [(w, 20.0) for w in public_wolves] + [(g, -8.0) for g in public_good]:
-        pub[name] = pub.get(name, 0.0) + delta
+                add(voter, W_SPARED_WOLF, "spared_wolf")
+    add(trusted, W_TRUSTED_SEER, "trusted_seer")
+    for w in sorted(public_wolves):
+        add(w, W_PUBLIC_WOLF, "public_wolf")
+    for g in sorted(public_good - {trusted} if trusted else public_good):
+        add(g, W_PUBLIC_GOOD, "public_good")
+    view.evidence = evidence
     return pub
+
+
+def _vote_tops(votes: list[str]) -> dict[str, str]:
+    """Each past day's most voted player (only a clear plurality counts)."""
+    tally: dict[str, dict[str, int]] = {}
+    for entry in votes:
+        rnd, _voter, target = entry.split("|", 2)
+        day = tally.setdefault(rnd, {})
+        day[target] = day.get(target, 0) + 1
+    out = {}
+    for rnd, day in tally.items():
+        ranked = sorted(day.values(), reverse=True)
+        if len(ranked) == 1 or ranked[0] > ranked[1]:
+            out[rnd] = max(day, key=lambda n: day[n])
+    return out
 
 
 def _voted_in(votes: list[str], rnd: str, name: str) -> bool:

@@ -31,6 +31,14 @@ class GameMemory:
     claims: dict[str, str] = field(default_factory=dict)
     #: order in which players claimed seer
     seer_claim_order: list[str] = field(default_factory=list)
+    #: order in which players claimed each other one-of-a-kind role (witch, guard, hunter, ...)
+    role_claim_order: dict[str, list[str]] = field(default_factory=dict)
+    #: players a witch claimant said she saved: claimant -> names
+    claimed_saves: dict[str, list[str]] = field(default_factory=dict)
+    #: sides the judge made public (a knight's duel): name -> "werewolf" | "villager"
+    revealed: dict[str, str] = field(default_factory=dict)
+    #: players the judge announced dead at daybreak (the night's victims, a poisoned player)
+    night_deaths: list[str] = field(default_factory=list)
     #: checks announced by claimed seers: claimant -> {target: "werewolf"|"villager"}
     claimed_checks: dict[str, dict[str, str]] = field(default_factory=dict)
     #: accusations heard: target -> sorted list of accusers
@@ -42,6 +50,7 @@ class GameMemory:
     #: our night history
     guard_history: list[list[Any]] = field(default_factory=list)  # [round, target]
     witch_saved: list[str] = field(default_factory=list)
+    witch_save_rounds: dict[str, str] = field(default_factory=dict)  # night -> whom we saved
     #: every wolf victim the witch was shown (the wolves' choice: on the good side)
     witch_victims: list[str] = field(default_factory=list)
     witch_poisoned: list[str] = field(default_factory=list)

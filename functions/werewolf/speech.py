@@ -30,6 +30,7 @@ PHRASES: dict[str, dict[str, dict[str, str]]] = {
             "vote": "今天我投{name}，理由：{reason}。", "vote_plain": "今天我投{name}。",
             "rally": "好人请集中投{name}，不要分票。", "suspect": "我怀疑{name}，{reason}。",
             "follow_seer": "我相信预言家{seer}，跟他的查验走。", "listen": "我先听听大家的发言，再决定投票。",
+            "no_case": "目前没有实锤，我不带节奏，也不踩还没发言的人；投票时按同一个顺序集中投一个人，不要分票。",
             "defend": "{who}怀疑我，但我是好人，请看我的投票记录。",
             "kill_call": "今晚刀{name}，大家统一。", "kill_follow": "同意，刀{name}。",
         },
@@ -38,6 +39,7 @@ PHRASES: dict[str, dict[str, dict[str, str]]] = {
             "rally": "所有好人全部投{name}，谁分票谁就可疑！", "suspect": "{name}在我眼里就是狼，{reason}。",
             "follow_seer": "预言家{seer}的查验我认，跟着他打。",
             "listen": "信息还不够，我先盯着每个人，下一轮谁划水我就投谁。",
+            "no_case": "现在没有铁证，我不乱踩，更不踩没发言的人；投票时全体按同一个顺序集中一票，谁分票谁可疑！",
             "defend": "{who}踩我没有任何根据，我是好人，翻我的投票记录去。",
             "kill_call": "今晚直接刀{name}，别犹豫。", "kill_follow": "跟上，刀{name}。",
         },
@@ -47,6 +49,7 @@ PHRASES: dict[str, dict[str, dict[str, str]]] = {
             "rally": "大家一起把票集中投{name}吧，分票就便宜狼了。", "suspect": "我个人有点怀疑{name}，{reason}。",
             "follow_seer": "我愿意相信预言家{seer}，跟着他的查验走。",
             "listen": "我想先多听听大家的想法，再一起商量投票。",
+            "no_case": "目前还没有实锤，我先不怀疑任何人，也不针对还没发言的朋友；投票时我们按同一个顺序集中投票吧。",
             "defend": "{who}对我有怀疑我能理解，不过我是好人，可以看看我的投票记录。",
             "kill_call": "今晚我们刀{name}吧，大家统一一下。", "kill_follow": "好的，刀{name}。",
         },
@@ -58,6 +61,8 @@ PHRASES: dict[str, dict[str, dict[str, str]]] = {
             "suspect": "I suspect {name}: {reason}. ",
             "follow_seer": "I trust the seer {seer} and follow their checks. ",
             "listen": "I will listen to everyone before I decide my vote.",
+            "no_case": "There is no evidence yet, so I accuse nobody, least of all someone who has not spoken; "
+                       "at the vote let us follow one order and not split. ",
             "defend": "{who} suspect me, but I am on the good side; check my votes. ",
             "kill_call": "Tonight kill {name}, all together.", "kill_follow": "Agreed, kill {name}.",
         },
@@ -67,6 +72,8 @@ PHRASES: dict[str, dict[str, dict[str, str]]] = {
             "suspect": "{name} is my wolf: {reason}. ",
             "follow_seer": "The seer {seer} has it right; I play their checks. ",
             "listen": "Not enough yet. I am watching everyone, and whoever stays vague gets my vote next round.",
+            "no_case": "No hard evidence yet: I throw no names around, never at someone who has not spoken; at the "
+                       "vote everyone follows one order, and whoever splits is suspect. ",
             "defend": "{who} have nothing on me; I am good, read my votes. ",
             "kill_call": "Kill {name} tonight, no debate.", "kill_follow": "On it, kill {name}.",
         },
@@ -77,10 +84,30 @@ PHRASES: dict[str, dict[str, dict[str, str]]] = {
             "suspect": "I gently suspect {name}: {reason}. ",
             "follow_seer": "I am happy to trust the seer {seer} and follow their checks. ",
             "listen": "I'd like to hear everyone's thoughts first, then let's decide the vote together.",
+            "no_case": "Nobody has shown evidence yet, so I point at no one, least of all someone who has not spoken; "
+                       "let us follow one order at the vote together. ",
             "defend": "I understand why {who} suspect me, but I am on the good side; my votes show it. ",
             "kill_call": "Let's kill {name} tonight, everyone together.", "kill_follow": "Sounds good, kill {name}.",
         },
     },
+}
+
+
+REASONS_ZH = {
+    "counter_claim": "他和先报的人抢同一个身份",
+    "voted_good": "他把票投给了公认的好人",
+    "accused_good": "他踩了公认的好人",
+    "spared_wolf": "查杀出来的狼他不投",
+    "against_village": "他的票和大家集中的方向相反",
+    "no_claim": "他发言了却不报身份",
+}
+REASONS_EN = {
+    "counter_claim": "they claimed a role someone else claimed first",
+    "voted_good": "they voted a player the village holds good",
+    "accused_good": "they accused a player the village holds good",
+    "spared_wolf": "they would not vote the exposed wolf",
+    "against_village": "they voted against the village's choice",
+    "no_claim": "they spoke without stating a role",
 }
 
 
@@ -132,7 +159,8 @@ class Say:
         return f"有{n}人点了他" if self.zh else f"{n} players pointed at them"
 
     def reason_seer(self, seer: str) -> str:
-        return f"预言家{seer}验出他是狼人" if self.zh else f"the seer {seer} checked them as a wolf"
+        # the seer's name and the wolf word in different clauses: a reader must not take it for an accusation
+        return f"预言家{seer}验过，他是狼人" if self.zh else f"the seer {seer} checked them, and they are a wolf"
 
     def reason_mine(self) -> str:
         return "我亲自查验他是狼人" if self.zh else "I checked them myself: a werewolf"
@@ -146,6 +174,21 @@ class Say:
 
     def reason_none(self) -> str:
         return "目前信息最少、发言最划水" if self.zh else "they gave the least information so far"
+
+    def reason_duel(self) -> str:
+        return "骑士决斗验明他是狼人" if self.zh else "the knight's duel showed a wolf"
+
+    def reason(self, key: str) -> str:
+        """The evidence behind a suspicion, by its key in ``View.evidence``."""
+        return (REASONS_ZH if self.zh else REASONS_EN).get(key, REASONS_ZH["no_claim"] if self.zh else
+                                                         REASONS_EN["no_claim"])
+
+    def saved(self, night: int | str, name: str) -> str:
+        return (f"第{night}晚我用解药救了{name}，所以{name}是好人。" if self.zh
+                else f"Night {night} I saved {name} from the wolves: {name} is good. ")
+
+    def no_case(self) -> str:
+        return self._p("no_case")
 
     def reason_fake_seer(self, name: str) -> str:
         return f"{name}冒充预言家，是狼" if self.zh else f"{name} is a false seer, so a wolf"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from werewolf.knowledge import View
+from werewolf.knowledge import W_CLAIM, View
 from werewolf.models import PAIR_ACTIONS, SPEECH_ACTIONS, TARGET_ACTIONS, WerewolfAnswer
 from werewolf.speech import Say
 
@@ -31,62 +31,107 @@ def _pick(view: View, scores: dict[str, float], exclude: set[str] | None = None,
     return view.best(cands, scores, salt)
 
 
+#: weight of a vote declared today ("我投X") by a player who is not a public wolf; the trusted seer's counts 30
+W_DECLARED = 1.0
+W_SEER_DECLARED = 30.0
+
+
 def vote_weights(view: View) -> dict[str, float]:
-    """The village's consolidated vote ranking: suspicion plus today's declared votes."""
-    w = dict(view.score)
-    for speaker, target in view.declared_votes.items():
-        if speaker == view.trusted_seer:
-            w[target] = w.get(target, 0.0) + 30.0
-        elif speaker not in view.known_wolves and speaker != target:
-            w[target] = w.get(target, 0.0) + 1.0
-    return w
-
-
-def public_consensus(view: View) -> dict[str, float]:
-    """What the village as a whole will most likely vote (public information only)."""
+    """The village's shared vote ranking: the public evidence plus today's declared votes. It uses nothing
+    private, so every village player computes the same ranking and the same top name."""
     w = dict(view.public_score)
     for speaker, target in view.declared_votes.items():
-        w[target] = w.get(target, 0.0) + (30.0 if speaker == view.trusted_seer else 1.0)
+        if speaker == target or speaker in view.public_wolves or speaker in view.contested:
+            continue
+        w[target] = w.get(target, 0.0) + (W_SEER_DECLARED if speaker == view.trusted_seer else W_DECLARED)
     return w
+
+
+def village_vote(view: View) -> str | None:
+    """One village vote: a wolf we know for sure, else the top of the shared ranking. Only what we know for
+    sure (our own side, our checks, what the night showed us) takes a name out, so village players agree
+    unless one of them knows better; ties fall to a stable order every player computes alike."""
+    w = vote_weights(view)
+    cands = [n for n in view.targets if n not in view.known_good] or list(view.targets)
+    sure = [n for n in cands if n in view.known_wolves]
+    return view.best(sure or cands, w, "vote")
+
+
+def public_consensus(view: View) -> str | None:
+    """The name the village will most likely vote (the shared ranking over every living player)."""
+    return view.best([n for n in view.alive if n in view.targets or n == view.me], vote_weights(view), "vote")
+
+
+def fake_seers(view: View) -> set[str]:
+    """Seer claimants a wolf knows are lying: a "wolf" check on someone outside the wolf team or a "good"
+    check on a wolf (a real seer's checks are always true). The madman is the usual one: never kill him."""
+    if not view.wolf_team:
+        return set()
+    team = set(view.teammates) | {view.me}
+    out = set()
+    for claimant in view.memory.seer_claim_order:
+        checks = view.memory.claimed_checks.get(claimant, {})
+        if claimant not in team and any((r == "werewolf") != (t in team) for t, r in checks.items()):
+            out.add(claimant)
+    return out
+
+
+def wolf_vote(view: View) -> str | None:
+    """Our wolves vote as one block: with the village's own top name when it is not one of us; on a teammate
+    the seer exposed (he goes out anyway, and voting elsewhere exposes us too); otherwise the best name
+    outside the team, a fake seer's (the madman's) "wolf" first."""
+    team = set(view.teammates) | {view.me}
+    w = vote_weights(view)
+    for claimant in fake_seers(view):
+        for t, r in view.memory.claimed_checks.get(claimant, {}).items():
+            if r == "werewolf" and t not in team:
+                w[t] = w.get(t, 0.0) + 5.0
+    top = view.best([n for n in view.alive if n in view.targets or n == view.me], w, "vote")
+    if top and top in view.targets and (top not in team or top in view.public_wolves):
+        return top
+    outside = [n for n in view.targets if n not in team]
+    return view.best(outside or list(view.targets), w, "vote")
+
+
+def madman_vote(view: View) -> str | None:
+    fake = [t for t, r in view.memory.claimed_checks.get(view.me, {}).items() if r == "werewolf" and t in view.targets]
+    if fake:  # stand by our own fake check
+        return fake[0]
+    return view.best(view.targets, vote_weights(view), "vote")
 
 
 def vote_target(view: View) -> str | None:
-    if view.role == "madman":  # stand by our own fake check, if we made one
-        fake = [t for t, r in view.memory.claimed_checks.get(view.me, {}).items()
-                if r == "werewolf" and t in view.targets]
-        if fake:
-            return fake[0]
+    if view.role == "madman":
+        return madman_vote(view)
     if view.wolf_team:
-        mates = set(view.teammates)
-        consensus = public_consensus(view)
-        cands = [n for n in view.alive if n != view.me and n not in mates] or list(view.targets)
-        top = view.best([n for n in view.alive if n != view.me] or view.targets, consensus, "vote")
-        if top and top not in mates and top in view.targets:
-            return top  # blend in with the village
-        if view.trusted_seer and view.trusted_seer in view.targets and view.trusted_seer not in mates:
-            return view.trusted_seer
-        return view.best([c for c in cands if c in view.targets], consensus, "vote") or _pick(view, consensus)
-    return _pick(view, vote_weights(view), salt="vote")
+        return wolf_vote(view)
+    return village_vote(view)
+
+
+#: how much a kill on a claimed role is worth to the wolves (a hunter shoots back; an elder survives one kill)
+KILL_ROLE = {"witch": 40, "guard": 35, "knight": 25, "dreamweaver": 20, "hunter": -30, "elder": -10}
 
 
 def kill_target(view: View) -> str | None:
+    """One kill for the whole pack: the first wolf's call when it is valid, else the seer (a claimant whose
+    checks are true; a fake one, the madman, is spared), claimed roles, players the village holds good,
+    players who accused us; never a teammate."""
     mates = set(view.teammates)
     follow = view.wolf_chat_kill
     if follow and follow in view.targets and follow not in mates:
         return follow
     mem = view.memory
+    fakes = fake_seers(view)
     w: dict[str, float] = {}
     for n in view.targets:
         claim = mem.claims.get(n, "")
         s = 0.0
-        if n == view.trusted_seer:
-            s += 100
-        elif claim == "seer":
-            s += 60
-        s += {"witch": 40, "guard": 35, "knight": 25, "dreamweaver": 20, "hunter": -30, "elder": -10}.get(claim, 0)
+        if claim == "seer":
+            s += -60 if n in fakes else (100 if n == view.trusted_seer else 60)
+        s += KILL_ROLE.get(claim, 0)
+        if n in view.public_good:
+            s += 15
         s += 3 * sum(1 for t in mates for a in mem.accusations.get(t, []) if a == n)  # accused our team
-        if view.trusted_checks.get(n) == "villager":
-            s += 10
         w[n] = s
     return _pick(view, w, exclude=mates, salt="kill")
 
@@ -98,6 +143,7 @@ def seer_check(view: View) -> str | None:
 
 
 def guard_target(view: View) -> str | None:
+    """The trusted seer, then claimed roles and players known good; never a known wolf, never last night's."""
     mem = view.memory
     last = mem.guard_history[-1][1] if mem.guard_history else None
     w: dict[str, float] = {}
@@ -106,7 +152,7 @@ def guard_target(view: View) -> str | None:
         if n == view.trusted_seer:
             s += 100
         s += {"seer": 50, "witch": 20, "guard": 5}.get(mem.claims.get(n, ""), 0)
-        if n in view.known_good:
+        if n in view.known_good or n in view.public_good:
             s += 10
         if n in view.known_wolves:
             s -= 100
@@ -115,10 +161,14 @@ def guard_target(view: View) -> str | None:
 
 
 def shoot_target(view: View) -> str | None:
-    if view.wolf_team:  # wolf king: take the most valuable village player
+    """The hunter takes the most suspected living player by the village's own evidence, never one known or
+    publicly held good; the wolf king takes the most valuable village player."""
+    if view.wolf_team:
         w = {n: -view.public_score.get(n, 0.0) + (100 if n == view.trusted_seer else 0) for n in view.targets}
         return _pick(view, w, exclude=set(view.teammates), salt="shoot")
-    return _pick(view, view.score, salt="shoot")
+    cands = [n for n in view.targets if n not in view.known_good and n not in view.public_good]
+    sure = [n for n in cands if n in view.known_wolves]
+    return view.best(sure or cands or list(view.targets), view.score, "shoot")
 
 
 def enchant_target(view: View) -> str | None:
@@ -155,73 +205,190 @@ def last_dream_pair(view: View) -> set[str]:
 
 # ---------------------------------------------------------------------------------------------- speech
 
+#: a public score this high is a case worth stating (a vote for a cleared player, a counter-claim, ...)
+CASE_MIN = 1.0
+#: evidence from what a player did in the record (not just being named by others)
+RECORD_EVIDENCE = frozenset({"voted_good", "accused_good", "spared_wolf", "counter_claim", "public_wolf",
+                             "against_village"})
+
+
+def _hard(view: View, name: str) -> bool:
+    return name in view.known_wolves or name in view.public_wolves
+
+
+def case_against(view: View, name: str | None) -> bool:
+    """Whether ``name`` may be named in a speech: a wolf we know, or evidence in the record against a player
+    who has spoken today (a villager never opens a case on someone who has not spoken yet)."""
+    if not name:
+        return False
+    if _hard(view, name):
+        return True
+    ev = set(view.evidence.get(name, []))
+    if view.public_score.get(name, 0.0) < CASE_MIN:
+        return False
+    return name in view.spoken_today or bool(ev & RECORD_EVIDENCE)
+
+
 def _reason(view: View, name: str, say: Say) -> str:
-    if view.role == "seer" and view.memory.seer_results.get(name) == "werewolf":
+    mem = view.memory
+    if view.role == "seer" and mem.seer_results.get(name) == "werewolf":
         return say.reason_mine()
     if view.wolf_team and name == view.trusted_seer:
         return say.reason_doubt_seer()
-    if name in view.trusted_checks and view.trusted_checks[name] == "werewolf" and view.trusted_seer:
+    if mem.revealed.get(name) == "werewolf":
+        return say.reason_duel()
+    if view.trusted_checks.get(name) == "werewolf" and view.trusted_seer:
         return say.reason_seer(view.trusted_seer)
-    if view.memory.claims.get(name) == "seer" and name in view.known_wolves:
+    if mem.claims.get(name) == "seer" and name in view.known_wolves:
         return say.reason_fake_seer(name)
-    accusers = [a for a in view.memory.accusations.get(name, []) if a != name]
+    ev = view.evidence.get(name, [])
+    for key in ("counter_claim", "voted_good", "accused_good", "spared_wolf", "against_village"):
+        if key in ev:
+            return say.reason(key)
+    accusers = [a for a in mem.accusations.get(name, []) if a != name]
     if len(accusers) >= 2:
         return say.reason_accused(len(accusers))
-    if view.public_score.get(name, 0) > 1:
-        return say.reason_votes()
-    return say.reason_none()
+    if name in view.known_wolves:
+        return say.reason_mine()
+    return say.reason("no_claim")
+
+
+def _speaking_consensus(view: View) -> str | None:
+    """The village's top name as it will stand once we have spoken (our claim counted, as it will be)."""
+    w = vote_weights(view)
+    for n in view.alive:  # we are about to claim; whoever has not spoken yet will too
+        if n not in view.memory.claims and (n == view.me or n not in view.spoken_today):
+            w[n] = w.get(n, 0.0) + W_CLAIM
+    return view.best([n for n in view.alive if n in view.targets or n == view.me], w, "vote")
+
+
+def _pressed(view: View) -> bool:
+    """Whether the village is about to vote us out: we top the shared ranking, or two players named us."""
+    accusers = [a for a in view.memory.accusations.get(view.me, []) if a != view.me]
+    return _speaking_consensus(view) == view.me or len(accusers) >= 2
+
+
+def _knowledge(view: View, say: Say, action: str) -> tuple[str, list[str]]:
+    """The role we state and what our private knowledge lets us say publicly now."""
+    mem, role = view.memory, view.role
+    if role == "seer":
+        # the claim at once with every check, wolf and good: holding good results back until pressed measured
+        # worse (our agent in every seat, 60 games a mode: the village won 0 to 5 games fewer in each mode)
+        return "seer", [say.check(_night_of(view, n), n, r) for n, r in mem.seer_results.items()]
+    if role == "witch":
+        saved = [n for n in mem.witch_saved if n in view.alive and n != view.me]
+        top = _speaking_consensus(view)
+        clears = [n for n in saved if n == top or mem.accusations.get(n)]
+        if mem.claims.get(view.me) == "witch" or clears or action == "last_words" or (saved and _pressed(view)):
+            return "witch", [say.saved(_saved_night(view, n), n) for n in saved]
+    if role in ("guard", "hunter", "knight", "elder", "dreamweaver", "cupid") and (
+            mem.claims.get(view.me) == role or _pressed(view) or action == "last_words"):
+        extra: list[str] = []
+        if role == "hunter":
+            t = shoot_target(view)
+            if t and case_against(view, t):
+                extra.append(say.hunter_threat(t))
+        return role, extra
+    return "villager", []
+
+
+def _saved_night(view: View, name: str) -> int | str:
+    return next((int(r) for r, n in view.memory.witch_save_rounds.items() if n == name), "?")
+
+
+def _case(view: View, say: Say, target: str | None) -> list[str]:
+    """Our suspicion and vote as a speech (only with a case), else that we open no case without evidence."""
+    if target and case_against(view, target):
+        parts = [say.suspect(target, _reason(view, target, say)), say.vote(target)]
+        if view.role == "seer" and target in view.known_wolves:
+            parts.append(say.rally(target))
+        return parts
+    return [say.no_case()]
 
 
 def speech(view: View, say: Say, action: str) -> str:
     mem = view.memory
-    target = vote_target(view)
-    parts: list[str] = []
-    if action == "last_words":
-        body: list[str] = []
-        if view.role == "seer":
-            body += [say.check(_night_of(view, n), n, r) for n, r in mem.seer_results.items()]
-        if target:
-            body.append(say.suspect(target, _reason(view, target, say)) + say.rally(target))
-        shown = "villager" if view.wolf_team or view.role == "madman" else view.role
-        return say.last_words(shown, "".join(body) or say.listen())
-    if view.role == "seer":
-        parts.append(say.claim("seer"))
-        parts += [say.check(_night_of(view, n), n, r) for n, r in mem.seer_results.items()]
-        if target:
-            parts.append(say.vote(target, _reason(view, target, say)))
-            parts.append(say.rally(target))
-        return say.wrap("".join(parts))
-    if view.role == "madman" and not mem.claimed_checks.get(view.me) and (
-            not view.trusted_seer or view.trusted_seer == view.me) and target:
-        # the madman helps the wolves by claiming seer first and "checking" a village player
-        parts += [say.claim("seer"), say.check(max(1, view.turn.round), target, "werewolf"),
-                  say.vote(target, say.reason_mine()), say.rally(target)]
-        return say.wrap("".join(parts))
+    if view.role == "madman":
+        return _madman_speech(view, say, action)
     if view.wolf_team:
-        accused_by_seer = view.trusted_seer and mem.claimed_checks.get(view.trusted_seer, {}).get(view.me) == "werewolf"
-        if accused_by_seer and view.trusted_seer and view.trusted_seer != view.me:
-            # nothing left to lose: counter-claim seer against the accuser
-            seer = view.trusted_seer
-            parts += [say.claim("seer"), say.check(max(1, view.turn.round - 1), seer, "werewolf"),
-                      say.vote(seer, say.reason_fake_seer(seer)), say.rally(seer)]
-            return say.wrap("".join(parts))
-        parts.append(say.claim("villager"))
-    else:
-        accusers = [a for a in mem.accusations.get(view.me, []) if a != view.me]
-        if view.role == "hunter" and target and len(accusers) >= 2:
-            parts.append(say.hunter_threat(target))
-        elif action == "speak_rebuttal" and accusers:
-            parts.append(say.defend(accusers))
-        else:
-            parts.append(say.claim("villager" if view.role in ("villager", "madman") else "villager"))
-        if view.trusted_seer and view.trusted_seer != view.me:
-            parts.append(say.follow_seer(view.trusted_seer))
-    if target:
-        parts.append(say.suspect(target, _reason(view, target, say)))
-        parts.append(say.vote(target))
-    else:
-        parts.append(say.listen())
+        return _wolf_speech(view, say, action)
+    target = vote_target(view)
+    role, knowledge = _knowledge(view, say, action)
+    if action == "last_words":
+        body = knowledge + _case(view, say, target)
+        return say.last_words(view.role, "".join(body))
+    parts = [say.claim(role), *knowledge]
+    accusers = [a for a in mem.accusations.get(view.me, []) if a != view.me]
+    if action == "speak_rebuttal" and accusers:
+        parts.append(say.defend(accusers))
+    if view.trusted_seer and view.trusted_seer != view.me:
+        parts.append(say.follow_seer(view.trusted_seer))
+    parts += _case(view, say, target)
     return say.wrap("".join(parts))
+
+
+def _wolf_speech(view: View, say: Say, action: str) -> str:
+    """A wolf speaks like a villager (the same claim, the same rule for naming a suspect, never a teammate);
+    exposed by the seer, it counter-claims seer against the accuser."""
+    mem = view.memory
+    target = vote_target(view)
+    team = set(view.teammates) | {view.me}
+    if target in team and target not in view.public_wolves:
+        target = None
+    if action == "last_words":
+        return say.last_words("villager", "".join(_case(view, say, target)))
+    seer = view.trusted_seer
+    if seer and seer != view.me and mem.claimed_checks.get(seer, {}).get(view.me) == "werewolf":
+        # nothing left to lose: counter-claim seer against the accuser
+        return say.wrap("".join([say.claim("seer"), say.check(max(1, view.turn.round - 1), seer, "werewolf"),
+                                 say.vote(seer, say.reason_fake_seer(seer)), say.rally(seer)]))
+    parts = [say.claim("villager")]
+    accusers = [a for a in mem.accusations.get(view.me, []) if a != view.me]
+    if action == "speak_rebuttal" and accusers:
+        parts.append(say.defend(accusers))
+    if seer and seer != view.me and seer not in fake_seers(view):
+        parts.append(say.follow_seer(seer))
+    parts += _case(view, say, target)
+    return say.wrap("".join(parts))
+
+
+def _madman_speech(view: View, say: Say, action: str) -> str:
+    """The madman (on the wolves' side, not knowing them) claims seer first, with fake checks that point away
+    from whoever the evidence points at: a "wolf" on the player the village trusts most, later "good" on the
+    village's top suspect. Once a real seer has claimed first, he speaks as a villager."""
+    mem = view.memory
+    mine = mem.claimed_checks.get(view.me, {})
+    others = [c for c in mem.seer_claim_order if c != view.me]
+    if action == "last_words":
+        return say.last_words("villager", say.no_case())
+    if not mine and others:
+        return say.wrap(say.claim("villager") + say.no_case())
+    checks = [say.check(i + 1, n, r) for i, (n, r) in enumerate(mine.items())]
+    night = len(mine) + 1
+    if night <= max(1, view.turn.round):
+        fake = _madman_fake(view, mine)
+        if fake:
+            mine = {**mine, fake[0]: fake[1]}
+            checks.append(say.check(night, *fake))
+    wolf = next((t for t, r in mine.items() if r == "werewolf" and t in view.targets), None)
+    parts = [say.claim("seer"), *checks]
+    if wolf:
+        parts += [say.vote(wolf, say.reason_mine()), say.rally(wolf)]
+    return say.wrap("".join(parts))
+
+
+def _madman_fake(view: View, mine: dict[str, str]) -> tuple[str, str] | None:
+    """The next fake check: first a "wolf" on the least suspected player (away from the real wolves, who
+    draw suspicion); then "good" on the village's top suspect when there is a case against them."""
+    w = vote_weights(view)
+    pool = [n for n in view.targets if n not in mine and n not in view.public_wolves]
+    if not pool:
+        return None
+    top = view.best(pool, w, "vote")
+    if any(r == "werewolf" and t in view.alive for t, r in mine.items()) and top and case_against(view, top):
+        return top, "villager"
+    low = view.best(pool, {n: -w.get(n, 0.0) for n in pool}, "fake")
+    return (low, "werewolf") if low else None
 
 
 def _night_of(view: View, name: str) -> int | str:
@@ -332,6 +499,7 @@ def record(view: View, action: str, answer: dict) -> None:
             mem.witch_victims = (mem.witch_victims + [victim])[-20:]
         if answer.get("witch_action") == "save":
             mem.witch_saved.append(str(view.turn.extra_context.get("wolfVictimName") or "?"))
+            mem.witch_save_rounds[str(view.turn.round)] = mem.witch_saved[-1]
         elif answer.get("witch_action") == "poison" and target:
             mem.witch_poisoned.append(target)
     elif action == "knight_speak" and answer.get("flip") is True:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,7 +29,8 @@ class Summary:
     #: behaviour counts of our seats, each [times, out of]: one of our good players voted out on day one (of
     #: day-one votes) and on later days (of later votes), our hunter's shots that hit a village player (of its
     #: shots), votes where our village voters did not all name the same player (of votes with two or more of
-    #: them voting), our wolves' kill picks naming a wolf (of their picks)
+    #: them voting, not counting the one most of them name: nobody may vote for himself), our wolves' kill picks
+    #: naming a wolf (of their picks)
     behaviour: dict[str, list[int]] = field(default_factory=lambda: {
         "own good lynched day 1": [0, 0], "own good lynched later": [0, 0], "hunter shots on good": [0, 0],
         "split village votes": [0, 0], "wolf kills on teammates": [0, 0]})
@@ -73,9 +74,13 @@ class Summary:
         for rnd in sorted({r for r, _v, _t in res.votes}):
             key = "own good lynched day 1" if rnd == 1 else "own good lynched later"
             count(key, rnd in out and out[rnd] in ours and good(out[rnd]))
-            mine = {t for r, v, t in res.votes if r == rnd and v in ours and good(v)}
-            if sum(1 for r, v, _t in res.votes if r == rnd and v in ours and good(v)) >= 2:
-                count("split village votes", len(mine) > 1)
+            # our village voters, less the one most of them vote for (nobody may vote for himself)
+            picks = [(v, t) for r, v, t in res.votes if r == rnd and v in ours and good(v)]
+            if picks:
+                top = Counter(t for _v, t in picks).most_common(1)[0][0]
+                named = {t for v, t in picks if v != top}
+                if sum(1 for v, _t in picks if v != top) >= 2:
+                    count("split village votes", len(named) > 1)
         for shooter, action, target in res.shots:
             if shooter in ours and action == "hunter_shoot":
                 count("hunter shots on good", good(target))

@@ -169,7 +169,7 @@ def test_invalid_agent_answers_are_counted_and_the_game_goes_on():
 
 @pytest.mark.parametrize("mode", list(MODES))
 def test_our_agent_in_every_seat_of_every_mode_is_always_valid(mode):
-    s = play_games(mode, range(1, 3), InProcessPlayer, all_seats(mode))
+    s = play_games(mode, range(1, 4), InProcessPlayer, all_seats(mode))
     assert s.agent_calls > 30 and s.validity() == 1.0, s.invalid_samples
 
 
@@ -306,19 +306,22 @@ def test_behaviour_counts_come_from_what_our_seats_did():
 
     roles = {1: "werewolf", 2: "seer", 3: "villager", 4: "hunter", 5: "villager", 6: "werewolf"}
     res = Result("x", 1, "wolf", 2, roles)
-    res.votes = [(1, 2, 3), (1, 3, 1), (1, 5, 3), (1, 1, 3), (2, 2, 6), (2, 5, 6)]
-    res.lynched = [(1, 3), (2, 6)]
+    res.votes = [(1, 2, 3), (1, 3, 1), (1, 5, 6), (1, 1, 3), (2, 2, 6), (2, 5, 6), (2, 4, 6),
+                 (3, 2, 4), (3, 5, 4), (3, 4, 2)]
+    res.lynched = [(1, 3), (2, 6), (3, 4)]
     res.shots = [(4, "hunter_shoot", 5)]
     res.kill_picks = [(1, 1, 2), (1, 6, 1)]
     s = Summary()
     s.add(res, [1, 2, 3, 4, 5, 6])
     b = s.behaviour
-    assert b["own good lynched day 1"] == [1, 1] and b["own good lynched later"] == [0, 1]
-    assert b["split village votes"] == [1, 2]  # day 1: 3, 1 and 3; day 2: both on 6
+    assert b["own good lynched day 1"] == [1, 1] and b["own good lynched later"] == [1, 2]
+    # day 1: 2 and 5 (not 3, whom most of them named) split; day 2: all on 6; day 3: 4 cannot vote for himself
+    assert b["split village votes"] == [1, 3]
     assert b["hunter shots on good"] == [1, 1] and b["wolf kills on teammates"] == [1, 2]
     theirs = Summary()
     theirs.add(res, [1, 6])  # our wolves only: no village voter of ours, no hunter of ours
     assert theirs.behaviour["split village votes"] == [0, 0] and theirs.behaviour["own good lynched day 1"] == [0, 1]
+    assert theirs.behaviour["own good lynched later"] == [0, 2]
     assert theirs.team_wins("wolves") == ("wolf", 1, 1) and s.team_wins("all") == ("village", 0, 1)
 
 
