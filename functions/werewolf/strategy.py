@@ -32,7 +32,7 @@ def _pick(view: View, scores: dict[str, float], exclude: set[str] | None = None,
 
 
 #: weight of a vote declared today ("我投X") by a player who is not a public wolf; the trusted seer's counts 30
-W_DECLARED = 1.0
+W_DECLARED = 0.3
 W_SEER_DECLARED = 30.0
 
 

@@ -1,0 +1,285 @@
+"""Werewolf strategy on game states written for the purpose: what other players would see our seats say and do.
+
+Speeches are read back with our own parser (``knowledge``), as any player reading the chat would: the tests check
+who is claimed, cleared, accused or voted, never the wording.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from tests.support.werewolf import turn
+
+SYS = "【系统】"
+NAMES = ["柯南", "路飞", "MyBot", "小丸子", "银时", "鸣人"]  # seats 1..6 (tests.support.werewolf.ROSTER)
+SEAT = {n: i + 1 for i, n in enumerate(NAMES)}
+
+
+def _play(payload: dict[str, Any], store: Any) -> dict[str, Any]:
+    from werewolf.player import play
+
+    out = play(payload, store)
+    assert not out.problems, out.problems
+    return out.answer
+
+
+def as_seat(name: str, action: str, *, role: str = "villager", store: Any = None, **kw: Any) -> dict[str, Any]:
+    """The answer of our agent sitting in ``name``'s seat."""
+    from werewolf.memory import InMemoryStore
+
+    return _play(turn(action, role=role, seat=SEAT[name], **kw), store if store is not None else InMemoryStore())
+
+
+def read(chat: list[tuple[str, str]], *, me: str = "MyBot", role: str = "villager", **kw: Any):
+    """What a village player in ``me``'s seat makes of ``chat`` (a fresh memory)."""
+    from werewolf.knowledge import build_view
+    from werewolf.memory import GameMemory
+    from werewolf.models import WerewolfTurn
+
+    payload = turn("vote", role=role, seat=SEAT[me], chat=chat, **kw)
+    return build_view(WerewolfTurn.lenient(payload), GameMemory(game_id=payload["game_id"], seat=str(SEAT[me])))
+
+
+def day(speakers: list[str], roles: dict[str, str], *, game_id: str, chat: list[tuple[str, str]] | None = None,
+        known: dict[str, list[str]] | None = None, extra: dict[str, dict[str, Any]] | None = None,
+        rnd: int = 1) -> tuple[list[tuple[str, str]], Any]:
+    """One day's speeches by our agents in ``speakers`` order (each with its own memory in one store)."""
+    from werewolf.memory import InMemoryStore
+
+    store = InMemoryStore()
+    chat = list(chat or [(SYS, "天亮了，昨晚是平安夜。")])
+    for name in speakers:
+        a = as_seat(name, "speak", role=roles[name], store=store, chat=chat, rnd=rnd, game_id=game_id,
+                    known=(known or {}).get(name), extra=(extra or {}).get(name))
+        chat.append((name, a["message"]))
+    return chat, store
+
+
+def votes(voters: list[str], roles: dict[str, str], chat: list[tuple[str, str]], store: Any, *, game_id: str,
+          known: dict[str, list[str]] | None = None, extra: dict[str, dict[str, Any]] | None = None,
+          rnd: int = 1) -> dict[str, str]:
+    return {n: as_seat(n, "vote", role=roles[n], store=store, chat=chat, rnd=rnd, game_id=game_id,
+                       known=(known or {}).get(n), extra=(extra or {}).get(n), phase="day_vote")["target"]
+            for n in voters}
+
+
+VILLAGE = {n: "villager" for n in NAMES}
+
+
+# ------------------------------------------------------------------------------------------ one village vote
+
+@pytest.mark.parametrize("game_id", [f"same-{i}" for i in range(8)])
+def test_all_village_voters_compute_the_same_target_without_evidence(game_id):
+    """Nobody has a case on day one: every village player votes the same name (the one named votes the next)."""
+    chat, store = day(NAMES, VILLAGE, game_id=game_id)
+    cast = votes(NAMES, VILLAGE, chat, store, game_id=game_id)
+    top, n = Counter(cast.values()).most_common(1)[0]
+    assert n == len(NAMES) - 1 and cast[top] != top
+    assert {t for v, t in cast.items() if v != top} == {top}
+
+
+@pytest.mark.parametrize("game_id", [f"seer-{i}" for i in range(6)])
+def test_a_seer_with_a_wolf_result_reveals_it_and_the_village_converges_on_that_name(game_id):
+    roles = {**VILLAGE, "MyBot": "seer", "银时": "werewolf", "鸣人": "werewolf"}
+    known = {"MyBot": ["Round 1: You checked 银时 → werewolf"]}
+    chat, store = day(NAMES, roles, game_id=game_id, known=known,
+                      extra={w: {"teammates": [{"name": m, "seat": SEAT[m], "role": "werewolf", "alive": True}]}
+                             for w, m in (("银时", "鸣人"), ("鸣人", "银时"))})
+    seen = read(chat, me="柯南")
+    assert seen.trusted_seer == "MyBot" and "银时" in seen.public_wolves
+    village = [n for n in NAMES if roles[n] != "werewolf"]
+    cast = votes(village, roles, chat, store, game_id=game_id, known=known)
+    assert set(cast.values()) == {"银时"}
+
+
+def test_declared_votes_of_an_exposed_wolf_do_not_pull_the_village():
+    chat = [(SYS, "天亮了，昨晚是平安夜。"), ("柯南", "我是预言家。第1晚验银时是狼人（查杀）。今天我投银时。"),
+            ("银时", "我是村民。今天我投路飞。"), ("鸣人", "我是村民。今天我投路飞。")]
+    assert {as_seat(n, "vote", chat=chat, game_id="decl")["target"] for n in ("路飞", "MyBot", "小丸子")} == {"银时"}
+
+
+# ------------------------------------------------------------------------------------------ no bandwagon
+
+@pytest.mark.parametrize("game_id", [f"quiet-{i}" for i in range(10)])
+def test_no_villager_opens_a_day_one_case_on_someone_who_has_not_spoken(game_id):
+    """Early speakers name a player who has not spoken yet; ours adds no accusation and no vote on him."""
+    chat = [(SYS, "天亮了，昨晚柯南死亡。"), ("路飞", "我觉得鸣人很可疑，今天投鸣人。"),
+            ("小丸子", "鸣人像狼，我也投鸣人。")]
+    a = as_seat("MyBot", "speak", chat=chat, game_id=game_id, dead=[("柯南", 1)], rnd=1,
+                alive=[(n, SEAT[n]) for n in NAMES if n != "柯南"])
+    seen = read(chat + [("MyBot", a["message"])], me="银时", dead=[("柯南", 1)],
+                alive=[(n, SEAT[n]) for n in NAMES if n != "柯南"])
+    assert "MyBot" not in seen.memory.accusations.get("鸣人", []) and seen.declared_votes.get("MyBot") != "鸣人"
+
+
+def test_simulated_day_one_speeches_never_name_a_player_who_has_not_spoken():
+    """Our agent in every seat of seeded games: a day-one speech by a village player accuses or declares a vote
+    only on players who already spoke that day (or on a wolf the speaker's checks or the trusted seer exposed)."""
+    from werewolf.knowledge import build_view
+    from werewolf.memory import GameMemory
+    from werewolf.models import WerewolfTurn
+
+    from infra.werewolf_sim.engine import MODES, Game, team_of
+    from infra.werewolf_sim.players import InProcessPlayer
+
+    checked: list[str] = []
+    for mode in ("classic-6p", "standard-8p", "chaos-10p", "allstar-14p"):
+        for seed in range(1, 6):
+            player = InProcessPlayer()
+            game = Game(mode, seed, {})
+
+            def spy(p, player=player, game=game, where=f"{mode}#{seed}"):
+                a, err = player(p)
+                if p["round"] != 1 or p["action_type"] not in ("speak", "speak_rebuttal"):
+                    return a, err
+                if team_of(p["your_role"]) != "village" or p["your_role"] == "seer":
+                    return a, err
+                me = game.by_seat(p["your_seat"]).name
+                before = build_view(WerewolfTurn.lenient(p), GameMemory(game_id="x"))
+                after_payload = {**p, "chat_history": p["chat_history"] + [{"speaker": me, "content": a["message"]}]}
+                after = build_view(WerewolfTurn.lenient(after_payload), GameMemory(game_id="x"))
+                named = {t for t, acc in after.memory.accusations.items() if me in acc}
+                named |= {after.declared_votes[me]} if me in after.declared_votes else set()
+                allowed = before.spoken_today | before.public_wolves
+                assert named <= allowed, (where, me, a["message"], before.spoken_today)
+                checked.append(me)
+                return a, err
+
+            game.actors = {s: spy for s in range(1, len(MODES[mode]) + 1)}
+            game.run()
+    assert len(checked) > 100
+
+
+# ------------------------------------------------------------------------------------------ roles
+
+def test_hunter_never_shoots_a_player_the_village_holds_good():
+    """The cleared player is the one everybody accused and voted for; the hunter still takes someone else."""
+    chat = [(SYS, "天亮了，昨晚是平安夜。"), ("柯南", "我是预言家。第1晚验小丸子是好人（金水）。"),
+            ("路飞", "我怀疑小丸子，投小丸子。"), ("银时", "小丸子可疑，投小丸子。"), ("鸣人", "我怀疑小丸子。")]
+    known = ["Round 1 votes: 路飞→小丸子, 银时→小丸子, 鸣人→小丸子, 柯南→路飞, 小丸子→路飞"]
+    for g in range(6):
+        a = as_seat("MyBot", "hunter_shoot", role="hunter", chat=chat, known=known, game_id=f"hunt-{g}",
+                    phase="day_announce")
+        assert a["target"] not in ("小丸子", "柯南")
+
+
+def test_simulated_hunter_shots_never_hit_a_player_held_good():
+    from werewolf.knowledge import build_view
+    from werewolf.memory import GameMemory
+    from werewolf.models import WerewolfTurn
+
+    from infra.werewolf_sim.engine import MODES, Game
+    from infra.werewolf_sim.players import InProcessPlayer
+
+    shots = []
+    for mode in ("standard-8p", "advanced-12p", "allstar-14p"):
+        for seed in range(1, 26):
+            player = InProcessPlayer()
+
+            def spy(p, player=player):
+                a, err = player(p)
+                if p["action_type"] == "hunter_shoot":
+                    v = build_view(WerewolfTurn.lenient(p), GameMemory(game_id="x"))
+                    shots.append((a["target"], v.public_good))
+                return a, err
+
+            Game(mode, seed, {s: spy for s in range(1, len(MODES[mode]) + 1)}).run()
+    assert len(shots) >= 5 and all(t not in good for t, good in shots), shots
+
+
+def test_the_witch_clears_the_player_she_saved_when_the_village_turns_on_them():
+    from werewolf.memory import InMemoryStore
+
+    store = InMemoryStore()
+    as_seat("MyBot", "witch_decide", role="witch", store=store, rnd=1, phase="night_witch", game_id="witch",
+            extra={"wolfVictimName": "路飞", "wolfVictimId": "x", "hasSavePotion": True, "hasPoisonPotion": True})
+    chat = [(SYS, "天亮了，第1天。昨晚是平安夜。"), ("柯南", "我怀疑路飞，投路飞。"), ("银时", "路飞很可疑，投路飞。")]
+    a = as_seat("MyBot", "speak", role="witch", store=store, rnd=1, chat=chat, game_id="witch")
+    chat.append(("MyBot", a["message"]))
+    seen = read(chat, me="小丸子")
+    assert seen.memory.claims["MyBot"] == "witch" and "路飞" in seen.public_good
+    assert as_seat("小丸子", "vote", chat=chat, game_id="witch")["target"] != "路飞"
+
+
+def test_the_witch_keeps_quiet_when_nobody_suspects_the_player_she_saved():
+    from werewolf.memory import InMemoryStore
+
+    store = InMemoryStore()
+    as_seat("MyBot", "witch_decide", role="witch", store=store, rnd=1, phase="night_witch", game_id="quiet-witch",
+            extra={"wolfVictimName": "路飞", "wolfVictimId": "x", "hasSavePotion": True, "hasPoisonPotion": True})
+    # the village's case is against 柯南 (he claimed a role 鸣人 had claimed first), not against 路飞
+    chat = [(SYS, "天亮了，第1天。昨晚是平安夜。"), ("鸣人", "我是猎人。"), ("柯南", "我是猎人。")]
+    a = as_seat("MyBot", "speak", role="witch", store=store, rnd=1, chat=chat, game_id="quiet-witch")
+    assert read(chat + [("MyBot", a["message"])], me="小丸子").memory.claims["MyBot"] == "villager"
+
+
+def test_a_special_role_about_to_be_voted_out_states_it_and_the_village_moves_on():
+    chat = [(SYS, "天亮了，昨晚是平安夜。"), ("柯南", "我是村民。我怀疑MyBot，投MyBot。"),
+            ("路飞", "我是村民。MyBot很可疑，投MyBot。")]
+    a = as_seat("MyBot", "speak", role="guard", chat=chat, game_id="guard")
+    chat.append(("MyBot", a["message"]))
+    seen = read(chat, me="小丸子")
+    assert seen.memory.claims["MyBot"] == "guard"
+    for n in ("小丸子", "银时", "鸣人"):
+        chat.append((n, "我是村民。"))
+    assert as_seat("小丸子", "vote", chat=chat, game_id="guard")["target"] != "MyBot"
+
+
+def test_wolves_kill_the_true_seer_and_spare_a_fake_one():
+    """Two seer claims: one checked our teammate (true), one called a villager a wolf (false: the madman)."""
+    mates = {"teammates": [{"name": "路飞", "seat": 2, "role": "werewolf", "alive": True}]}
+    chat = [(SYS, "天亮了，昨晚是平安夜。"), ("小丸子", "我是预言家。第1晚验柯南是狼人（查杀）。今天我投柯南。"),
+            ("银时", "我是预言家。第1晚验路飞是狼人（查杀）。今天我投路飞。")]
+    for g in range(6):
+        from werewolf.memory import InMemoryStore
+
+        store = InMemoryStore()
+        as_seat("MyBot", "speak", role="werewolf", store=store, chat=chat, extra=mates, game_id=f"fake-{g}")
+        a = as_seat("MyBot", "choose_kill_target", role="werewolf", store=store, phase="night_werewolf", rnd=2,
+                    extra=mates, game_id=f"fake-{g}")
+        assert a["target"] == "银时"
+
+
+@pytest.mark.parametrize("mode", ["classic-6p", "chaos-10p", "knight-shield-10p", "allstar-14p"])
+def test_simulated_wolves_never_pick_a_teammate(mode):
+    from infra.werewolf_sim.players import InProcessPlayer
+    from infra.werewolf_sim.runner import play_games, setup_seats
+
+    for setup in ("wolves", "all"):
+        s = play_games(mode, range(1, 6), InProcessPlayer, setup_seats(setup, mode))
+        picks = s.behaviour["wolf kills on teammates"]
+        assert picks[1] > 5 and picks[0] == 0, picks
+
+
+def test_the_madmans_fake_check_points_away_from_the_players_under_suspicion():
+    """Yesterday 银时 voted away from the village's choice (the evidence points at him): the madman's fake
+    "wolf" is someone else, and later his fake "good" clears the village's top suspect."""
+    known = ["Round 1 votes: 柯南→鸣人, 路飞→鸣人, 小丸子→鸣人, 鸣人→柯南, 银时→路飞"]
+    chat = [(SYS, "天亮了，第2天。昨晚是平安夜。"), ("柯南", "我是村民。"), ("路飞", "我是村民。")]
+    for g in range(6):
+        a = as_seat("MyBot", "speak", role="madman", rnd=2, chat=chat, known=known, game_id=f"mad-{g}")
+        seen = read(chat + [("MyBot", a["message"])], me="小丸子", known=known)
+        fake = seen.memory.claimed_checks["MyBot"]
+        assert seen.memory.claims["MyBot"] == "seer" and "werewolf" in fake.values()
+        assert fake.get("银时") != "werewolf" and fake.get("鸣人") != "werewolf"
+
+
+def test_a_knights_duel_makes_the_targets_side_public():
+    won = read([(SYS, "骑士柯南翻牌决斗银时，银时是狼人，银时出局。")], me="小丸子")
+    assert "银时" in won.public_wolves and "柯南" in won.public_good
+    lost = read([(SYS, "骑士柯南翻牌决斗路飞失败，骑士柯南出局。")], me="小丸子")
+    assert "路飞" in lost.public_good and "路飞" not in lost.public_wolves
+
+
+def test_the_contest_of_two_seers_is_settled_when_the_wolves_kill_one():
+    """The madman claims seer first and frames the real seer, who answers with a check on someone else; the
+    wolves kill the real seer that night, and the village then votes the madman."""
+    day1 = [(SYS, "天亮了，第1天。昨晚是平安夜。"), ("柯南", "我是预言家。第1晚验路飞是狼人（查杀）。今天我投路飞。"),
+            ("路飞", "我是预言家。第1晚验小丸子是好人（金水）。柯南是假预言家。")]
+    assert read(day1).trusted_seer is None
+    day2 = day1 + [(SYS, "天亮了，第2天。昨晚路飞死亡。")]
+    alive = [(n, SEAT[n]) for n in NAMES if n != "路飞"]
+    assert as_seat("MyBot", "vote", chat=day2, alive=alive, dead=[("路飞", 2)], game_id="contest")["target"] == "柯南"
