@@ -2,6 +2,8 @@
 
 * ``aws``: moto's ``mock_aws`` with the table created from ``template.yaml`` (so tests and
   infrastructure cannot drift); yields an :class:`agenthost.store.Store` on it.
+* ``rollup``: the usage rollup on that table's stream: ``rollup()`` adds what turns wrote since the last call
+  to the ``USAGE#`` items, as the deployed stream mapping does (``tests/support/usage.py``).
 * ``stack``: the real local stack (``python -m infra.local``) on free ports, one per test session.
 
 Before each test, the log handlers made so far write to that test's ``sys.stdout`` (``tests/support/logs.py``),
@@ -85,6 +87,13 @@ def aws():
         create_table(aws_clients.client("dynamodb"), parse(), config.settings().table_name)
         yield Store()
     aws_clients.reset()
+
+
+@pytest.fixture
+def rollup(aws):
+    from tests.support.usage import Rollup
+
+    return Rollup(aws)
 
 
 @pytest.fixture(scope="session")

@@ -15,7 +15,7 @@ import hmac
 import html
 import secrets
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from typing import Any, Protocol
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -70,13 +70,11 @@ class SignedCheckout:
     def sign(self, store: Store, checkout_id: str, exp: int) -> str:
         return signing.sign(self.key(store), f"{checkout_id}.{exp}")[len(signing.PREFIX):]
 
-    def start(self, store: Store, base_url: str, session_hash: str, cart: dict[str, Any],
-              also: Sequence[Mapping[str, Any] | None] = ()) -> tuple[str, int]:
-        """Snapshot the cart and return the signed URL. ``also``: a metering fold riding on the write."""
+    def start(self, store: Store, base_url: str, session_hash: str, cart: dict[str, Any]) -> tuple[str, int]:
+        """Snapshot the cart and return the signed URL."""
         checkout_id = "chk_" + secrets.token_urlsafe(18)
         written = store.put({**checkout_key(checkout_id), "session": session_hash, "cart": cart,
-                             "status": "pending", "created_at": store.now()}, ttl_s=self.ttl_s, if_absent=True,
-                            also=[a for a in also if a])
+                             "status": "pending", "created_at": store.now()}, ttl_s=self.ttl_s, if_absent=True)
         exp = int(written["expires_at"])
         url = f"{base_url.rstrip('/')}{self.path}/{checkout_id}?exp={exp}&sig={self.sign(store, checkout_id, exp)}"
         return url, exp

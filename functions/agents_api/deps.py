@@ -14,11 +14,10 @@ limiter could not run does :func:`live_session` read the session itself.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import Depends, Request
 
-from agenthost import metering
 from agenthost.http import ApiError
 from agenthost.store import Store
 from agents_api.sessions import Session, Sessions
@@ -75,11 +74,6 @@ async def live_session(request: Request, site: Annotated[SiteConfig, Depends(cur
     if found is None:
         raise session_gone()
     return found
-
-
-def fold() -> dict[str, Any] | None:
-    """The current turn's usage counters as a transaction entry, or None (folding off, or no turn)."""
-    return metering.current().fold()
 
 
 SiteDep = Annotated[SiteConfig, Depends(current_site)]

@@ -24,7 +24,6 @@ Records are ``IDEMP#<client>#<sha256(method path key)>`` with a 24 h TTL.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,14 +100,13 @@ class Idempotency:
     def _mine(self) -> tuple[str, dict[str, Any]]:
         return "#s = :pending AND claimed_at = :mine", {":pending": "pending", ":mine": self.claimed_at}
 
-    def finish(self, status: int, body: bytes | None, content_type: str,
-               fold: Mapping[str, Any] | None = None) -> None:
+    def finish(self, status: int, body: bytes | None, content_type: str) -> None:
         """Store the response (``body=None``: keep nothing, a retry runs again). Only the request that
         holds the claim writes; one that was taken over after it ran too long leaves the record alone."""
         cond, vals = self._mine()
         try:
             if status >= 500 or body is None:
-                self.store.delete(**self.key, condition=cond, names={"#s": "state"}, values=vals, also=[fold])
+                self.store.delete(**self.key, condition=cond, names={"#s": "state"}, values=vals)
                 return
             self.store.update(
                 **self.key,
@@ -116,7 +114,6 @@ class Idempotency:
                 condition=cond,
                 names={"#s": "state", "#st": "status", "#b": "body", "#ct": "content_type"},
                 values={**vals, ":done": "done", ":status": status, ":body": body, ":ct": content_type},
-                also=[fold],
             )
         except ConditionFailed:
             pass  # the claim was taken over (this request outran reclaim_after_s): the newer run answers

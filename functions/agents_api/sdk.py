@@ -29,8 +29,8 @@ What ``install`` adds:
 State lives in DynamoDB: one item per session, keyed by a hash of the token, with a hard expiry, the
 cart and the session's rate counters (see :mod:`agents_api.sessions`). The rate-limit write returns that
 item, so routes get the session and its cart without a read (:func:`agents_api.deps.live_session`).
-Prices and totals always come from the catalog, never from the agent. When ``metering`` folding is on, a
-route's own write carries the turn's usage counters (``metering.current().fold()``).
+Prices and totals always come from the catalog, never from the agent. A route's own writes carry the turn's
+usage (``agenthost.metering``).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,12 +73,11 @@ class Sessions:
         self.store = store
         self.ttl_s = ttl_s
 
-    def create(self, meta: dict[str, Any] | None = None,
-               also: Sequence[Mapping[str, Any] | None] = ()) -> tuple[str, int]:
-        """A new session (``also``: a metering fold riding on the write). Returns ``(token, expires_at)``."""
+    def create(self, meta: dict[str, Any] | None = None) -> tuple[str, int]:
+        """A new session. Returns ``(token, expires_at)``."""
         token = new_token()
         item = {**keys.session(token_hash(token)), "created_at": self.store.now(), "cart": {}, **(meta or {})}
-        written = self.store.put(item, ttl_s=self.ttl_s, if_absent=True, also=[a for a in also if a])
+        written = self.store.put(item, ttl_s=self.ttl_s, if_absent=True)
         return token, int(written["expires_at"])
 
     def load(self, token: str) -> Session | None:
@@ -91,9 +90,9 @@ class Sessions:
     def _gone_or(self, refused: ConditionFailed, other: Exception) -> Exception:
         return SessionGone() if refused.item is None else other
 
-    def end(self, session: Session, fold: Mapping[str, Any] | None = None) -> None:
+    def end(self, session: Session) -> None:
         # the cart lives in the session item and goes with it
-        self.store.delete(**keys.session(session.hash), also=[fold])
+        self.store.delete(**keys.session(session.hash))
 
     def add(self, session: Session, item_id: str, quantity: int, cap: int, max_lines: int) -> dict[str, int]:
         """Atomically add ``quantity`` to the line; the line may not exceed ``cap`` and a new line needs room
@@ -142,21 +141,20 @@ class Sessions:
         except ConditionFailed:
             raise SessionGone from None
 
-    def set_quantity(self, session: Session, item_id: str, quantity: int,
-                     fold: Mapping[str, Any] | None = None) -> None:
+    def set_quantity(self, session: Session, item_id: str, quantity: int) -> None:
         try:
             self.store.update(**keys.session(session.hash), expression="SET #c.#i = :q",
                               condition=f"{LIVE} AND attribute_exists(#c.#i)",
                               names={"#c": "cart", "#i": item_id},
-                              values={":q": quantity, ":now": self.store.now()}, also=[fold])
+                              values={":q": quantity, ":now": self.store.now()})
         except ConditionFailed as refused:
             raise self._gone_or(refused, NotInCart()) from None
 
-    def remove(self, session: Session, item_id: str, fold: Mapping[str, Any] | None = None) -> None:
+    def remove(self, session: Session, item_id: str) -> None:
         try:
             self.store.update(**keys.session(session.hash), expression="REMOVE #c.#i",
                               condition=f"{LIVE} AND attribute_exists(#c.#i)",
                               names={"#c": "cart", "#i": item_id},
-                              values={":now": self.store.now()}, also=[fold])
+                              values={":now": self.store.now()})
         except ConditionFailed as refused:
             raise self._gone_or(refused, NotInCart()) from None

@@ -123,22 +123,21 @@ def _read_turn(event: dict[str, Any], raw: bytes) -> tuple[Caller, TurnRequest] 
 
 
 def _play(caller: Caller, request: TurnRequest, raw: bytes, started: float) -> tuple[TurnResponse, TurnStats]:
-    """The turn, metered: its usage counters ride along in the task memory's one write."""
+    """The turn, metered: its usage rides on the task memory's one write (``agenthost.metering``)."""
     memory_store = MemoryStore()
     try:
         memory_store.store.warm()  # the client exists before the turn, so metering counts its calls
     except Exception:  # noqa: BLE001, S110 - no client: the turn plays without memory
         pass
-    with metering.turn("olympics", caller.agent_id, decides=True) as usage:
-        folded = False
+    deadline = Deadline.since(started, settings().olympics_budget_s)
+    with metering.turn("olympics", caller.agent_id, decides=True, deadline=deadline) as usage:
+        recorded = False
 
-        def fold(stats: TurnStats) -> dict[str, Any] | None:
-            # everything the turn records happens before the fold, so the counters ride along in the task
-            # memory's write and the turn stays at one write
-            nonlocal folded
-            folded = True
+        def answered(stats: TurnStats) -> None:
+            # recorded before the memory write, which then carries the turn's whole usage
+            nonlocal recorded
+            recorded = True
             _record_fallback(usage, stats)
-            return usage.fold()
 
         response, stats = play(
             request,
@@ -146,10 +145,10 @@ def _play(caller: Caller, request: TurnRequest, raw: bytes, started: float) -> t
             memory_store=memory_store,
             deterministic=brain.deterministic,
             llm=brain.llm_policy(),
-            deadline=Deadline.since(started, settings().olympics_budget_s),
-            fold=fold,
+            deadline=deadline,
+            answered=answered,
             digest=hashlib.sha256(raw).hexdigest()[:32],
         )
-        if not folded:
+        if not recorded:
             _record_fallback(usage, stats)
     return response, stats

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -190,12 +189,8 @@ class MemoryStore:
             fresh=False,
         )
 
-    def save(self, memory: TaskMemory, also: Sequence[Mapping[str, Any] | None] | None = None) -> None:
-        """One write; ``also`` (e.g. the turn's usage counters, ``metering.Turn.fold()``) rides along in the
-        same round trip."""
+    def save(self, memory: TaskMemory) -> None:
+        """One write (the open turn's usage rides on it: :mod:`agenthost.metering.carry`)."""
         item = memory.to_item()
         item["version"] = memory.version + 1
-        if also:
-            self.store.put(item, ttl_s=TTL_S, also=also)
-        else:
-            self.store.put(item, ttl_s=TTL_S)
+        self.store.put(item, ttl_s=TTL_S)

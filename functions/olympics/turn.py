@@ -130,14 +130,14 @@ def play(
     deterministic: Policy,
     llm: Policy | None = None,
     deadline: Deadline | None = None,
-    fold: Callable[[TurnStats], dict[str, Any] | None] | None = None,
+    answered: Callable[[TurnStats], None] | None = None,
     digest: str = "",
 ) -> tuple[TurnResponse, TurnStats]:
     """Play one turn to ``deadline`` (the turn's whole budget, created where the request arrived; by
     default ``olympics_budget_s`` from now). The LLM works to a deadline that keeps ``olympics_reserve_s``
     back for the deterministic policy, the guard and the memory write; the deterministic policy to one
-    that keeps ``guard_reserve_s``; no memory write starts in the last ``answer_reserve_s``. ``fold``
-    gives a write to send with the task memory's own (the turn's usage counters), keeping one write."""
+    that keeps ``guard_reserve_s``; no memory write starts in the last ``answer_reserve_s``. ``answered(stats)``
+    runs once the answer is final, before the task memory's write (which carries the turn's usage)."""
     cfg = settings()
     deadline = deadline if deadline is not None else Deadline.after(cfg.olympics_budget_s)
     stats = TurnStats()
@@ -171,7 +171,9 @@ def play(
         decided = decision, guard.sanitize(decision.actions, tree, offered, page)
     response = _answer(decided, request, memory, stats)
     memory.remember_answer(digest, response.wire())
-    _save(memory_store, memory, deadline.reserve(cfg.answer_reserve_s, "answer"), fold, stats)
+    if answered is not None:
+        answered(stats)
+    _save(memory_store, memory, deadline.reserve(cfg.answer_reserve_s, "answer"), stats)
     return response, stats
 
 
@@ -243,14 +245,13 @@ def _answer(decided: tuple[Decision, guard.Verdict], request: TurnRequest, memor
     return response
 
 
-def _save(memory_store: MemoryStore | None, memory: TaskMemory, answer_by: Deadline,
-          fold: Callable[[TurnStats], dict[str, Any] | None] | None, stats: TurnStats) -> None:
-    """The task memory's one write (with ``fold``'s counters), unless the answer is due."""
+def _save(memory_store: MemoryStore | None, memory: TaskMemory, answer_by: Deadline, stats: TurnStats) -> None:
+    """The task memory's one write, unless the answer is due."""
     if memory_store is None:
         return
     if not answer_by.expired:
         try:
-            memory_store.save(memory, also=[fold(stats)] if fold is not None else None)
+            memory_store.save(memory)
         except Exception as exc:  # noqa: BLE001
             stats.memory_error = (stats.memory_error + " " if stats.memory_error else "") + \
                 f"save: {type(exc).__name__}"

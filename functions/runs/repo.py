@@ -13,18 +13,14 @@
 * ``META`` also carries the current snapshot (``snap_z``: zlib-compressed JSON, a few KB); ``STEP`` items
   carry no snapshot, so ``GET /agent/run/{id}`` is one query over small items that reads only the
   attributes it shows (:data:`VIEW_ATTRIBUTES`).
-* Usage counters of the metered turn ride with the ``STEP`` write (``turn.fold()``, one
-  ``TransactWriteItems``) when ``AGENTHOST_METERING_FOLD`` is on and a turn is open; otherwise the turn
-  writes them on exit (one ``UpdateItem``), and writes outside a turn fold nothing.
+* The usage of the metered turn rides on its writes (``agenthost.metering``): no write of its own.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from typing import Any
 
-from agenthost import metering
 from agenthost.store import Item, Store, VersionConflict, keys
 
 #: moto (tests, the local stack) is not atomic between threads of one process (conditional checks and
@@ -99,13 +95,7 @@ class RunRepo:
             return written
         # Only the writer whose conditional META write won gets here, so the step item needs no condition.
         step_body = {**step, **keys.run_step(meta["runId"], int(step["stepNumber"])), "expires_at": meta["expires_at"]}
-        fold = _fold_entry(self.store.table_name)
-        if fold:
-            # with AGENTHOST_METERING_FOLD on, the turn's usage counters ride along with the step item
-            # (one round trip instead of two, billed as a transaction)
-            self.store.put(step_body, also=[fold])
-        else:
-            self.store.put(step_body)
+        self.store.put(step_body)
         return written
 
 
@@ -127,9 +117,3 @@ def _plain(item: Item | None) -> Item | None:
         raw = item["snap_z"]
         item["snap_z"] = bytes(raw.value if hasattr(raw, "value") else raw)
     return item
-
-
-def _fold_entry(table_name: str) -> dict[str, Any] | None:
-    """The open turn's usage counters as a transaction entry, or None outside a turn (the no-op
-    recorder ``metering.current()`` returns there folds nothing, so no counters are written for nobody)."""
-    return metering.current().fold(table_name) or None

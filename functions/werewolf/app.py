@@ -19,10 +19,11 @@ Never failing a turn, in detail:
   the payload itself says them) nor write to it, and costs no LLM tokens; all a forger gets is what
   the deterministic strategy makes of its own payload. A request with no signature header at all is
   not the platform's (it always signs) and still gets 401.
-* **DynamoDB is slow**: the game memory and the usage counters go through turn-sized clients
-  (reads: 1 s connect, 2 s read, 2 attempts; writes: 1 attempt), the decision (LLM included) must be
-  ready ``werewolf_write_reserve_s`` before the turn budget ends, and the memory write is skipped when
-  less than that is left. A turn is answered within about ``werewolf_budget_s`` (settings) whatever
+* **DynamoDB is slow**: the game memory goes through turn-sized clients (reads: 1 s connect, 2 s read,
+  2 attempts; writes: 1 attempt), the decision (LLM included) must be ready ``werewolf_write_reserve_s``
+  before the turn budget ends, and the memory write is skipped when less than that is left; metering's own
+  write (a turn that changed no memory) is bounded too (1 s connect, 1 s read, one request) and skipped
+  when the answer is due. A turn is answered within about ``werewolf_budget_s`` (settings) whatever
   DynamoDB does; the request's access line says how that budget was split.
 * **Big bodies**: a late game's ``chat_history`` can pass 1 MB, so this function accepts bodies up to
   ``MAX_TURN_BYTES`` (the HTTP API's own limit; nothing larger can reach a Lambda) and plays them.
@@ -149,17 +150,18 @@ async def turn(request: Request) -> JSONResponse:
         store.warm()  # the clients exist before the turn opens, so metering counts their calls
     except Exception:  # noqa: BLE001 - no client: the turn plays without memory
         store = None
-    # usage counters always go through the turn-sized store; game memory only for a verified request
+    # game memory only for a verified request
     memory_store = store if verified else None
-    with metering.turn("werewolf", cfg.werewolf_agent_id or "werewolf", decides=True, store=store) as usage:
+    with metering.turn("werewolf", cfg.werewolf_agent_id or "werewolf", decides=True,
+                       deadline=turn_deadline) as usage:
         policy = get_policy() if verified else None
-        # the usage counters ride along with the memory write (one round trip), see agenthost.metering
+        # the turn's usage rides on the memory write when there is one (agenthost.metering), else metering
+        # adds it with one write of its own
         outcome = play(raw, memory_store, say=get_say(), policy=policy,
                        deadline=(decide_by := turn_deadline.reserve(cfg.werewolf_write_reserve_s,
                                                                     "memory write")),
                        save_by=decide_by,
                        logger=logger, on_decided=_metered(usage, policy),
-                       fold=usage.fold if memory_store is not None else None,
                        digest=hashlib.sha256(body).hexdigest()[:32] if verified else "")
     turn_info = raw if isinstance(raw, dict) else {}
     annotate(  # on the request's one access line

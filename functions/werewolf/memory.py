@@ -93,7 +93,7 @@ class GameMemory:
 
 class StoreLike(Protocol):
     def get(self, pk: str, sk: str, *, consistent: bool = True) -> dict[str, Any] | None: ...
-    def put(self, item: dict[str, Any], *, ttl_s: int | None = None, also: Any = ()) -> Any: ...
+    def put(self, item: dict[str, Any], *, ttl_s: int | None = None) -> Any: ...
 
 
 def load(store: StoreLike | None, game_id: str, seat: str) -> GameMemory:
@@ -104,14 +104,11 @@ def load(store: StoreLike | None, game_id: str, seat: str) -> GameMemory:
     return GameMemory.from_item(store.get(k["pk"], k["sk"]), game_id, seat)
 
 
-def save(store: StoreLike | None, memory: GameMemory, also: Any = ()) -> None:
-    """One write, with the two-day TTL; ``also`` (metering counters) rides in the same round trip."""
+def save(store: StoreLike | None, memory: GameMemory) -> None:
+    """One write, with the two-day TTL (the open turn's usage rides on it: ``agenthost.metering``)."""
     if store is None or not memory.game_id:
         return
-    if also:
-        store.put(memory.to_item(), ttl_s=TTL_S, also=list(also))
-    else:
-        store.put(memory.to_item(), ttl_s=TTL_S)
+    store.put(memory.to_item(), ttl_s=TTL_S)
 
 
 _READ_OPS = frozenset({"get_item", "query", "batch_get_item"})
@@ -119,8 +116,8 @@ _READ_OPS = frozenset({"get_item", "query", "batch_get_item"})
 
 class TurnStore(Store):
     """The single table through turn-sized clients, so a slow DynamoDB cannot hold a turn past its budget:
-    reads (the memory, metering's LLM budget) 1 s connect / 2 s read / 2 attempts in all; writes (the
-    memory, the usage counters) 1 s / 2 s / a single attempt, so a write costs at most ~3 s
+    reads (the memory) 1 s connect / 2 s read / 2 attempts in all; writes (the memory) 1 s / 2 s / a single
+    attempt, so a write costs at most ~3 s
     (the ``werewolf_write_reserve_s`` setting)."""
 
     @property
@@ -153,7 +150,7 @@ class InMemoryStore:
         self.calls += 1
         return self.items.get((pk, sk))
 
-    def put(self, item: dict[str, Any], *, ttl_s: int | None = None, also: Any = ()) -> dict[str, Any]:
+    def put(self, item: dict[str, Any], *, ttl_s: int | None = None) -> dict[str, Any]:
         self.calls += 1
         self.items[(item["pk"], item["sk"])] = dict(item)
         return item

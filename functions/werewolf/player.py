@@ -58,10 +58,10 @@ class Policy:
 
 def play(raw: Any, store: StoreLike | None, *, say: Say | None = None, policy: Policy | None = None,
          deadline: Deadline | float | None = None, save_by: Deadline | float | None = None,
-         logger: Any = None, on_decided: Any = None, fold: Any = None, digest: str = "") -> Outcome:
+         logger: Any = None, on_decided: Any = None, digest: str = "") -> Outcome:
     """One turn. ``deadline``: when the policy must have decided; ``save_by``: past it the memory write
     is skipped (the answer matters more than the memory); ``on_decided(source, policy_error)`` runs once the answer is
-    final; ``fold()`` (metering) returns a transaction entry written together with the memory item."""
+    final, before the memory write (which carries the turn's usage: ``agenthost.metering``)."""
     say = say or Say()
     decide_by = Deadline.of(deadline, settings().werewolf_budget_s)
     save_deadline = None if save_by is None else Deadline.of(save_by, 0.0)
@@ -101,7 +101,7 @@ def play(raw: Any, store: StoreLike | None, *, say: Say | None = None, policy: P
     if on_decided is not None:
         on_decided(source, policy_error)
     if mem.fingerprint() != before:
-        _save(store, mem, save_deadline, fold, logger)
+        _save(store, mem, save_deadline, logger)
     return Outcome(answer, source, issues, view, policy_error, budget)
 
 
@@ -191,16 +191,15 @@ def _our_answer(view: View, say: Say, check: Check, logger: Any) -> tuple[dict[s
     return _finish(safest(view, say), say).wire(), issues, "fallback"
 
 
-def _save(store: StoreLike | None, mem: GameMemory, save_deadline: Deadline | None, fold: Any,
-          logger: Any) -> None:
-    """The changed memory (one write, with metering's entry from ``fold()``), unless the turn's deadline
-    is near: the answer matters more than the memory."""
+def _save(store: StoreLike | None, mem: GameMemory, save_deadline: Deadline | None, logger: Any) -> None:
+    """The changed memory (one write), unless the turn's deadline is near: the answer matters more than the
+    memory."""
     if store is not None and save_deadline is not None and save_deadline.expired:
         if logger:
             logger.warning("werewolf memory write skipped: the turn deadline is near")
         return
     try:
-        memory_mod.save(store, mem, also=[fold()] if fold is not None else ())
+        memory_mod.save(store, mem)
     except Exception:  # noqa: BLE001
         if logger:
             logger.warning("werewolf memory write failed")

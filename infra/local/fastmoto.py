@@ -13,10 +13,14 @@
 * **Transactions back up only the items they touch.** moto deep-copies every table a transaction names
   before running it, so one transaction costs as much as the whole table; here each touched item is
   copied and put back on rollback (same outcome, all-or-nothing as before).
-* **Data-plane responses are written as JSON directly.** For DynamoDB's JSON protocol moto's result is
-  already the wire document; its generic model-driven serializer walks every attribute value (3x the
-  cost of the query itself). Results it cannot write directly (dates in control-plane answers) still go
-  through moto's serializer.
+* **The stream keeps what a reader can still want.** moto keeps every stream record for ever and every
+  shard iterator it ever handed out; here only the last :data:`STREAM_ITERATORS` iterators are kept (an
+  older one has expired, as DynamoDB's do after 15 minutes) and a shard keeps its last :data:`STREAM_KEEP`
+  records (DynamoDB keeps 24 hours); an iterator older than what is kept reads from the oldest record kept.
+* **Data-plane responses are written as JSON directly.** For DynamoDB's JSON protocol (and the stream's
+  ``GetRecords``) moto's result is already the wire document; its generic model-driven serializer walks
+  every attribute value (3x the cost of the query itself). Results it cannot write directly (dates in
+  control-plane answers) still go through moto's serializer.
 """
 
 from __future__ import annotations
@@ -29,6 +33,9 @@ from typing import Any
 
 _state = threading.local()
 _lock = threading.RLock()
+#: stream records a shard keeps (the oldest half is dropped past this), and shard iterators kept
+STREAM_KEEP = 50_000
+STREAM_ITERATORS = 1_000
 
 
 class _CopyShim:
@@ -161,6 +168,50 @@ def _make_execute_result(original: Any) -> Any:
     return execute_result
 
 
+def _make_shard_add(original: Any) -> Any:
+    def add(self: Any, old: Any, new: Any) -> None:
+        original(self, old, new)
+        if len(self.items) > STREAM_KEEP:
+            drop = len(self.items) - STREAM_KEEP // 2
+            self.items = self.items[drop:]
+            self.starting_sequence_number += drop
+
+    add.__wrapped__ = original  # type: ignore[attr-defined]
+    return add
+
+
+def _make_shard_get(original: Any) -> Any:
+    def get(self: Any, start: int, quantity: int) -> Any:
+        return original(self, max(int(start), self.starting_sequence_number), quantity)
+
+    get.__wrapped__ = original  # type: ignore[attr-defined]
+    return get
+
+
+def _make_get_records(original: Any) -> Any:
+    def get_records(self: Any, iterator_arn: str, limit: int) -> Any:
+        result = original(self, iterator_arn, limit)
+        while len(self.shard_iterators) > STREAM_ITERATORS:  # the oldest first (dicts keep insertion order)
+            self.shard_iterators.pop(next(iter(self.shard_iterators)))
+        return result
+
+    get_records.__wrapped__ = original  # type: ignore[attr-defined]
+    return get_records
+
+
+def _get_records_json(self: Any) -> Any:
+    """DynamoDB Streams ``GetRecords`` answered as JSON directly (dates as epoch seconds, as on the wire)."""
+    limit = self._get_param("Limit") or 1000
+    result = self.backend.get_records(self._get_param("ShardIterator"), limit)
+
+    def default(value: Any) -> Any:
+        if hasattr(value, "timestamp"):
+            return value.timestamp()
+        return _b64(value)
+
+    return 200, {"Content-Type": "application/x-amz-json-1.0"}, json.dumps(result, default=default)
+
+
 def tune() -> None:
     """Apply the patches (idempotent)."""
     import moto.dynamodb.models as models
@@ -182,4 +233,12 @@ def tune() -> None:
     Table.query = _make_query(Table.query)  # type: ignore[method-assign]
     Table.all_items = _make_all_items(Table.all_items)  # type: ignore[method-assign]
     DynamoResult.execute_result = _make_execute_result(DynamoResult.execute_result)  # type: ignore[method-assign]
+    from moto.dynamodb.models.table import StreamShard
+    from moto.dynamodbstreams.models import DynamoDBStreamsBackend
+    from moto.dynamodbstreams.responses import DynamoDBStreamsHandler
+
+    DynamoDBStreamsHandler.get_records = _get_records_json  # type: ignore[method-assign]
+    StreamShard.add = _make_shard_add(StreamShard.add)  # type: ignore[method-assign]
+    StreamShard.get = _make_shard_get(StreamShard.get)  # type: ignore[method-assign]
+    DynamoDBStreamsBackend.get_records = _make_get_records(DynamoDBStreamsBackend.get_records)  # type: ignore[method-assign]
     DynamoDBBackend._agenthost_tuned = True  # type: ignore[attr-defined]

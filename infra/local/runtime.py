@@ -80,8 +80,11 @@ class Runtime:
         handler = self.handler(fn)
         context = LambdaContext(next(iter(sorted(fn.names - {fn.logical_id})), fn.logical_id),
                                 fn.timeout, fn.memory)
+        from agenthost import metering
+
         try:
-            return handler(event, context)
+            with metering.isolated():  # one process runs every function here: each invocation meters its own
+                return handler(event, context)
         except Exception as exc:  # noqa: BLE001 - reported like Lambda reports an unhandled error
             self.log(f"  {fn.logical_id} raised {type(exc).__name__}: {exc}")
             raise FunctionError({

@@ -1,5 +1,6 @@
 """Starts the whole local stack in one process: embedded DynamoDB (moto server) with the template's
-table, the Lambda invoke API, the HTTP gateway and the WebSocket gateway."""
+table and its stream delivered to the functions that map it, the Lambda invoke API, the HTTP gateway and
+the WebSocket gateway."""
 
 from __future__ import annotations
 
@@ -66,6 +67,7 @@ class LocalStack:
         self.servers: list[Any] = []
         self.sockets: dict[str, socket.socket] = {}
         self.url_sockets: dict[str, socket.socket] = {}  # function logical id -> its function URL's socket
+        self.pollers: list[Any] = []  # the table's stream, one per event source mapping (infra/local/streams.py)
 
     def _listen(self) -> None:
         """Bind the three gateway ports up front (0 picks free ones; the banner prints the real ones)."""
@@ -114,6 +116,7 @@ class LocalStack:
             "AGENTHOST_LOCAL": "true",
             "AGENTHOST_TABLE": table_name,
             "AWS_ENDPOINT_URL_DYNAMODB": dynamodb,
+            "AWS_ENDPOINT_URL_DYNAMODB_STREAMS": dynamodb,
             "AWS_ENDPOINT_URL_LAMBDA": f"http://{self.host}:{self.lambda_port}",
             "AWS_ENDPOINT_URL_SCHEDULER": f"http://{self.host}:{self.lambda_port}",  # infra/local/scheduler.py
             "AGENTHOST_WS_ENDPOINT": f"http://{self.host}:{self.ws_port}/local",
@@ -129,6 +132,21 @@ class LocalStack:
         self._seed()
         self.runtime = Runtime(self.template, log=_log)
         self.dotenv = dotenv
+        self._stream(table_name)
+
+    def _stream(self, table_name: str) -> None:
+        """One poller per event source mapping on the table's stream (the usage rollup)."""
+        from agenthost import aws
+        from infra.local.streams import StreamPoller, StreamReader, streams_client
+
+        raw = os.environ.get("AGENTHOST_LOCAL_STREAM_REDELIVER", "").strip()
+        redeliver = int(raw) if raw.isdigit() else 0
+        for mapping in self.template.stream_mappings:
+            reader = StreamReader(aws.client("dynamodb"), streams_client(), table_name,
+                                  from_start=mapping.starting_position == "TRIM_HORIZON", raw=True)
+            poller = StreamPoller(mapping, reader, self.runtime.invoke_sync, redeliver_every=redeliver, log=_log)
+            poller.start()
+            self.pollers.append(poller)
 
     def _create_table(self, name: str) -> None:
         from agenthost import aws, secrets
@@ -166,6 +184,9 @@ class LocalStack:
             f"  Lambda invoke   http://{self.host}:{self.lambda_port}",
             f"  DynamoDB        {self.dynamodb_endpoint} (table {os.environ['AGENTHOST_TABLE']})",
         ]
+        for mapping in self.template.stream_mappings:
+            lines.append(f"  Table stream -> {mapping.function} (batches of up to {mapping.batch_size}, "
+                         f"window {mapping.window_s:g} s)")
         for fn, sock in self.url_sockets.items():
             lines.append(f"  Function URL    http://{self.host}:{sock.getsockname()[1]}/ -> {fn}")
         lines.append("  routes:")
@@ -224,6 +245,8 @@ class LocalStack:
         for s in self.servers:
             s.should_exit = True
         await asyncio.gather(*tasks, return_exceptions=True)
+        for poller in self.pollers:
+            poller.stop()
         self.runtime.pool.shutdown(wait=False, cancel_futures=True)
         if self.moto is not None:
             self.moto.stop()

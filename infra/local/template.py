@@ -82,6 +82,32 @@ class Template:
     parameters: dict[str, str]
     # Lambda function URLs (AWS::Lambda::Url whose condition holds): URL logical id -> function logical id
     function_urls: dict[str, str] = field(default_factory=dict)
+    # event source mappings on the table's stream (functions' events of type DynamoDB)
+    stream_mappings: list[StreamMapping] = field(default_factory=list)
+
+
+@dataclass
+class StreamMapping:
+    """A function's ``Type: DynamoDB`` event: the table's stream delivered to it in batches."""
+
+    function: str
+    batch_size: int = 100
+    window_s: float = 0.0
+    starting_position: str = "LATEST"
+    patterns: list[str] = field(default_factory=list)  # FilterCriteria patterns (JSON); none: every record
+
+
+def _stream_mappings(lid: str, props: dict[str, Any]) -> list[StreamMapping]:
+    out = []
+    for event in (props.get("Events") or {}).values():
+        if not isinstance(event, dict) or event.get("Type") != "DynamoDB":
+            continue
+        ep = event.get("Properties") or {}
+        filters = ((ep.get("FilterCriteria") or {}).get("Filters")) or []
+        out.append(StreamMapping(lid, int(ep.get("BatchSize", 100)), float(ep.get("MaximumBatchingWindowInSeconds", 0)),
+                                 str(ep.get("StartingPosition", "LATEST")),
+                                 [str(f["Pattern"]) for f in filters if isinstance(f, dict) and f.get("Pattern")]))
+    return out
 
 
 def _route_regex(path: str) -> tuple[re.Pattern[str], tuple[int, int, int]]:
@@ -183,6 +209,7 @@ def parse(path: Path = TEMPLATE, parameter_overrides: dict[str, str] | None = No
     integrations: dict[str, str] = {}
     selection = "$request.body.action"
     function_urls: dict[str, str] = {}
+    mappings: list[StreamMapping] = []
 
     for lid, resource in raw.get("Resources", {}).items():
         rtype = resource.get("Type")
@@ -190,6 +217,7 @@ def parse(path: Path = TEMPLATE, parameter_overrides: dict[str, str] | None = No
         if rtype == "AWS::Serverless::Function":
             functions[lid] = _function(lid, resource, res, raw.get("Globals", {}).get("Function", {}))
             http_routes += _http_routes(lid, props)
+            mappings += _stream_mappings(lid, props)
         elif rtype == "AWS::DynamoDB::Table":
             table = {"logical_id": lid, "name": res.ref(lid), **props}
         elif rtype == "AWS::Lambda::Url" and (not resource.get("Condition") or res.condition(resource["Condition"])):
@@ -207,7 +235,7 @@ def parse(path: Path = TEMPLATE, parameter_overrides: dict[str, str] | None = No
 
     http_routes.sort(key=lambda r: r.specificity, reverse=True)
     return Template(raw, functions, http_routes, _ws_routes(raw, integrations), selection, table, res.params,
-                    {k: v for k, v in function_urls.items() if v in functions})
+                    {k: v for k, v in function_urls.items() if v in functions}, mappings)
 
 
 def _function(lid: str, resource: dict[str, Any], res: Resolver, globals_fn: dict[str, Any]) -> Function:
@@ -277,6 +305,9 @@ def create_table_kwargs(table: dict[str, Any], name: str) -> dict[str, Any]:
     }
     if table.get("GlobalSecondaryIndexes"):
         kwargs["GlobalSecondaryIndexes"] = table["GlobalSecondaryIndexes"]
+    stream = table.get("StreamSpecification")
+    if stream and stream.get("StreamViewType"):
+        kwargs["StreamSpecification"] = {"StreamEnabled": True, "StreamViewType": stream["StreamViewType"]}
     return kwargs
 
 

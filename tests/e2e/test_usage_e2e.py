@@ -1,15 +1,33 @@
-"""The cost report through the local stack: a webhook turn shows up in GET /usage and `make usage`."""
+"""The cost report through the local stack: a webhook turn shows up in GET /usage and `make usage`, once the
+table's stream has brought its usage to the rollup (seconds: the tests wait for it, with a deadline)."""
 
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Callable
+from typing import Any
 
 import httpx
 import pytest
 
+from tests.support.timing import waited
 from tests.support.werewolf import turn
 
 pytestmark = pytest.mark.e2e
+
+#: the template's batching window (2 s), Lambda's poll and the rollup's run, on a busy machine
+ROLLED_S = 6.0
+
+
+def settled(read: Callable[[], Any], done: Callable[[Any], bool], within: float = ROLLED_S) -> Any:
+    """``read()`` until ``done`` says it holds (the usage rolled up), or the deadline passes: what it read last."""
+    deadline = time.monotonic() + waited(within)
+    while True:
+        got = read()
+        if done(got) or time.monotonic() > deadline:
+            return got
+        time.sleep(0.2)
 
 
 def test_a_turn_through_the_gateway_appears_in_the_report_and_the_table(stack, capsys):
@@ -21,7 +39,11 @@ def test_a_turn_through_the_gateway_appears_in_the_report_and_the_table(stack, c
     r = httpx.post(f"{stack.http_url}/werewolf/turn", content=body, timeout=30,
                    headers={"content-type": "application/json", "X-Werewolf-Signature": sig})
     assert r.status_code == 200
-    report = httpx.get(f"{stack.http_url}/usage", params={"protocol": "werewolf"}, timeout=30)
+
+    def read() -> httpx.Response:
+        return httpx.get(f"{stack.http_url}/usage", params={"protocol": "werewolf"}, timeout=30)
+
+    report = settled(read, lambda got: got.status_code != 200 or bool(got.json()["rows"]))
     assert report.status_code == 200, report.text
     rows = report.json()["rows"]
     assert rows and rows[0]["protocol"] == "werewolf" and rows[0]["turns"] >= 1
@@ -60,12 +82,14 @@ def test_webhooks_answer_through_their_function_urls_and_bill_no_api_request(sta
     bad = httpx.post(f"{stack.function_urls['WerewolfFunction']}werewolf/turn", content=body, timeout=30,
                      headers={"content-type": "application/json", "X-Werewolf-Signature": "0" * 64})
     assert bad.status_code == 401
-    assert sum(r.get("url_turns", 0) for r in _usage(stack, "werewolf")) == before + 1
+    url_turns = settled(lambda: sum(r.get("url_turns", 0) for r in _usage(stack, "werewolf")),
+                        lambda got: got >= before + 1)
+    assert url_turns == before + 1
 
     agent = f"url-{uuid.uuid4().hex[:8]}"
     raw, headers = signed(turn_body(agent_id=agent), LOCAL_SECRETS["AGENTHOST_OLYMPICS_SECRET"], agent_id=agent)
     r = httpx.post(f"{stack.function_urls['OlympicsFunction']}olympics/turn", content=raw, headers=headers,
                    timeout=30)
     assert r.status_code == 200 and isinstance(r.json()["actions"], list)
-    [row] = [x for x in _usage(stack, "olympics") if x["agent"] == agent]
+    [row] = settled(lambda: [x for x in _usage(stack, "olympics") if x["agent"] == agent], bool)
     assert (row["turns"], row["url_turns"], row["cost"]["api"]) == (1, 1, 0)

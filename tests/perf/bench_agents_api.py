@@ -151,37 +151,14 @@ def main() -> None:
         run("checkout (3-line cart)", handler, meter, lambda i: http_event(
             "POST", f"{api}/checkout", headers={**h, "authorization": f"Bearer {carts[i]}"}))
 
-        # the same with AGENTHOST_METERING_FOLD=true: the counters ride on the operation's own write
-        os.environ["AGENTHOST_METERING_FOLD"] = "true"
-        os.environ["AGENTHOST_AGENTS_CATALOG_CACHE_S"] = "600"
-        from agenthost import metering
-
-        metering.reset()
-        folded = importlib.reload(app_module).handler
-        warm()
-        run("cart add, metering fold on", folded, meter, lambda i: http_event(
-            "POST", f"{api}/cart/add", body=json.dumps({"item_id": ids[i % len(ids)], "quantity": 1}),
-            headers={**h, "authorization": f"Bearer {carts[i]}", "content-type": "application/json"}))
-        run("cart update, metering fold on", folded, meter, lambda i: http_event(
-            "PUT", f"{api}/cart/update", body=json.dumps({"item_id": ids[i % len(ids)], "quantity": 2}),
-            headers={**h, "authorization": f"Bearer {carts[i]}", "content-type": "application/json"}))
-        run("checkout (3-line cart), metering fold on", folded, meter, lambda i: http_event(
-            "POST", f"{api}/checkout", headers={**h, "authorization": f"Bearer {carts[i]}"}))
-        del os.environ["AGENTHOST_METERING_FOLD"]
-        metering.reset()
         print("DynamoDB round trips: every API call pays the rate limit (1 UpdateItem: on the session's own item")
         print("  for a live session, which also returns the session and its cart, so no route reads the session;")
-        print("  else on the source IP's counter) and, with folding off (the default), the metering usage")
-        print("  counter (1 UpdateItem on exit). Search/browse: 0 more with a warm catalog cache, else 1 Query")
-        print("  (moto's Query of 320 items dominates that row). Detail: 1 GetItem.")
-        print("  Cart add: cart UpdateItem on the session item (product from the warm catalog snapshot, else")
-        print("  GetItem); it returns the new quantity, so the counters cannot ride on it (a transaction returns")
-        print("  nothing): 3 calls with folding on or off. Cart update/remove: 1 write, which carries the counters")
-        print("  when folding is on (TransactWriteItems). Checkout: products BatchGetItem (prices re-read), checkout")
-        print("  PutItem (carries the counters when folding is on; + the signing key once per container).")
+        print("  else on the source IP's counter), which carries the call's usage to the table's stream (no counter")
+        print("  write of metering's own). Search/browse: 0 more with a warm catalog cache, else 1 Query (moto's")
+        print("  Query of 320 items dominates that row). Detail: 1 GetItem. Cart add/update/remove: the cart")
+        print("  UpdateItem on the session item (product from the warm catalog snapshot, else GetItem). Checkout:")
+        print("  products BatchGetItem (prices re-read), checkout PutItem (+ the signing key once per container).")
         print("  Idempotency-Key adds a claim PutItem and a finish UpdateItem.")
-        print("  (moto copies the whole table for every transaction, so the \"total\" of the fold-on rows is")
-        print("  emulation time; compare their \"own\" time and calls.)")
 
 if __name__ == "__main__":
     main()

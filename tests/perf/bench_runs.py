@@ -104,8 +104,8 @@ def handler_steps(n_runs: int = 20, steps_per_run: int = 15) -> None:
           f"p99 {pct(total, 99):.1f} ms (moto is far slower than DynamoDB per call)")
     own = [c - u for c, u in zip(per_step_calls, usage_calls, strict=True)]
     print(f"DynamoDB round trips per /step: the run's own mean {sum(own) / len(own):.2f}, max {max(own)} "
-          f"(aim <= 3: read META, write META, write STEP) + metering's counter ADD "
-          f"{sum(usage_calls) / len(usage_calls):.2f} (0 with AGENTHOST_METERING_FOLD=true, then one transaction)")
+          f"(aim <= 3: read META, write META, write STEP; the usage rides on them) + metering's own counter "
+          f"writes {sum(usage_calls) / len(usage_calls):.2f}")
     snap_z = bytes(getattr(meta.get("snap_z"), "value", meta.get("snap_z") or b""))
     meta["snap_z"] = "x" * len(snap_z)  # as many characters as it has bytes, for the size below
     meta_kib = len(json.dumps(meta, default=str)) / 1024

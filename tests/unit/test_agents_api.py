@@ -414,38 +414,34 @@ def test_dynamodb_calls_per_call_rate_limit_plus_the_operation(shop):
     assert r.status == 401 and ops == ["UpdateItem", "UpdateItem"]  # the refused session write, then the IP
 
 
-def test_metering_counters_ride_on_the_operations_write_when_folding_is_on(shop, aws, monkeypatch):
+def test_a_calls_usage_rides_on_its_own_writes(shop, aws, rollup):
+    """The rate limit's write carries a call's usage (a read-only call writes nothing else); a cart change
+    carries what came after it: no counter write of metering's own."""
     from agents_api import checkout
 
     from agenthost import metering
 
-    monkeypatch.setenv("AGENTHOST_METERING_FOLD", "true")
-    metering.reset()
-    try:
-        req = shop()
-        h = session(req)
-        req("POST", f"{API}/cart/add", json_body={"item_id": "mug1", "quantity": 2}, headers=dict(h))
-        checkout.signing_key(Store())  # the key's one-time write is not the checkout's (whichever test ran first)
-        calls = Calls()
+    req = shop()
+    h = session(req)
+    req("POST", f"{API}/cart/add", json_body={"item_id": "mug1", "quantity": 2}, headers=dict(h))
+    checkout.signing_key(Store())  # the key's one-time write is not the checkout's (whichever test ran first)
+    calls = Calls()
 
-        def metered(method, path, **kw):
-            with metering.turn("agents_api", "fold-test"):
-                return req(method, path, **kw)
-        r, ops = calls.during(lambda: metered("PUT", f"{API}/cart/update", json_body={"item_id": "mug1",
-                                                                                      "quantity": 3},
-                                              headers=dict(h)))
-        assert r.status == 200 and ops == ["UpdateItem", "GetItem", "TransactWriteItems"]  # no separate ADD
-        r, ops = calls.during(lambda: metered("POST", f"{API}/checkout", headers=dict(h)))
-        assert r.status == 200 and ops[-1] == "TransactWriteItems" and "UpdateItem" in ops[:1]
-        assert ops.count("UpdateItem") == 1  # the rate limit only: the counters went with the snapshot
-        r, ops = calls.during(lambda: metered("GET", f"{API}/cart/view", headers=dict(h)))
-        assert ops == ["UpdateItem", "BatchGetItem", "UpdateItem"]  # nothing to fold into: one ADD at exit
-        usage = aws.get(**metering.usage_key(metering.day_of(time.time()), "fold-test", "agents_api"))
-        assert usage["turns"] == 3
-        assert req("GET", f"{API}/cart/view", headers=dict(h)).json()["data"]["items"][0]["quantity"] == 3
-    finally:
-        monkeypatch.delenv("AGENTHOST_METERING_FOLD")
-        metering.reset()
+    def metered(method, path, **kw):
+        with metering.turn("agents_api", "ride-test"):
+            return req(method, path, **kw)
+    r, ops = calls.during(lambda: metered("PUT", f"{API}/cart/update", json_body={"item_id": "mug1",
+                                                                                  "quantity": 3},
+                                          headers=dict(h)))
+    assert r.status == 200 and ops == ["UpdateItem", "GetItem", "UpdateItem"]  # no counter write
+    r, ops = calls.during(lambda: metered("POST", f"{API}/checkout", headers=dict(h)))
+    assert r.status == 200 and ops[0] == "UpdateItem" and ops[-1] == "PutItem" and ops.count("UpdateItem") == 1
+    r, ops = calls.during(lambda: metered("GET", f"{API}/cart/view", headers=dict(h)))
+    assert ops == ["UpdateItem", "BatchGetItem"]  # the rate limit's write carried it
+    rollup()
+    usage = aws.get(**metering.usage_key(metering.day_of(time.time()), "ride-test", "agents_api"))
+    assert usage["turns"] == 3
+    assert req("GET", f"{API}/cart/view", headers=dict(h)).json()["data"]["items"][0]["quantity"] == 3
 
 
 def test_a_session_item_without_a_cart_map_gets_one_on_the_first_add(shop, aws):

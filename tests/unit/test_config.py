@@ -38,7 +38,7 @@ def test_bad_integer_names_the_variable(monkeypatch):
 
 def test_values_are_parsed_like_the_variables_always_were(monkeypatch):
     monkeypatch.setenv("AGENTHOST_CORS_ORIGINS", " https://a.example, ,https://b.example ")
-    monkeypatch.setenv("AGENTHOST_METERING_FOLD", "Yes")
+    monkeypatch.setenv("POWERTOOLS_TRACE_DISABLED", "Yes")
     monkeypatch.setenv("AGENTHOST_SEED", "0")
     monkeypatch.setenv("AGENTHOST_OLYMPICS_BUDGET_S", "99")  # clamped to the platform's limits
     monkeypatch.setenv("AGENTHOST_BROWSER_BUDGET_S", "soon")  # not a number: the default, as before
@@ -48,7 +48,7 @@ def test_values_are_parsed_like_the_variables_always_were(monkeypatch):
     config.reset()
     s = config.settings()
     assert s.cors_origins == ("https://a.example", "https://b.example")
-    assert s.metering_fold is True and s.seed is False
+    assert s.trace_disabled is True and s.seed is False
     assert s.olympics_budget_s == 25.0 and s.browser_budget_s == 50.0 and s.runs_ttl_s == 86_400
     assert s.region == "eu-west-3"
 

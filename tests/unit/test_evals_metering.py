@@ -65,6 +65,10 @@ def evals_env(aws, monkeypatch, tmp_path):
 
 
 def usage_item(store):
+    """The rolled-up usage item (the stream's records since the last call added first, as deployed)."""
+    from tests.support.usage import Rollup
+
+    Rollup(store)()
     return store.get(**metering.usage_key(metering.day_of(time.time()), "evals", "evals"))
 
 

@@ -1,4 +1,5 @@
-"""Metering: daily counters (exact under concurrency, folded or not), budgets, EMF output."""
+"""Metering: daily counters (usage riding on a turn's own write and rolled up from the stream, exact under
+concurrency and re-delivery), budgets, EMF output."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import time
 import pytest
 
 from agenthost import metering
-from agenthost.store import ConditionFailed, Store, keys
+from agenthost.store import ConditionFailed, Store, keys, marshal
 
 NOW = 1_795_000_000.0  # 2026-11-18 (UTC)
 DAY = metering.day_of(NOW)
@@ -18,17 +19,11 @@ DAY = metering.day_of(NOW)
 @pytest.fixture(autouse=True)
 def _reset_metering(monkeypatch):
     for name in ("AGENTHOST_LLM_BUDGET_TOKENS", "AGENTHOST_LLM_BUDGET_USD", "AGENTHOST_LLM_BUDGETS",
-                 "AGENTHOST_PRICES", "AGENTHOST_BUDGET_CACHE_S", "AGENTHOST_METERING_FOLD"):
+                 "AGENTHOST_PRICES", "AGENTHOST_BUDGET_CACHE_S"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("AGENTHOST_MEMORY_MB", "512")
     metering.reset()
     yield
-    metering.reset()
-
-
-@pytest.fixture
-def folding(monkeypatch):
-    monkeypatch.setenv("AGENTHOST_METERING_FOLD", "true")
     metering.reset()
 
 
@@ -96,61 +91,116 @@ def test_counters_are_exact_under_concurrent_turns(atomic_moto):
     assert item["ddb_calls"] == threads * per_thread  # one counter write per turn, nothing else
 
 
-def test_fold_writes_counters_with_the_protocols_put_in_one_round_trip(aws, folding):
+def test_counters_ridden_on_concurrent_writes_add_up_exactly(atomic_moto, rollup):
+    threads, per_thread = 6, 20
+
+    def worker(n: int) -> None:
+        for i in range(per_thread):
+            with metering.turn("olympics", f"agent-{n % 3}", clock=lambda: NOW) as t:
+                t.llm(tokens_in=7, tokens_out=1, model="gpt-4o-mini")
+                atomic_moto.put({**keys.task(f"agent-{n % 3}", f"{n}-{i}"), "v": i})
+
+    pool = [threading.Thread(target=worker, args=(n,)) for n in range(threads)]
+    for th in pool:
+        th.start()
+    for th in pool:
+        th.join()
+    rollup()
+    rows = [usage(atomic_moto, f"agent-{k}", "olympics") for k in range(3)]
+    assert [r["turns"] for r in rows] == [2 * per_thread] * 3
+    assert sum(r["tokens_in"] for r in rows) == 7 * threads * per_thread
+    assert sum(r["ddb_calls"] for r in rows) == threads * per_thread  # each turn's own write, nothing else
+
+
+def test_a_turns_usage_rides_on_its_own_write_and_the_rollup_adds_it(aws, rollup):
     store = Store()
-    with metering.turn("olympics", "a", store=store, clock=lambda: NOW) as t:
-        t.llm(tokens_in=5, tokens_out=1, model="gpt-4o-mini")
-        before = store.calls
-        store.put({**keys.task("a", "h1"), "memory": "x"}, also=[t.fold()])
-        assert store.calls == before + 1
-    assert store.calls == before + 1  # nothing else was recorded after the fold: no second write
-    assert store.get(**keys.task("a", "h1"))["memory"] == "x"
-    item = usage(store, "a", "olympics")
-    assert (item["turns"], item["tokens_in"], item["llm_calls"]) == (1, 5, 1)
-    assert item["ddb_calls"] == 1 and item["ddb_wru"] >= 4
-
-
-def test_without_folding_the_put_stays_plain_and_counters_are_one_add_on_exit(aws):
-    """The default: a transaction bills 2 WRU per item, so the counters go in their own ADD (1 WRU)."""
-    store = Store()
-    with metering.turn("olympics", "a", store=store, clock=lambda: NOW) as t:
-        t.llm(tokens_in=5, tokens_out=1, model="gpt-4o-mini")
-        assert t.fold() is None
-        before = store.calls
-        store.put({**keys.task("a", "h0"), "memory": "x"}, also=[t.fold()])
-        assert store.calls == before + 1  # a plain PutItem
-    assert store.calls == before + 2  # and the counters' ADD on exit
-    item = usage(store, "a", "olympics")
-    assert (item["turns"], item["tokens_in"], item["llm_calls"]) == (1, 5, 1)
-    assert item["ddb_calls"] == 2 and item["ddb_wru"] == 2
-
-
-def test_a_fold_outside_any_turn_writes_nothing(aws, folding):
-    """Code that folds ``metering.current()`` may run outside a turn (an async step): no bogus usage."""
-    aws.put({**keys.task("a", "h9"), "memory": "x"}, also=[metering.current().fold()])
-    assert aws.get(**keys.task("a", "h9"))["memory"] == "x"
-    assert list(aws.query(f"USAGE#{metering.day_of(time.time())}")) == []
-
-
-def test_counters_recorded_after_a_fold_are_added_on_exit(aws, folding):
     with metering.turn("olympics", "a", clock=lambda: NOW) as t:
-        aws.put({**keys.task("a", "h2"), "v": 1}, also=[t.fold()])
-        t.fallback("timeout")
-        t.llm(tokens_in=7, tokens_out=2, error=True)
-    item = usage(aws, "a", "olympics")
-    assert (item["turns"], item["fallbacks"], item["llm_calls"], item["llm_errors"], item["tokens_in"]) == \
-        (1, 1, 1, 1, 7)
+        t.llm(tokens_in=5, tokens_out=1, model="gpt-4o-mini")
+        before = store.calls
+        store.put({**keys.task("a", "h1"), "memory": "x"})
+    assert store.calls == before + 1  # the protocol's write, and no counter write of metering's own
+    assert store.get(**keys.task("a", "h1")) == {**keys.task("a", "h1"), "memory": "x"}  # reads never show it
+    assert usage(store, "a", "olympics") == {}  # not before the stream has been read
+    assert rollup() == {"records": 1, "items": 1, "added": 1, "replayed": 0}
+    item = usage(store, "a", "olympics")
+    assert (item["turns"], item["tokens_in"], item["llm_calls"], item["model"]) == (1, 5, 1, "gpt-4o-mini")
+    assert item["ddb_calls"] == 1 and item["ddb_wru"] == 1 and item["rolled_at"] > 0
 
 
-def test_a_failed_fold_is_written_in_full_on_exit(aws, folding):
+def test_a_redelivered_batch_is_not_counted_twice(aws, rollup):
+    for n in range(3):
+        with metering.turn("werewolf", "wolf", clock=lambda: NOW) as t:
+            t.llm(tokens_in=10, tokens_out=1)
+            aws.put({**keys.game("g", n), "data": "{}"})
+    assert rollup()["added"] == 1
+    assert rollup.again() == {"records": 3, "items": 1, "added": 0, "replayed": 1}
+    assert (usage(aws, "wolf", "werewolf")["turns"], usage(aws, "wolf", "werewolf")["tokens_in"]) == (3, 30)
+
+
+def test_a_write_that_leaves_the_usage_as_it_was_adds_nothing(aws, rollup):
+    """An update outside any turn keeps the item's usage attribute: its stream record carries no new usage."""
+    with metering.turn("olympics", "a", clock=lambda: NOW):
+        aws.put({**keys.task("a", "h4"), "v": 1})
+    aws.update(**keys.task("a", "h4"), set_={"v": 2})
+    rollup()
+    assert usage(aws, "a", "olympics")["turns"] == 1
+
+
+def test_what_a_turn_records_after_its_last_write_rides_on_the_next_write(aws, rollup):
+    with metering.turn("olympics", "a", clock=lambda: NOW):
+        aws.put({**keys.task("a", "h5"), "v": 1})
+        aws.get(**keys.task("a", "h5"))  # a read after the turn's last write: a cost tail
+    rollup()
+    assert usage(aws, "a", "olympics")["ddb_calls"] == 1
+    with metering.turn("werewolf", "wolf", clock=lambda: NOW):  # another protocol's turn, in the same container
+        aws.put({**keys.game("g", 1), "data": "{}"})
+    rollup()
+    assert usage(aws, "a", "olympics")["ddb_calls"] == 2 and usage(aws, "a", "olympics")["turns"] == 1
+    assert usage(aws, "wolf", "werewolf")["ddb_calls"] == 1
+
+
+def test_a_refused_write_carries_nothing_and_the_turn_adds_its_counters_itself(aws, rollup):
     aws.put({**keys.run("r"), "step": 0}, expected_version=0)
     with metering.turn("runs", "ext", clock=lambda: NOW) as t:
         t.llm(tokens_in=11, tokens_out=4)
         with pytest.raises(ConditionFailed):
-            aws.put({**keys.run("r"), "step": 9}, expected_version=7, also=[t.fold()])
+            aws.put({**keys.run("r"), "step": 9}, expected_version=7)
     assert aws.get(**keys.run("r"))["step"] == 0
+    rollup()
     item = usage(aws, "ext", "runs")
     assert (item["turns"], item["tokens_in"], item["tokens_out"]) == (1, 11, 4)
+    assert item["ddb_calls"] == 2  # the refused write and metering's own
+
+
+def test_a_write_whose_answer_was_lost_after_it_applied_counts_once(aws, rollup, monkeypatch):
+    """botocore resends a write whose answer timed out; DynamoDB refuses the resend when the first attempt
+    applied (here: ``if_absent``) and sends back the stored item, which carries this very write's usage: the
+    turn counts it as carried, and writes nothing of its own."""
+    import agenthost.store as store_mod
+    from agenthost.metering.turns import rider as turn_rider
+
+    with metering.turn("olympics", "a", clock=lambda: NOW) as t:
+        sent = turn_rider()
+        # what the first attempt stored: the item with that write's usage on it
+        aws.client.put_item(TableName=aws.table_name, Item=marshal(
+            {**keys.task("a", "h6"), "v": 1, metering.USAGE_ATTR: sent.value}))
+        monkeypatch.setattr(store_mod, "_rider", lambda: sent)  # the resend carries the same usage
+        with pytest.raises(ConditionFailed):
+            aws.put({**keys.task("a", "h6"), "v": 1}, if_absent=True)
+        assert "turns" not in t.uncarried()
+    rollup()
+    assert usage(aws, "a", "olympics")["turns"] == 1
+
+
+def test_a_turn_that_wrote_nothing_leaves_its_counters_for_the_next_write_when_its_answer_is_due(aws, rollup):
+    from agenthost.deadline import Deadline
+
+    with metering.turn("olympics", "late", clock=lambda: NOW, deadline=Deadline.after(0.5)) as t:
+        t.llm(tokens_in=3)
+    assert t.usage_late and usage(aws, "late", "olympics") == {}  # no write of its own: the answer was due
+    aws.put({**keys.task("x", "y"), "v": 1})  # the container's next write, any item, in a turn or not
+    rollup()
+    assert (usage(aws, "late", "olympics")["turns"], usage(aws, "late", "olympics")["tokens_in"]) == (1, 3)
 
 
 def test_an_exception_counts_as_an_error_and_propagates(aws):
@@ -216,6 +266,24 @@ def test_budget_counts_every_protocol_and_per_agent_dollar_overrides(aws, monkey
     assert metering.budget_allows("rich", now=NOW) and metering.budget_allows("nobody", now=NOW)
 
 
+def test_budget_counts_this_containers_turns_before_the_rollup_adds_them_and_once_after(aws, rollup,
+                                                                                     monkeypatch):
+    monkeypatch.setenv("AGENTHOST_LLM_BUDGET_TOKENS", "100")
+    monkeypatch.setenv("AGENTHOST_BUDGET_CACHE_S", "0")
+    metering.reset()
+    for n in range(2):
+        with metering.turn("olympics", "b", clock=time.time) as t:
+            assert t.llm_allowed()
+            t.llm(tokens_in=40, tokens_out=20, model="gpt-4o-mini")
+            aws.put({**keys.task("b", f"h{n}"), "v": n})  # the usage rides here: no counter write of its own
+    assert usage(aws, "b", "olympics", metering.day_of(time.time())) == {}  # the rollup has not run
+    assert metering.spent_today("b")["tokens"] == 120  # this container's turns in flight
+    assert not metering.budget_allows("b")
+    rollup()
+    assert usage(aws, "b", "olympics", metering.day_of(time.time()))["tokens_in"] == 80
+    assert metering.spent_today("b")["tokens"] == 120  # rolled up now, and not counted twice
+
+
 def test_budget_is_per_utc_day(aws, monkeypatch):
     monkeypatch.setenv("AGENTHOST_LLM_BUDGET_TOKENS", "10")
     metering.reset()
@@ -263,21 +331,6 @@ def test_an_invocation_that_is_not_a_turn_counts_its_costs_but_no_turn(aws, monk
     assert rec["Turns"] == [0.0]
     item = usage(aws, "e", "evals")
     assert item.get("turns", 0) == 0 and item["invocations"] == 1 and item["ws_messages"] == 1
-
-
-def test_when_the_fold_cannot_commit_the_item_is_written_alone_and_counters_on_exit(aws, folding):
-    from agenthost.store import marshal
-
-    failing = {"Update": {"TableName": aws.table_name, "Key": marshal(keys.task("a", "missing")),
-                          "UpdateExpression": "SET v = :v", "ConditionExpression": "attribute_exists(pk)",
-                          "ExpressionAttributeValues": marshal({":v": 1})}}
-    with metering.turn("olympics", "a", clock=lambda: NOW) as t:
-        t.llm(tokens_in=3, tokens_out=1)
-        aws.put({**keys.task("a", "h3"), "memory": "kept"}, also=[t.fold(), failing])
-    assert aws.get(**keys.task("a", "h3"))["memory"] == "kept"
-    assert aws.get(**keys.task("a", "missing")) is None
-    item = usage(aws, "a", "olympics")
-    assert (item["turns"], item["tokens_in"], item["tokens_out"]) == (1, 3, 1)
 
 
 class FakeProvider:

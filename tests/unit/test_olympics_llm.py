@@ -45,7 +45,7 @@ def post(body=None):
     return out, elapsed
 
 
-def test_good_llm_answer_is_played(fake, aws):
+def test_good_llm_answer_is_played(fake, aws, rollup):
     fake_aws = aws
     fake.reply({"thinking": "Filling the form in one turn.", "done": False, "result": "", "actions": [
         {"tool": "type", "args": {"element": "First Name", "text": "Maria"}},
@@ -58,6 +58,7 @@ def test_good_llm_answer_is_played(fake, aws):
         ("type", "First Name"), ("type", "Last Name"), ("select", "Country"), ("click", "Submit Registration")]
     assert "sk-test" not in json.dumps(out)
     # the LLM call (made on a worker thread) is metered on this turn
+    rollup()
     usage = list(fake_aws.query(f"USAGE#{time.strftime('%Y-%m-%d', time.gmtime())}"))
     assert usage[0]["llm_calls"] == 1 and usage[0]["tokens_in"] == 100 and usage[0].get("fallbacks", 0) == 0
 

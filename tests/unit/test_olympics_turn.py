@@ -236,33 +236,26 @@ def test_a_reported_page_error_becomes_a_note(aws, secret):
     assert any("Element 'Sumbit' not found" in n for n in item["notes"])
 
 
-@pytest.mark.parametrize("fold", [False, True])
-def test_usage_counters_ride_along_in_the_memory_write(aws, secret, monkeypatch, fold):
-    """A whole turn is one DynamoDB read and one memory write; the usage counters are one more ADD, or
-    ride in the memory write when folding is on (AGENTHOST_METERING_FOLD)."""
-    import botocore.client
-
+def test_a_turn_is_one_read_and_one_write_with_its_usage_riding_on_the_memory_write(aws, secret, rollup):
+    """A whole turn is one DynamoDB read and the task memory's one write, which carries the turn's usage to
+    the stream (no counter write of its own); a replayed body is its read and metering's own counter write."""
     from agenthost import metering
+    from tests.support.usage import DynamoCalls
 
-    monkeypatch.setenv("AGENTHOST_METERING_FOLD", str(fold).lower())
-    metering.reset()
-
-    ops: list[str] = []
-    real = botocore.client.BaseClient._make_api_call
-
-    def counting(self, operation, params):
-        if self.meta.service_model.service_name == "dynamodb":
-            ops.append(operation)
-        return real(self, operation, params)
-
-    monkeypatch.setattr(botocore.client.BaseClient, "_make_api_call", counting)
-    for n in (1, 2):
-        ops.clear()
-        post(turn_body(n, prompt=PROMPT))
-        assert ops == (["GetItem", "TransactWriteItems"] if fold else ["GetItem", "PutItem", "UpdateItem"]), ops
-    metering.reset()
-    usage = [i for i in aws.query(f"USAGE#{time.strftime('%Y-%m-%d', time.gmtime())}")]
-    assert usage and usage[0]["turns"] == 2 and usage[0]["agent"] == "agent-1"
+    with DynamoCalls() as calls:
+        for n in (1, 2):
+            calls.ops.clear()
+            post(turn_body(n, prompt=PROMPT))
+            assert calls.ops == ["GetItem", "PutItem"]
+        calls.ops.clear()
+        replayed = turn_body(3, prompt=PROMPT)
+        post(replayed)
+        calls.ops.clear()
+        post(replayed)  # the same signed body again: its first answer, no second decision
+        assert calls.ops == ["GetItem", "UpdateItem"]
+    rollup()
+    [item] = aws.query(f"USAGE#{metering.day_of(time.time())}")
+    assert (item["turns"], item["agent"], item["ddb_calls"]) == (4, "agent-1", 8)
 
 
 def test_typed_passwords_never_reach_the_task_memory(aws, secret):

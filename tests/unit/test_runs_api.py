@@ -437,10 +437,9 @@ def test_get_reads_one_query_of_small_items(aws, brain):
     assert [h["stepNumber"] for h in state["history"]] == [1, 2, 3, 4, 5, 6]
 
 
-@pytest.mark.parametrize("fold", [False, True])
-def test_usage_counted_once_per_step_and_never_outside_a_turn(aws, monkeypatch, fold):
-    """Deployed: a /step is one metered turn (with AGENTHOST_METERING_FOLD its counters ride with the STEP
-    write); engine writes outside a turn (hosted bookkeeping) write no counters for nobody."""
+def test_usage_counted_once_per_step_and_never_outside_a_turn(aws, rollup, monkeypatch):
+    """Deployed: a /step is one metered turn, its usage riding on the step's writes; engine writes outside a
+    turn (hosted bookkeeping) count no turn for nobody."""
     from datetime import UTC, datetime
 
     from agenthost import config, metering
@@ -448,32 +447,21 @@ def test_usage_counted_once_per_step_and_never_outside_a_turn(aws, monkeypatch, 
     monkeypatch.delenv("AGENTHOST_LOCAL", raising=False)
     monkeypatch.setenv("AGENTHOST_RUNS_API_KEY", API_KEY)
     monkeypatch.setenv("AGENTHOST_RUNS_AGENT_ID", "ext-agent")
-    monkeypatch.setenv("AGENTHOST_METERING_FOLD", "true" if fold else "false")
     config.reset()
     metering.reset()
-    folded = []
-    real_put = Store.put
-
-    def put(self, item, **kw):
-        if kw.get("also"):
-            folded.append(item["sk"])
-        return real_put(self, item, **kw)
-
-    monkeypatch.setattr(Store, "put", put)
     monkeypatch.setattr(runs_app, "_brain", ScriptedBrain())
     rid = start()
     assert step(rid, snapshot()).status == 200
-    assert folded == (["STEP#000001"] if fold else [])
+    rollup()
     day = datetime.now(UTC).strftime("%Y-%m-%d")
     usage = list(Store().query(f"USAGE#{day}"))
     assert [u["sk"] for u in usage] == ["ext-agent#runs"] and usage[0]["turns"] == 1
     from runs.models import StepRequest
 
     RunEngine(RunRepo(Store()), ScriptedBrain()).step(rid, StepRequest.model_validate({"snapshot": snapshot(ts=5)}))
+    rollup()
     assert [u["sk"] for u in Store().query(f"USAGE#{day}")] == ["ext-agent#runs"]
     assert Store().get(f"USAGE#{day}", "ext-agent#runs")["turns"] == 1
-    assert len(folded) == (1 if fold else 0)
-    monkeypatch.delenv("AGENTHOST_METERING_FOLD")
     metering.reset()
 
 

@@ -165,13 +165,14 @@ def test_a_step_that_died_silently_is_reported_by_get(aws, monkeypatch):
     assert eng.get(rid)["state"]["status"] == "error"
 
 
-def test_hosted_step_is_a_metered_turn(env, monkeypatch):
+def test_hosted_step_is_a_metered_turn(env, rollup, monkeypatch):
     from datetime import UTC, datetime
 
     monkeypatch.setenv("AGENTHOST_RUNS_AGENT_ID", "my-extension-agent")
     eng, rid, sent = env
     hosted.step({"kind": hosted.EVENT_KIND, "runId": rid, "expect": 0, "tool": None}, eng, FakeBrowser())
     hosted.step({"kind": hosted.EVENT_KIND, "runId": rid, "expect": 0, "tool": None}, eng, FakeBrowser())  # dup
+    rollup()
     day = datetime.now(UTC).strftime("%Y-%m-%d")
     usage = Store().get(f"USAGE#{day}", "my-extension-agent#runs")
     assert usage is not None and usage["turns"] == 1  # the skipped duplicate is no turn

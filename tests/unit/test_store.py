@@ -2,7 +2,7 @@ import threading
 
 import pytest
 
-from agenthost.store import ConditionFailed, Store, VersionConflict, keys
+from agenthost.store import ConditionFailed, Store, VersionConflict, keys, marshal
 
 
 def test_put_get_roundtrip_with_types(aws):
@@ -127,21 +127,44 @@ def test_update_expression_remove_and_nested_map_paths(aws):
         aws.update("SESSION#m", "META", expression="REMOVE seen", set_={"x": 1})
 
 
-def test_a_write_with_a_transaction_entry_is_one_round_trip_and_survives_a_failing_entry(aws):
-    from agenthost.store import marshal
-
+def test_a_transaction_writes_all_or_nothing_and_says_which_entry_refused(aws):
     store = Store()
-    store.put({**keys.usage("d", "a", "p"), "turns": 0})
-    counter = {"Update": {"TableName": store.table_name, "Key": marshal(keys.usage("d", "a", "p")),
-                          "UpdateExpression": "ADD turns :one", "ExpressionAttributeValues": marshal({":one": 1})}}
-    before = store.calls
-    assert store.update("SESSION#t", "META", set_={"v": 1}, also=[counter, None]) == {}  # no return values
-    assert store.calls - before == 1
-    assert store.get(**keys.usage("d", "a", "p"))["turns"] == 1
-    failing = {"ConditionCheck": {"TableName": store.table_name, "Key": marshal(keys.usage("d", "a", "p")),
-                                  "ConditionExpression": "attribute_not_exists(pk)"}}
-    store.delete("SESSION#t", "META", also=[failing])  # only the extra entry failed: the delete still applies
-    assert store.get("SESSION#t", "META") is None
+    store.transact([store.put_entry({**keys.rollup("b1"), "n": 1}, if_absent=True),
+                    store.update_entry(**keys.usage("d", "a", "p"), add={"turns": 2}, set_={"agent": "a"})])
+    assert store.get(**keys.usage("d", "a", "p"))["turns"] == 2
+    with pytest.raises(ConditionFailed) as refused:
+        store.transact([store.put_entry({**keys.rollup("b1"), "n": 2}, if_absent=True),
+                        store.update_entry(**keys.usage("d", "a", "p"), add={"turns": 2})])
+    assert refused.value.index == 0 and refused.value.item["n"] == 1
+    assert store.get(**keys.usage("d", "a", "p"))["turns"] == 2  # nothing of the refused transaction applied
+
+
+def test_a_rider_rides_on_puts_and_updates_and_never_shows_in_reads(aws, monkeypatch):
+    import agenthost.store as store_mod
+
+    settled = []
+
+    class Rider:
+        name = "extra"
+
+        def __init__(self, value):
+            self.value = value
+
+        def settled(self, applied):
+            settled.append((self.value, applied))
+
+    riders = iter([Rider("a"), Rider("b"), Rider("c"), Rider("d")])
+    monkeypatch.setattr(store_mod, "_riders", [lambda: next(riders)])
+    monkeypatch.setattr(store_mod, "_hidden", {"extra"})
+    aws.put({**keys.task("t", "1"), "v": 1})
+    aws.update(**keys.task("t", "1"), expression="SET v = :v REMOVE w", values={":v": 2})
+    with pytest.raises(ConditionFailed):
+        aws.put({**keys.task("t", "1"), "v": 3}, if_absent=True)
+    assert aws.update(**keys.task("t", "1"), add={"n": 1}) == {**keys.task("t", "1"), "v": 2, "n": 1}
+    raw = aws.client.get_item(TableName=aws.table_name, Key=marshal(keys.task("t", "1")))["Item"]
+    assert raw["extra"] == {"S": "d"}  # on the item as stored...
+    assert aws.get(**keys.task("t", "1")) == {**keys.task("t", "1"), "v": 2, "n": 1}  # ...never in what is read
+    assert settled == [("a", True), ("b", True), ("c", False), ("d", True)]
 
 
 def test_query_reads_only_the_projected_attributes(aws):

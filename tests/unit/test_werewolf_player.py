@@ -222,7 +222,8 @@ def test_memory_write_is_skipped_past_the_save_deadline():
 
 def test_handler_survives_a_slow_store_by_skipping_the_write(aws, monkeypatch):
     """A memory read that eats the turn's budget (scaled down here): the answer still comes, the memory write
-    is skipped, and the usage counters still go through the turn-sized store."""
+    is skipped, and so is metering's own counter write (the answer is due): the turn's usage waits for the
+    container's next write."""
     import time
 
     import werewolf.app as app
@@ -248,13 +249,20 @@ def test_handler_survives_a_slow_store_by_skipping_the_write(aws, monkeypatch):
         def query(self, *a, **k):
             return iter(())
 
+    from agenthost import metering
+    from tests.support.usage import DynamoCalls
+
     monkeypatch.setattr(app, "_store", Slow())
     monkeypatch.setenv("AGENTHOST_WEREWOLF_BUDGET_S", "0.2")
     monkeypatch.setenv("AGENTHOST_WEREWOLF_WRITE_RESERVE_S", "0.1")
     config.reset()
-    r = post(turn("vote", game_id="slow"))
+    metering.reset()
+    with DynamoCalls() as calls:
+        r = post(turn("vote", game_id="slow"))
     assert r.status == 200 and r.json()["target"] in {"柯南", "路飞", "小丸子", "银时", "鸣人"}
-    assert Slow.updates == 1  # metering's counters, through the same turn-sized store
+    assert calls.ops == [] and Slow.updates == 0
+    [waiting] = metering.carry.waiting()
+    assert (waiting["protocol"], waiting["counters"]["turns"]) == ("werewolf", 1)
 
 
 # ------------------------------------------------------------------------------------------ own name
@@ -600,25 +608,19 @@ def test_handler_uses_the_configured_llm(aws, fake, monkeypatch):
         llm.reset()
 
 
-@pytest.mark.parametrize("fold", [False, True])
-def test_handler_turn_is_one_read_and_one_write_including_usage_counters(aws, monkeypatch, fold):
-    """One memory read and one memory write; the usage counters are one more ADD, or ride in the memory
-    write when folding is on (AGENTHOST_METERING_FOLD)."""
-    from agenthost import aws as aws_clients
+def test_handler_turn_is_one_read_and_one_write_with_its_usage(aws, rollup):
+    """One memory read and one write: the memory when the turn changed it (the usage rides on it), else
+    metering's own counter write. The rollup counts both turns."""
     from agenthost import metering
+    from tests.support.usage import DynamoCalls
 
-    monkeypatch.setenv("AGENTHOST_METERING_FOLD", str(fold).lower())
-    metering.reset()
-    from werewolf.memory import TurnStore
-
-    ops = []
-    clients = {aws_clients.client("dynamodb"), TurnStore().client, TurnStore().read_client}
-    for client in clients:  # the turn-sized clients, and the default one in case anything used it
-        client.meta.events.register("before-call.dynamodb", lambda model, **kw: ops.append(model.name))
-    r = post(turn("seer_check", role="seer", rnd=1, phase="night_seer", game_id="rt"))
-    assert r.status == 200
-    assert ops == (["GetItem", "TransactWriteItems"] if fold else ["GetItem", "PutItem", "UpdateItem"])
-    metering.reset()
-    usage = aws.client.scan(TableName=aws.table_name)["Items"]
-    assert any(i["pk"]["S"].startswith("USAGE#") for i in usage)
-    assert any(i["pk"]["S"] == "GAME#rt#3" for i in usage)
+    with DynamoCalls() as calls:
+        r = post(turn("seer_check", role="seer", rnd=1, phase="night_seer", game_id="rt"))
+        assert r.status == 200 and calls.ops == ["GetItem", "PutItem"]
+        calls.ops.clear()
+        again = post(turn("seer_check", role="seer", rnd=1, phase="night_seer", game_id="rt"))
+        assert again.status == 200 and calls.ops == ["GetItem", "UpdateItem"]  # nothing new: no memory write
+    rollup()
+    item = aws.get(**metering.usage_key(metering.day_of(__import__("time").time()), "werewolf", "werewolf"))
+    assert (item["turns"], item["ddb_calls"]) == (2, 4)
+    assert aws.get("GAME#rt#3", "META") is not None

@@ -16,7 +16,7 @@ from agenthost.http import ApiError
 from agenthost.store import Store
 from agents_api import models
 from agents_api.catalog import Catalog, Product
-from agents_api.deps import LiveSession, SessionsDep, SiteDep, StoreDep, fold, session_gone
+from agents_api.deps import LiveSession, SessionsDep, SiteDep, StoreDep, session_gone
 from agents_api.sessions import CartFull, NotInCart, QuantityRefused, Session, SessionGone
 from agents_api.site import SiteConfig
 from agents_api.wire import body, major, ok, query, validate
@@ -124,13 +124,13 @@ async def _update(update: Annotated[models.CartUpdate, Depends(_update_request)]
         raise _not_in_cart(update.item_id)
     try:
         if update.quantity == 0:
-            sessions.remove(session, update.item_id, fold=fold())
+            sessions.remove(session, update.item_id)
         else:
             product = _get_cached(site.catalog(store), update.item_id)
             stock = int(product.get("stock", 0)) if product else 0
             if update.quantity > stock:
                 raise ApiError(400, f"quantity: only {stock} of {update.item_id} in stock")
-            sessions.set_quantity(session, update.item_id, update.quantity, fold=fold())
+            sessions.set_quantity(session, update.item_id, update.quantity)
     except NotInCart:
         raise _not_in_cart(update.item_id) from None
     except SessionGone:
@@ -149,7 +149,7 @@ async def cart_remove(remove: Annotated[models.CartRemove, Depends(_remove_reque
     try:
         if remove.item_id not in session.lines:  # the cart as of this request's rate-limit write
             raise NotInCart
-        sessions.remove(session, remove.item_id, fold=fold())
+        sessions.remove(session, remove.item_id)
     except NotInCart:
         raise _not_in_cart(remove.item_id) from None
     except SessionGone:

@@ -13,7 +13,7 @@ from fastapi.responses import HTMLResponse, Response
 from agenthost.http import ApiError
 from agents_api import models
 from agents_api.checkout import SignedCheckout
-from agents_api.deps import LiveSession, SiteDep, StoreDep, fold
+from agents_api.deps import LiveSession, SiteDep, StoreDep
 from agents_api.routes.cart import cart_of
 from agents_api.wire import body, iso, ok, query
 
@@ -32,7 +32,7 @@ async def checkout(request: Request, _body: Annotated[dict[str, Any], Depends(bo
         raise ApiError(400, f"some cart items are no longer available: {gone}")
     snapshot = cart.model_dump(mode="json")
     if isinstance(site.checkout, SignedCheckout):  # its snapshot write carries the usage counters
-        url, exp = site.checkout.start(store, site.base_url(request), session.hash, snapshot, also=[fold()])
+        url, exp = site.checkout.start(store, site.base_url(request), session.hash, snapshot)
     else:
         url, exp = site.checkout.start(store, site.base_url(request), session.hash, snapshot)
     return ok(models.CheckoutHandoff(checkout_url=url, expires_at=iso(exp)))

@@ -155,9 +155,9 @@ class Settings(BaseSettings):
                           "\"usd\": X}}`", group="metering")
     budget_cache_s: float = _s(5.0, "AGENTHOST_BUDGET_CACHE_S", "how long a container reuses an agent's day "
                                "totals for budget checks", group="metering")
-    metering_fold: Flag = _s(False, "AGENTHOST_METERING_FOLD", "`true`: a turn's usage counters ride in the "
-                             "protocol's own write (one round trip fewer, 2 WRU per item); `false`: one separate "
-                             "`ADD` (1 WRU)", group="metering")
+    usage_write_reserve_s: float = _s(2.0, "AGENTHOST_USAGE_WRITE_RESERVE_S", "a turn that wrote nothing adds its "
+                                      "usage itself only with more than this left of its deadline (else the "
+                                      "container's next write carries it)", group="metering")
 
     # -- AI Olympics
     olympics_agents: str = _s("", "AGENTHOST_OLYMPICS_AGENTS", "several agents: `<agentId>=<secret>,...` where "

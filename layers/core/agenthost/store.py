@@ -9,8 +9,13 @@ is ``None`` for it (:meth:`Store.live` is the one place that decides).
 This module is the only one that talks to the boto3 client of the table. A conditional write that is
 refused raises :class:`ConditionFailed` carrying the item as it was stored (DynamoDB returns it with the
 refusal, ``ReturnValuesOnConditionCheckFailure=ALL_OLD``), so a caller tells "not there" from "over the
-limit" or "already done" without another read. ``also`` entries (``metering.Turn.fold()``) ride on a write
-as one ``TransactWriteItems``; when only they make it fail, the write is retried alone.
+limit" or "already done" without another read. :meth:`Store.transact` writes several items all or nothing.
+
+A *rider* (:func:`ride_on_writes`; :mod:`agenthost.metering` registers one) may add one attribute to every
+``Put``/``Update`` sent through this module: the usage of the turn that writes, which the table's stream
+carries to the usage rollup. The rider learns whether its write applied; reads never return its attribute,
+and an update that carries no rider removes the one an earlier write left (so every stream record whose new
+image has it carries it for the first time).
 
 Example::
 
@@ -23,11 +28,13 @@ Example::
 
 from __future__ import annotations
 
+import re
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, TypedDict
+from typing import Any, Protocol, TypedDict
 
 from agenthost import aws
 from agenthost.config import settings
@@ -49,10 +56,65 @@ class ConditionFailed(Conflict):
         super().__init__(message)
         self.retried = retried
         self.item = item
+        #: which write of a :meth:`Store.transact` was refused (None for a single write)
+        self.index: int | None = None
 
 
 class VersionConflict(ConditionFailed):
     """An optimistic ``version`` check failed: somebody else wrote the item first."""
+
+
+# --- riders -----------------------------------------------------------------------------------
+
+class Rider(Protocol):
+    """One attribute that rides on one write (see :func:`ride_on_writes`)."""
+
+    name: str
+    value: Any
+
+    def settled(self, applied: bool) -> None:
+        """Called once the write is over: ``applied`` when the item holds ``value`` now, or may (the request
+        went out and no answer came: sending ``value`` again could count it twice)."""
+
+
+_riders: list[Callable[[], Rider | None]] = []
+_hidden: set[str] = set()
+
+
+def ride_on_writes(provider: Callable[[], Rider | None], attribute: str) -> None:
+    """Have ``provider()`` asked before every ``Put``/``Update``: the :class:`Rider` it returns (None: nothing
+    to add) puts its attribute ``attribute`` on the written item. Reads never show ``attribute``."""
+    if provider not in _riders:
+        _riders.append(provider)
+    _hidden.add(attribute)
+
+
+def _rider() -> Rider | None:
+    for provider in _riders:
+        try:
+            rider = provider()
+        except Exception:  # noqa: BLE001 - what rides along must never stop the write
+            rider = None
+        if rider is not None:
+            return rider
+    return None
+
+
+def _settle(rider: Rider | None, applied: bool) -> None:
+    if rider is not None:
+        try:
+            rider.settled(applied)
+        except Exception:  # noqa: BLE001, S110 - nor its bookkeeping fail the write
+            pass
+
+
+def _with_action(expression: str, action: str, clause: str) -> str:
+    """``expression`` with ``clause`` (``#n = :v`` for SET, ``#n`` for REMOVE) added to its ``action`` (one
+    made when it has none; our expressions write action keywords in capitals, names as placeholders)."""
+    keyword = re.compile(rf"(?<![#:\w]){action}\s")
+    if keyword.search(expression):
+        return keyword.sub(lambda m: f"{action} {clause}, ", expression, count=1)
+    return f"{action} {clause} {expression}"
 
 
 # --- key builders -----------------------------------------------------------------------------
@@ -110,6 +172,11 @@ class keys:  # noqa: N801 - a namespace of key builders, used as ``keys.run(id)`
     @staticmethod
     def idempotency(scope: str, key: str) -> Key:
         return {"pk": f"IDEMP#{scope}#{key}", "sk": "META"}
+
+    @staticmethod
+    def rollup(batch: str) -> Key:
+        """The mark that one stream batch's usage was added (the rollup's idempotency)."""
+        return {"pk": f"ROLLUP#{batch}", "sk": "META"}
 
     @staticmethod
     def usage(day: str, agent: str, protocol: str) -> Key:
@@ -177,17 +244,29 @@ def error_code(exc: BaseException) -> str:
     return str(getattr(exc, "response", {}).get("Error", {}).get("Code", "") or "")
 
 
+def _sent_unanswered(exc: BaseException) -> bool:
+    """Whether a write that raised ``exc`` may have been applied all the same: the request went out and no
+    answer came back (a read timeout, a connection closed mid-answer, DynamoDB's own internal error). A
+    connection that was never made, or a refusal DynamoDB answered (throttling, validation, a missing
+    table), means it was not."""
+    names = {c.__name__ for c in type(exc).__mro__}
+    if names & {"ReadTimeoutError", "ConnectionClosedError"}:
+        return True
+    return error_code(exc) in ("InternalServerError", "ServiceUnavailable")
+
+
 def _is_condition_failure(exc: Exception) -> bool:
     return error_code(exc) in ("ConditionalCheckFailedException", "TransactionCanceledException")
 
 
 def _old_item(exc: Exception) -> Item | None:
-    """The stored item DynamoDB sent back with a refused condition (``ALL_OLD``), if any."""
+    """The stored item DynamoDB sent back with a refused condition (``ALL_OLD``), if any (the failed entry's,
+    for a cancelled transaction)."""
     response = getattr(exc, "response", {}) or {}
     raw = response.get("Item")
     if raw is None:
         reasons = response.get("CancellationReasons") or []
-        raw = reasons[0].get("Item") if reasons else None
+        raw = next((r.get("Item") for r in reasons if r.get("Code") == "ConditionalCheckFailed"), None)
     return unmarshal(raw) if raw else None
 
 
@@ -197,10 +276,46 @@ def _retried(exc: Exception) -> bool:
     return int(meta.get("RetryAttempts", 0) or 0) > 0
 
 
-def _first_cancelled(exc: Exception) -> bool:
-    """Whether a cancelled transaction failed on its first entry's condition (the primary write)."""
+def _cancelled_at(exc: Exception) -> int | None:
+    """Which entry of a cancelled transaction failed its condition (None: not a condition failure)."""
     reasons = getattr(exc, "response", {}).get("CancellationReasons") or []
-    return not reasons or reasons[0].get("Code") == "ConditionalCheckFailed"
+    return next((i for i, r in enumerate(reasons) if r.get("Code") == "ConditionalCheckFailed"), None)
+
+
+@dataclass(frozen=True)
+class Write:
+    """One write of a :meth:`Store.transact` (made by :meth:`Store.put_entry`, :meth:`Store.update_entry`)."""
+
+    kind: str  # Put | Update
+    body: dict[str, Any]
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as a read gives it back (numbers as int/float), to compare a stored rider with ours."""
+    return _from_dynamo(_to_dynamo(value))
+
+
+def _carrying(kind: str, body: dict[str, Any], rider: Rider) -> dict[str, Any]:
+    """``body`` with ``rider``'s attribute written too: on the item of a put, as a SET of an update."""
+    value = _codecs()[0].serialize(_to_dynamo(rider.value))
+    if kind == "Put":
+        return {**body, "Item": {**body["Item"], rider.name: value}}
+    names = {**body.get("ExpressionAttributeNames", {}), "#agenthost_rider": rider.name}
+    values = {**body.get("ExpressionAttributeValues", {}), ":agenthost_rider": value}
+    expression = _with_action(body["UpdateExpression"], "SET", "#agenthost_rider = :agenthost_rider")
+    return {**body, "UpdateExpression": expression, "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": values}
+
+
+def _dropping(body: dict[str, Any], names: set[str]) -> dict[str, Any]:
+    """An update that carries no rider removes what an earlier one left on the item: its stream record must
+    not look as if it carried it again (a put replaces the whole item, so only updates need this)."""
+    attrs = {f"#agenthost_drop{i}": name for i, name in enumerate(sorted(names))}
+    expression = body["UpdateExpression"]
+    for placeholder in attrs:
+        expression = _with_action(expression, "REMOVE", placeholder)
+    return {**body, "UpdateExpression": expression,
+            "ExpressionAttributeNames": {**body.get("ExpressionAttributeNames", {}), **attrs}}
 
 
 # --- the table --------------------------------------------------------------------------------
@@ -236,12 +351,15 @@ class Store:
         return int(self.clock())
 
     def live(self, item: Item | None) -> Item | None:
-        """``item`` unless it is missing or past its ``expires_at`` (the one place TTL liveness is decided)."""
+        """``item`` unless it is missing or past its ``expires_at`` (the one place TTL liveness is decided),
+        without the attributes riders put on it (:func:`ride_on_writes`)."""
         if not item:
             return None
         exp = item.get("expires_at")
         if exp is not None and int(exp) <= self.now():
             return None
+        for name in _hidden:
+            item.pop(name, None)
         return item
 
     # reads
@@ -296,31 +414,34 @@ class Store:
             kwargs["ExclusiveStartKey"] = last
 
     # writes
-    def _write(self, kind: str, body: dict[str, Any], also: Sequence[Mapping[str, Any] | None] = (),
+    def _write(self, kind: str, body: dict[str, Any],
                refused: type[ConditionFailed] = ConditionFailed) -> dict[str, Any]:
-        """One write of ``kind`` (``Put``/``Update``/``Delete``) with low-level ``body`` (no table name).
-        With ``also`` entries it is one ``TransactWriteItems`` (no return values: ``{}``); otherwise the
-        operation's response. A refused condition raises ``refused`` carrying the live stored item."""
-        extra = [entry for entry in also if entry]  # metering.Turn.fold() is None when folding is off
+        """One write of ``kind`` (``Put``/``Update``/``Delete``) with low-level ``body`` (no table name), a
+        rider's attribute added (:func:`ride_on_writes`); returns the operation's response. A refused
+        condition raises ``refused`` carrying the live stored item."""
         if body.get("ConditionExpression"):
             body = {**body, "ReturnValuesOnConditionCheckFailure": "ALL_OLD"}
+        rider = _rider() if kind != "Delete" else None
+        if rider is not None:
+            body = _carrying(kind, body, rider)
+        elif kind == "Update" and _hidden:
+            body = _dropping(body, _hidden)
         try:
-            if extra:
-                self.calls += 1
-                entry = {k: v for k, v in body.items() if k != "ReturnValues"}
-                self.client.transact_write_items(
-                    TransactItems=[{kind: {"TableName": self.table_name, **entry}}, *extra])
-                return {}
-            return dict(self._call(_OPS[kind], **body))
+            response = dict(self._call(_OPS[kind], **body))
         except Exception as exc:
-            if extra and _is_condition_failure(exc) and not _first_cancelled(exc):
-                # an extra entry failed (e.g. a conflict on the shared usage item): never lose the write
-                return self._write(kind, body, (), refused)
-            if _is_condition_failure(exc):
-                key = unmarshal(body["Key"]) if "Key" in body else unmarshal(body.get("Item", {}))
-                raise refused(f"conditional {kind.lower()} failed for {key.get('pk')}/{key.get('sk')}",
-                              _retried(exc), self.live(_old_item(exc))) from None
-            raise
+            if not _is_condition_failure(exc):
+                # an outcome nobody knows counts as applied: what rode on it is never sent twice (it could be
+                # lost with a write that failed after it went out; DynamoDB nearly always applied those)
+                _settle(rider, _sent_unanswered(exc))
+                raise
+            old = _old_item(exc)
+            # a retried request refused by its own first attempt (applied, its answer lost) did carry the rider
+            _settle(rider, old is not None and rider is not None and old.get(rider.name) == _plain(rider.value))
+            key = unmarshal(body["Key"]) if "Key" in body else unmarshal(body.get("Item", {}))
+            raise refused(f"conditional {kind.lower()} failed for {key.get('pk')}/{key.get('sk')}",
+                          _retried(exc), self.live(old)) from None
+        _settle(rider, True)
+        return response
 
     def put(
         self,
@@ -332,16 +453,11 @@ class Store:
         condition: str | None = None,
         values: Mapping[str, Any] | None = None,
         names: Mapping[str, str] | None = None,
-        also: Sequence[Mapping[str, Any] | None] = (),
     ) -> Item:
         """Write ``item``. ``ttl_s`` sets ``expires_at``; ``if_absent`` refuses to overwrite a live item;
         ``expected_version`` is the optimistic check (the stored ``version`` must equal it; 0 means new)
         and the written item gets ``version = expected_version + 1``; or ``condition`` is a raw
         ConditionExpression over ``values``/``names`` (as in :meth:`update`). Returns what was written.
-
-        ``also``: further ``TransactWriteItems`` entries (low-level, e.g. ``metering`` counters from
-        ``turn.fold()``) written atomically with this put in one round trip. When only those entries
-        make the transaction fail, the item is written alone (they are best effort, the item is not).
         Raises :class:`ConditionFailed` (:class:`VersionConflict` for a version check) with the stored item."""
         body: Item = dict(item)
         if ttl_s is not None:
@@ -367,7 +483,7 @@ class Store:
             if names:
                 kwargs["ExpressionAttributeNames"] = dict(names)
         refused = VersionConflict if expected_version is not None else ConditionFailed
-        self._write("Put", {"Item": marshal(body), **kwargs}, also, refused)
+        self._write("Put", {"Item": marshal(body), **kwargs}, refused)
         return body
 
     def update(
@@ -383,15 +499,13 @@ class Store:
         condition: str | None = None,
         values: Mapping[str, Any] | None = None,
         names: Mapping[str, str] | None = None,
-        also: Sequence[Mapping[str, Any] | None] = (),
     ) -> Item:
         """Atomic update: ``set_`` assigns attributes, ``add`` increments numbers (atomic counters),
         ``remove`` deletes attributes; or ``expression`` is a raw UpdateExpression (nested map paths,
         ``if_not_exists``...) instead of those three. ``condition`` is a raw ConditionExpression over
         ``values`` (``:name`` placeholders) and ``names`` (``#name`` placeholders, e.g. for reserved words
-        such as ``status`` or map keys). Returns the item as stored after the update (``{}`` when ``also``
-        entries made it a transaction, which returns nothing). Raises :class:`ConditionFailed` when the
-        condition is false, carrying the stored item."""
+        such as ``status`` or map keys). Returns the item as stored after the update. Raises
+        :class:`ConditionFailed` when the condition is false, carrying the stored item."""
         attr_names: dict[str, str] = dict(names or {})
         vals: dict[str, Any] = dict(values or {})
         if expression is not None:
@@ -411,8 +525,8 @@ class Store:
             kwargs["ExpressionAttributeValues"] = marshal(vals)
         if condition:
             kwargs["ConditionExpression"] = condition
-        resp = self._write("Update", kwargs, also)
-        return unmarshal(resp.get("Attributes", {}))
+        resp = self._write("Update", kwargs)
+        return self.live(unmarshal(resp.get("Attributes", {}))) or {}
 
     def _update_expression(self, attr_names: dict[str, str], vals: dict[str, Any],
                            set_: Mapping[str, Any] | None, add: Mapping[str, int | float] | None,
@@ -446,10 +560,9 @@ class Store:
         return " ".join(parts)
 
     def delete(self, pk: str, sk: str, *, condition: str | None = None,
-               values: Mapping[str, Any] | None = None, names: Mapping[str, str] | None = None,
-               also: Sequence[Mapping[str, Any] | None] = ()) -> None:
-        """Delete the item (``condition`` as in :meth:`update`; ``also`` as in :meth:`put`).
-        Raises :class:`ConditionFailed` carrying the stored item."""
+               values: Mapping[str, Any] | None = None, names: Mapping[str, str] | None = None) -> None:
+        """Delete the item (``condition`` as in :meth:`update`). Raises :class:`ConditionFailed` carrying
+        the stored item."""
         kwargs: dict[str, Any] = {"Key": marshal({"pk": pk, "sk": sk})}
         if condition:
             kwargs["ConditionExpression"] = condition
@@ -457,7 +570,48 @@ class Store:
                 kwargs["ExpressionAttributeValues"] = marshal(values)
             if names:
                 kwargs["ExpressionAttributeNames"] = dict(names)
-        self._write("Delete", kwargs, also)
+        self._write("Delete", kwargs)
+
+    def transact(self, writes: Sequence[Write]) -> None:
+        """Write ``writes`` (:meth:`put_entry`, :meth:`update_entry`) all or nothing, in one
+        ``TransactWriteItems`` (DynamoDB bills 2 WRU per KB of each item). A refused condition raises
+        :class:`ConditionFailed` whose ``item`` is the refused entry's stored item and ``index`` its place."""
+        entries = [{w.kind: {"TableName": self.table_name, **w.body}} for w in writes]
+        self.calls += 1
+        try:
+            self.client.transact_write_items(TransactItems=entries)
+        except Exception as exc:
+            at = _cancelled_at(exc) if _is_condition_failure(exc) else None
+            if at is None:
+                raise
+            failed = ConditionFailed(f"transaction refused by its entry {at}", _retried(exc),
+                                     self.live(_old_item(exc)))
+            failed.index = at
+            raise failed from None
+
+    def put_entry(self, item: Mapping[str, Any], *, ttl_s: int | None = None, if_absent: bool = False) -> Write:
+        """A put for :meth:`transact` (``if_absent``: refused over a live item, with the stored item sent back)."""
+        body: Item = dict(item)
+        if ttl_s is not None:
+            body["expires_at"] = self.now() + int(ttl_s)
+        kwargs: dict[str, Any] = {"Item": marshal(body)}
+        if if_absent:
+            kwargs.update(ConditionExpression="attribute_not_exists(pk) OR expires_at <= :now",
+                          ExpressionAttributeValues=marshal({":now": self.now()}),
+                          ReturnValuesOnConditionCheckFailure="ALL_OLD")
+        return Write("Put", kwargs)
+
+    def update_entry(self, pk: str, sk: str, *, set_: Mapping[str, Any] | None = None,
+                     add: Mapping[str, int | float] | None = None, ttl_s: int | None = None) -> Write:
+        """An update for :meth:`transact` (``set_``, ``add``, ``ttl_s`` as in :meth:`update`)."""
+        names: dict[str, str] = {}
+        vals: dict[str, Any] = {}
+        expression = self._update_expression(names, vals, set_, add, (), ttl_s)
+        body: dict[str, Any] = {"Key": marshal({"pk": pk, "sk": sk}), "UpdateExpression": expression,
+                                "ExpressionAttributeNames": names}
+        if vals:
+            body["ExpressionAttributeValues"] = marshal(vals)
+        return Write("Update", body)
 
     def batch_put(self, items: Sequence[Mapping[str, Any]]) -> None:
         """Unconditional bulk write (seed data), 25 per request, retrying unprocessed items."""

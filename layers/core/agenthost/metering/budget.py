@@ -1,6 +1,13 @@
-"""Today's LLM spend per agent, for budget checks: one ``Query`` of the day's usage items, cached per
-container for ``budget_cache_s`` and refreshed from each of our own counter writes (:func:`remember`),
-so a budget check usually costs no read."""
+"""Today's LLM spend per agent, for budget checks: the day's rolled-up usage items (one ``Query``, cached
+per container for ``budget_cache_s``) plus this container's turns in flight.
+
+A turn's tokens reach the usage items through the table's stream (:mod:`agenthost.metering.carry`), a few
+seconds after its write. Each usage item says how far the rollup got (``rolled_at``: the newest write time,
+``at``, of the usage it added); the tokens of this container's own turns written after that are added
+here (:func:`flying`), so a container never misses its own spending. Other containers' turns count once
+the rollup has added them: that lag (the stream's batching window and the rollup's run, seconds) plus the
+cache's age is how late a check can be. A counter write of metering's own refreshes the cached row at once
+(:func:`remember`)."""
 
 from __future__ import annotations
 
@@ -16,42 +23,60 @@ from agenthost.pricing import prices
 from agenthost.store import Store
 
 _cache_lock = threading.Lock()
-# (day, agent) -> (fetched_at, {protocol: {"tokens_in", "tokens_out", "model"}})
+# (day, agent) -> (fetched_at, {protocol: {"tokens_in", "tokens_out", "model", "rolled_at"}})
 _day_cache: dict[tuple[str, str], tuple[float, dict[str, dict[str, Any]]]] = {}
+# (day, agent) -> [(written_at, protocol, tokens_in, tokens_out, model)] of this container's turns
+_in_flight: dict[tuple[str, str], list[tuple[float, str, float, float, str | None]]] = {}
+#: a turn in flight longer than this is surely rolled up (the stream keeps records 24 h; the rollup runs in seconds)
+FLIGHT_MAX_S = 900
 
 
 def reset() -> None:
-    """Forget cached configuration (the settings it is read from included) and budget snapshots (tests)."""
+    """Forget cached configuration (the settings it is read from included), budget snapshots and the turns
+    in flight (tests)."""
     core_settings.cache_clear()
     config.cache_clear()
     prices.cache_clear()
     with _cache_lock:
         _day_cache.clear()
+        _in_flight.clear()
+
+
+def _row(item: Mapping[str, Any]) -> dict[str, Any]:
+    return {"tokens_in": item.get("tokens_in", 0), "tokens_out": item.get("tokens_out", 0),
+            "model": item.get("model"), "rolled_at": float(item.get("rolled_at") or 0)}
 
 
 def remember(day: str, agent: str, protocol: str, item: Mapping[str, Any], now: float) -> None:
-    """Refresh the cached row of ``protocol`` from the usage item our counter write returned."""
+    """Refresh the cached row of ``protocol`` from the usage item our own counter write returned."""
     with _cache_lock:
         fetched, rows = _day_cache.get((day, agent), (0.0, {}))
         rows = dict(rows)
-        rows[protocol] = {"tokens_in": item.get("tokens_in", 0), "tokens_out": item.get("tokens_out", 0),
-                          "model": item.get("model")}
+        rows[protocol] = _row(item)
         # a row refreshed from our own write does not make the other protocols' rows fresher
         _day_cache[(day, agent)] = (fetched, rows)
+
+
+def flying(day: str, agent: str, protocol: str, tokens_in: float, tokens_out: float, model: str | None,
+           now: float) -> None:
+    """A turn of this container wrote ``tokens_in``/``tokens_out`` at ``now``; the rollup has not added them yet."""
+    with _cache_lock:
+        kept = [f for f in _in_flight.get((day, agent), []) if now - f[0] <= FLIGHT_MAX_S]
+        kept.append((now, protocol, tokens_in, tokens_out, model))
+        _in_flight[(day, agent)] = kept
 
 
 def _load_day(store: Any, day: str, agent: str) -> dict[str, dict[str, Any]]:
     rows: dict[str, dict[str, Any]] = {}
     for item in store.query(f"USAGE#{day}", f"{agent}#", consistent=False):
         if item.get("agent") == agent:
-            rows[str(item.get("protocol"))] = {"tokens_in": item.get("tokens_in", 0),
-                                               "tokens_out": item.get("tokens_out", 0),
-                                               "model": item.get("model")}
+            rows[str(item.get("protocol"))] = _row(item)
     return rows
 
 
 def spent_today(agent: str, *, store: Any = None, now: float | None = None) -> dict[str, float]:
-    """``{"tokens": n, "usd": x}`` the agent's LLM calls used today (UTC), across protocols."""
+    """``{"tokens": n, "usd": x}`` the agent's LLM calls used today (UTC), across protocols: the rolled-up
+    counters and this container's turns written after the newest the rollup added."""
     ts = time.time() if now is None else now
     day, agent = day_of(ts), clean_id(agent)
     with _cache_lock:
@@ -62,11 +87,14 @@ def spent_today(agent: str, *, store: Any = None, now: float | None = None) -> d
             _day_cache[(day, agent)] = (ts, rows)
     else:
         rows = cached[1]
+    with _cache_lock:
+        flights = list(_in_flight.get((day, agent), []))
     table = prices()
-    tokens = sum(float(r.get("tokens_in") or 0) + float(r.get("tokens_out") or 0) for r in rows.values())
-    usd = sum(table.llm_usd(r.get("model"), float(r.get("tokens_in") or 0), float(r.get("tokens_out") or 0))
-              for r in rows.values())
-    return {"tokens": tokens, "usd": usd}
+    uses = [(r.get("model"), float(r.get("tokens_in") or 0), float(r.get("tokens_out") or 0)) for r in rows.values()]
+    for at, protocol, tokens_in, tokens_out, model in flights:
+        if at > (rows.get(protocol) or {}).get("rolled_at", 0):
+            uses.append((model, tokens_in, tokens_out))
+    return {"tokens": sum(i + o for _, i, o in uses), "usd": sum(table.llm_usd(m, i, o) for m, i, o in uses)}
 
 
 def budget_allows(agent: str, *, store: Any = None, now: float | None = None) -> bool:

@@ -13,7 +13,7 @@ _emf = threading.local()
 
 
 def emit(protocol: str, agent: str, c: Mapping[str, float], llm_latencies: Sequence[float],
-         fallback_reason: str | None) -> None:
+         fallback_reason: str | None, usage_late: bool = False) -> None:
     from aws_lambda_powertools.metrics import EphemeralMetrics, MetricUnit
 
     m = getattr(_emf, "metrics", None)  # one isolated metric set per thread, reused (flush clears it)
@@ -40,6 +40,8 @@ def emit(protocol: str, agent: str, c: Mapping[str, float], llm_latencies: Seque
         m.add_metric("TokensOut", count, c["tokens_out"])
         for latency in llm_latencies:
             m.add_metric("LlmLatency", MetricUnit.Milliseconds, latency)
+    if usage_late:  # the answer was due: the turn's usage waits for the container's next write
+        m.add_metric("UsageLate", count, 1)
     if fallback_reason:
         m.add_metadata("fallback_reason", fallback_reason)
     m.flush_metrics()

@@ -1,7 +1,6 @@
 """botocore hooks on the shared DynamoDB clients: each call, its consumed capacity and any throttle are
 counted for the turn active in the calling thread (:func:`agenthost.metering.turns.active_turn`), so
-protocol code does not report them. A ``TransactWriteItems`` that carries a turn's fold is recognised
-here, and its success marks the fold as written."""
+protocol code does not report them."""
 
 from __future__ import annotations
 
@@ -17,7 +16,6 @@ _WRITES = {"PutItem": 1.0, "UpdateItem": 1.0, "DeleteItem": 1.0, "BatchWriteItem
            "TransactWriteItems": 2.0}
 _THROTTLES = {"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"}
 _instrument_lock = threading.Lock()
-_FOLD_KEY = "agenthost_fold"
 
 
 def instrument() -> None:
@@ -49,10 +47,6 @@ def before_call(params: dict[str, Any], model: Any, context: dict[str, Any] | No
     op = model.name
     if op in _READS or op in _WRITES:
         params.setdefault("ReturnConsumedCapacity", "TOTAL")
-    if op == "TransactWriteItems" and t._pending_fold is not None and context is not None:
-        entry = t._pending_fold[0]
-        if any(item is entry or item == entry for item in params.get("TransactItems", ())):
-            context[_FOLD_KEY] = t
 
 
 def _capacity(parsed: Mapping[str, Any]) -> float:
@@ -74,14 +68,7 @@ def after_call(http_response: Any = None, parsed: Mapping[str, Any] | None = Non
     c["ddb_calls"] += 1
     units = _capacity(parsed or {})
     if op in _WRITES:
-        floor = _WRITES[op]
-        ok = getattr(http_response, "status_code", 200) < 300  # after-call also follows error replies
-        folded = context is not None and context.get(_FOLD_KEY) is t
-        if op == "TransactWriteItems" and folded:
-            floor *= 2  # at least two items: the protocol's and the counters
-            if ok:
-                t._fold_committed()
-        c["ddb_wru"] += max(units, floor)
+        c["ddb_wru"] += max(units, _WRITES[op])
     elif op in _READS:
         c["ddb_rru"] += max(units, _READS[op])
 

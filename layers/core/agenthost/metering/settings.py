@@ -1,7 +1,6 @@
 """Metering's configuration, all read from :func:`agenthost.config.settings`: the daily LLM budgets
 (``AGENTHOST_LLM_BUDGET_TOKENS``, ``AGENTHOST_LLM_BUDGET_USD``, ``AGENTHOST_LLM_BUDGETS``), the budget
-cache's lifetime, the function's memory and architecture (for the cost model) and whether counters fold
-into the protocol's own write (``AGENTHOST_METERING_FOLD``)."""
+cache's lifetime and the function's memory and architecture (for the cost model)."""
 
 from __future__ import annotations
 
@@ -64,7 +63,6 @@ class MeteringConfig:
     budget_cache_s: float
     memory_mb: int
     arch: str
-    fold: bool = False
 
     @classmethod
     def from_env(cls) -> MeteringConfig:
@@ -78,7 +76,6 @@ class MeteringConfig:
             budget_cache_s=cfg.budget_cache_s,
             memory_mb=cfg.memory,
             arch="arm64" if machine in ("aarch64", "arm64") else "x86_64",
-            fold=cfg.metering_fold,
         )
 
     def budget_for(self, agent: str) -> Budget:
@@ -95,12 +92,11 @@ def config() -> MeteringConfig:
     return MeteringConfig.from_env()
 
 
-def log_warning(message: str) -> None:
-    """Log ``message`` with the exception being handled; never raises (metering must not fail a turn)."""
+def log_warning(message: str, *, exc_info: bool = True) -> None:
+    """Log ``message`` (with the exception being handled); never raises (metering must not fail a turn)."""
     try:
         from aws_lambda_powertools import Logger
 
-        Logger(service=core().service_name).warning(
-            message, exc_info=True)
+        Logger(service=core().service_name).warning(message, exc_info=exc_info)
     except Exception:  # noqa: BLE001, S110 - logging must not fail the turn either
         pass

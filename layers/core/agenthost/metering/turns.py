@@ -1,5 +1,6 @@
 """The per-turn recorder (:class:`Turn`) and which turn is active: the one of this context, or, from a
-thread that did not inherit the context, the process's only active turn (:func:`active_turn`)."""
+thread that did not inherit the context, the process's only active turn (:func:`active_turn`). A turn's
+usage rides on its own writes (:func:`rider`, registered with :func:`agenthost.store.ride_on_writes`)."""
 
 from __future__ import annotations
 
@@ -7,17 +8,23 @@ import contextvars
 import math
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
+from agenthost import store as store_mod
 from agenthost.deadline import Deadline
-from agenthost.metering.budget import budget_allows, remember
+from agenthost.metering import carry
+from agenthost.metering.budget import budget_allows, flying, remember
 from agenthost.metering.emf import emit
 from agenthost.metering.settings import config, core, log_warning
-from agenthost.metering.usage import COUNTERS, MAX_ID, clean_id, day_of
-from agenthost.metering.writes import add_counters, attributes, fold_entry
-from agenthost.store import Store
+from agenthost.metering.usage import COUNTERS, MAX_ID, USAGE_ATTR, USAGE_COST_COUNTERS, clean_id, day_of
+from agenthost.metering.writes import attributes
 
 _current: contextvars.ContextVar[Turn | None] = contextvars.ContextVar("agenthost_turn", default=None)
+#: set around one invocation of its own (the local stack runs many functions in one process): no falling back
+#: to another invocation's turn
+_isolated: contextvars.ContextVar[bool] = contextvars.ContextVar("agenthost_isolated", default=False)
 _via_url: contextvars.ContextVar[bool] = contextvars.ContextVar("agenthost_via_function_url", default=False)
 
 
@@ -35,7 +42,7 @@ class Turn:
     """Usage of one turn. Create with :func:`agenthost.metering.turn`; all methods are cheap and never raise."""
 
     def __init__(self, protocol: str, agent: str, *, store: Any = None, clock: Any = time.time,
-                 decides: bool = False, counts_as_turn: bool = True):
+                 decides: bool = False, counts_as_turn: bool = True, deadline: Deadline | None = None):
         self.decides = decides
         self.protocol = clean_id(protocol)
         self.agent = clean_id(agent)
@@ -54,10 +61,15 @@ class Turn:
         if counts_as_turn and _via_url.get():
             self.counters["url_turns"] = 1
         self._t0 = time.perf_counter()
-        self._folded: dict[str, float] | None = None  # counters already written by a committed fold
-        self._pending_fold: Any = None
+        #: the answer's deadline: metering's own write is skipped when it would make the answer late
+        self.deadline = deadline
+        #: what the turn's applied writes carried so far (see :func:`rider`)
+        self.carried: dict[str, float] = dict.fromkeys(COUNTERS, 0)
         self._llm_latencies: list[float] = []
+        #: the usage item after metering's own counter write (None: the turn's writes carried everything)
         self.written: dict[str, Any] | None = None
+        #: the answer was due: what no write carried waits for the container's next write
+        self.usage_late = False
 
     # what protocols record
     def llm_allowed(self, deadline: Deadline | float | None = None) -> bool:
@@ -124,72 +136,93 @@ class Turn:
         """The turn failed (it still answered, in the protocol's error shape)."""
         self.counters["errors"] = 1
 
-    # folding into the protocol's own write
-    def fold(self, table_name: str | None = None) -> dict[str, Any] | None:
-        """A ``TransactWriteItems`` entry adding this turn's counters so far to the daily usage item, or
-        ``None`` when folding is off (``AGENTHOST_METERING_FOLD``, default off: the counters are then one
-        ``ADD`` on exit).
-
-        Pass it as ``store.put(item, also=[t.fold()])``: one round trip instead of two, but DynamoDB bills
-        a transaction at 2 WRU per item, so a fold costs more than the separate ``ADD`` it saves. Counters
-        recorded after the fold are written on exit; a fold whose transaction failed is written on exit
-        in full."""
-        if not config().fold:
-            return None
-        self._finish_counters()
-        snapshot = dict(self.counters)
-        # the transaction itself: one call, two transactional writes of at least 2 WRU each
-        snapshot["ddb_calls"] += 1
-        snapshot["ddb_wru"] += 4
-        entry = fold_entry(table_name or core().table_name, self.day, self._attributes(), snapshot,
-                                  self.clock)
-        self._pending_fold = (entry, snapshot)
-        return entry
-
     # internals
     def _attributes(self) -> dict[str, Any]:
         return attributes(self.agent, self.protocol, self.day, self.model)
 
-    def _finish_counters(self) -> None:
-        c = self.counters
+    def final(self) -> dict[str, float]:
+        """The counters as they stand now, with the time so far and whether the deterministic policy answered
+        (a deciding turn without a successful LLM call, or one the budget stopped)."""
+        c = dict(self.counters)
         elapsed = (time.perf_counter() - self._t0) * 1000
         c["duration_ms"] = round(elapsed, 3)
         c["mb_ms"] = math.ceil(elapsed) * config().memory_mb
-        answered_by_llm = c["llm_calls"] - c["llm_errors"] > 0 or (self.agent_answered and not c["fallbacks"])
+        answered_by_llm = self._answered_by_llm(c)
         if self.budget_blocked and not answered_by_llm:
             c["fallbacks"] = 1
             c["budget_fallbacks"] = 1
-            self.fallback_reason = "budget"
         elif self.budget_blocked and self.fallback_reason == "budget":
             c["budget_fallbacks"] = 1
         elif self.decides and not answered_by_llm:
             # a policy answered this turn and no LLM call succeeded: the deterministic policy did
             c["fallbacks"] = 1
+        return c
+
+    def _answered_by_llm(self, c: dict[str, float]) -> bool:
+        return c["llm_calls"] - c["llm_errors"] > 0 or (self.agent_answered and not self.counters["fallbacks"])
+
+    def _finish_counters(self) -> None:
+        c = self.counters = self.final()
+        if self.budget_blocked and not self._answered_by_llm(c):
+            self.fallback_reason = "budget"
+        elif self.decides and not self._answered_by_llm(c):
             self.fallback_reason = self.fallback_reason or ("llm_error" if c["llm_errors"] else "no_llm")
 
-    def _fold_committed(self) -> None:
-        if self._pending_fold is not None:
-            self._folded = self._pending_fold[1]
-            self._pending_fold = None
+    def uncarried(self) -> dict[str, float]:
+        """What the turn recorded that no applied write of it carried."""
+        return {k: v - self.carried.get(k, 0) for k, v in self.counters.items() if v - self.carried.get(k, 0)}
+
+    def carrier(self) -> carry.Carrier:
+        """What rides on a write this turn is about to send: what it recorded since its last applied write,
+        counting this write (one call, at least one WRU; more units come later as a cost tail)."""
+        snapshot = self.final()
+        snapshot["ddb_calls"] += 1
+        snapshot["ddb_wru"] += 1
+        delta = {k: v - self.carried.get(k, 0) for k, v in snapshot.items() if v - self.carried.get(k, 0)}
+        mine = [carry.entry(self._attributes(), delta)] if delta else []
+        at = self.clock()
+
+        def applied() -> None:
+            self.carried = snapshot
+            tokens_in, tokens_out = delta.get("tokens_in", 0), delta.get("tokens_out", 0)
+            if tokens_in or tokens_out:
+                flying(self.day, self.agent, self.protocol, tokens_in, tokens_out, self.model, found.at)
+
+        found = carry.Carrier(mine, carry.take(), at, applied)
+        return found
 
     def _emit(self) -> None:
-        emit(self.protocol, self.agent, self.counters, self._llm_latencies, self.fallback_reason)
+        emit(self.protocol, self.agent, self.counters, self._llm_latencies, self.fallback_reason, self.usage_late)
 
     def _write(self) -> None:
-        delta = dict(self.counters)
-        if self._folded is not None:
-            delta = {k: v - self._folded.get(k, 0) for k, v in delta.items()}
-            # only handler time ran on after the fold: nothing worth a second write
-            if not any(v for k, v in delta.items() if k not in ("duration_ms", "mb_ms", "ddb_calls",
-                                                                "ddb_rru", "ddb_wru")):
-                return
-        else:
-            # the counter write itself is part of this turn's DynamoDB use
-            delta["ddb_calls"] += 1
-            delta["ddb_wru"] += 1
-            self.counters["ddb_calls"] += 1
-            self.counters["ddb_wru"] += 1
-        item = add_counters(self.store or Store(), self.day, self._attributes(), delta)
+        """At the end: what no write carried. Anything but cost counters (the turn itself, when it wrote
+        nothing) is added with one ``UpdateItem`` unless the answer is due; cost counters alone (the time
+        after the turn's last write) wait for the container's next write."""
+        left = self.uncarried()
+        if not left:
+            return
+        e = carry.entry(self._attributes(), left)
+        if not any(k not in USAGE_COST_COUNTERS for k in left):
+            carry.hold(e)
+            return
+        reserve = core().usage_write_reserve_s
+        if self.deadline is not None and self.deadline.remaining() <= reserve:
+            carry.hold(e)
+            self.usage_late = True
+            log_warning("usage counters left for the next write: the answer is due", exc_info=False)
+            return
+        from agenthost.metering.writes import add_counters
+
+        left["ddb_calls"] = left.get("ddb_calls", 0) + 1  # the counter write itself
+        left["ddb_wru"] = left.get("ddb_wru", 0) + 1
+        self.counters["ddb_calls"] += 1
+        self.counters["ddb_wru"] += 1
+        try:
+            with carry.quiet():
+                item = add_counters(self.store, self.day, self._attributes(), left)
+        except Exception:
+            carry.hold(carry.entry(self._attributes(), left))
+            raise
         self.written = item
         remember(self.day, self.agent, self.protocol, item, self.clock())
 
@@ -218,8 +251,6 @@ class _NullTurn(Turn):
     def error(self) -> None:
         return None
 
-    def fold(self, table_name: str | None = None) -> None:
-        return None  # outside a turn there is nothing to write
 
 
 _null = _NullTurn()
@@ -231,10 +262,21 @@ def active_turn() -> Turn | None:
     """The turn of this context; from a thread that did not inherit the context (a worker pool running
     the LLM call), the process's only active turn (a Lambda container runs one invocation at a time)."""
     found = _current.get()
-    if found is not None:
+    if found is not None or _isolated.get():
         return found
     with _active_lock:
         return next(iter(_active)) if len(_active) == 1 else None
+
+
+@contextmanager
+def isolated() -> Iterator[None]:
+    """Code in this block belongs to no other turn than one it opens itself: one Lambda invocation among
+    others in the same process (the local stack), whose DynamoDB calls must not count for theirs."""
+    token = _isolated.set(True)
+    try:
+        yield
+    finally:
+        _isolated.reset(token)
 
 
 def current() -> Turn:
@@ -254,3 +296,18 @@ def closed(t: Turn, token: contextvars.Token[Turn | None]) -> None:
     _current.reset(token)
     with _active_lock:
         _active.discard(t)
+
+
+def rider() -> carry.Carrier | None:
+    """What rides on a write about to be sent (see :mod:`agenthost.metering.carry`): the active turn's usage
+    and whatever waits; outside a turn, whatever waits; None when there is nothing, or in metering's own write."""
+    if carry.silenced():
+        return None
+    t = active_turn()
+    if t is not None:
+        return t.carrier()
+    taken = carry.take()
+    return carry.Carrier([], taken, time.time()) if taken else None
+
+
+store_mod.ride_on_writes(rider, USAGE_ATTR)

@@ -1,8 +1,13 @@
 """The daily usage item: its key, its counters and how identifiers are cleaned for it.
 
 Usage items: ``pk = USAGE#<yyyy-mm-dd>`` (UTC), ``sk = <agent>#<protocol>``, attributes ``agent``,
-``protocol``, ``day``, the counters in :data:`COUNTERS`, and ``model``/``arch``/``memory_mb`` of the
-last turn; they expire after :data:`USAGE_TTL_S`.
+``protocol``, ``day``, the counters in :data:`COUNTERS`, ``model``/``arch``/``memory_mb`` of the
+last turn and ``rolled_at`` (the newest ``at`` of the usage the rollup added, epoch seconds); they expire after
+:data:`USAGE_TTL_S`.
+
+:data:`USAGE_ATTR` is the attribute a turn's usage rides in on the item it writes (see
+:mod:`agenthost.metering.carry`): ``{"id": <unique per write>, "at": <epoch s>, "entries": [{"day", "agent",
+"protocol", "arch", "memory_mb", "model"?, "counters": {...}}]}``.
 """
 
 from __future__ import annotations
@@ -18,6 +23,9 @@ COUNTERS = (
     "budget_fallbacks", "duration_ms", "mb_ms", "invocations", "ddb_calls", "ddb_rru", "ddb_wru",
     "ddb_throttles", "ws_messages", "ws_connection_minutes", "url_turns",
 )
+#: what a turn costs us rather than what it did: after the turn's last write they may wait for the container's next
+USAGE_COST_COUNTERS = frozenset({"duration_ms", "mb_ms", "ddb_calls", "ddb_rru", "ddb_wru", "ddb_throttles"})
+USAGE_ATTR = "usage"
 USAGE_TTL_S = 400 * 86400
 MAX_ID = 128
 

@@ -17,13 +17,17 @@ from agenthost.metering.turns import Turn, arrived, closed, current, opened
 
 @contextmanager
 def turn(protocol: str, agent: str, *, store: Any = None, clock: Any = time.time,
-         decides: bool = False, counts_as_turn: bool = True) -> Iterator[Turn]:
+         decides: bool = False, counts_as_turn: bool = True, deadline: Deadline | None = None) -> Iterator[Turn]:
     """Meter one turn of ``protocol`` for ``agent`` (see the package docstring). ``decides``: an agent
     policy answers this turn, so a turn without a successful LLM call counts as a deterministic
     fallback. ``counts_as_turn=False``: an invocation that is not a turn (a timer, a connect) whose
-    costs still count (``invocations``, duration, DynamoDB, WebSocket). An exception escaping the block
-    counts as an error and is re-raised; metering itself never raises."""
-    t = Turn(protocol, agent, store=store, clock=clock, decides=decides, counts_as_turn=counts_as_turn)
+    costs still count (``invocations``, duration, DynamoDB, WebSocket). ``deadline``: the answer's; a turn
+    that wrote nothing does not add its usage itself when that would make the answer late (the
+    container's next write carries it). ``store``: the one metering's own counter write goes through
+    (default: a client with a short, bounded wait). An exception escaping the block counts as an error and
+    is re-raised; metering itself never raises."""
+    t = Turn(protocol, agent, store=store, clock=clock, decides=decides, counts_as_turn=counts_as_turn,
+             deadline=deadline)
     instrument()
     token = opened(t)
     try:

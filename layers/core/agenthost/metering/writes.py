@@ -1,6 +1,7 @@
-"""Writing a turn's counters to the daily usage item: one atomic ``UpdateItem`` (``SET`` the turn's
-attributes, ``ADD`` its counters) on exit, or the same update as a ``TransactWriteItems`` entry that
-rides on the protocol's own write (:meth:`agenthost.metering.Turn.fold`)."""
+"""Metering's own counter write, for a turn whose writes carried none of its usage (it wrote nothing, or
+something was recorded after its last write): one atomic ``UpdateItem`` (``SET`` the turn's attributes,
+``ADD`` its counters) on the daily usage item, through a client whose wait is bounded (1 s connect, 1 s
+read, one request: at most the 2 s of ``AGENTHOST_USAGE_WRITE_RESERVE_S``), so it never makes an answer late."""
 
 from __future__ import annotations
 
@@ -8,13 +9,14 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from agenthost import aws
 from agenthost.metering.settings import config
-from agenthost.metering.usage import USAGE_TTL_S, usage_key
-from agenthost.store import Store, marshal
+from agenthost.metering.usage import USAGE_TTL_S
+from agenthost.store import Store, error_code
 
 
 def attributes(agent: str, protocol: str, day: str, model: str | None) -> dict[str, Any]:
-    """What a counter write sets on the usage item (besides the counters and the expiry)."""
+    """What a usage entry sets on the usage item (besides the counters and the expiry)."""
     attrs: dict[str, Any] = {"agent": agent, "protocol": protocol, "day": day, "arch": config().arch,
                              "memory_mb": config().memory_mb}
     if model:
@@ -22,51 +24,27 @@ def attributes(agent: str, protocol: str, day: str, model: str | None) -> dict[s
     return attrs
 
 
-def update_expression(attrs: Mapping[str, Any], counters: Mapping[str, float],
-                      clock: Any) -> tuple[str, dict[str, str], dict[str, Any]]:
-    names: dict[str, str] = {}
-    values: dict[str, Any] = {}
-    sets, adds = [], []
-    for i, (k, v) in enumerate(attrs.items()):
-        names[f"#s{i}"], values[f":s{i}"] = k, v
-        sets.append(f"#s{i} = :s{i}")
-    names["#exp"], values[":exp"] = "expires_at", Store(table_name="-", clock=clock).now() + USAGE_TTL_S
-    sets.append("#exp = :exp")
-    for i, (k, v) in enumerate((k, v) for k, v in counters.items() if v):
-        names[f"#a{i}"], values[f":a{i}"] = k, v
-        adds.append(f"#a{i} :a{i}")
-    return "SET " + ", ".join(sets) + (" ADD " + ", ".join(adds) if adds else ""), names, values
+class _CounterStore(Store):
+    @property
+    def client(self) -> Any:
+        return aws.client("dynamodb", connect_timeout=1, read_timeout=1, total_max_attempts=1)
 
 
-def fold_entry(table_name: str, day: str, attrs: Mapping[str, Any], counters: Mapping[str, float],
-               clock: Any) -> dict[str, Any]:
-    """The ``TransactWriteItems`` entry that adds ``counters`` to the usage item of ``attrs``' agent and
-    protocol on ``day``."""
-    expr, names, values = update_expression(attrs, counters, clock)
-    return {"Update": {
-        "TableName": table_name,
-        "Key": marshal(usage_key(day, attrs["agent"], attrs["protocol"])),
-        "UpdateExpression": expr,
-        "ExpressionAttributeNames": names,
-        "ExpressionAttributeValues": marshal(values),
-    }}
-
-
-def add_counters(store: Store, day: str, attrs: Mapping[str, Any], counters: Mapping[str, float]) -> dict[str, Any]:
-    """Add ``counters`` (the non-zero ones) to the usage item with one ``UpdateItem``; returns the item.
-    A concurrent fold (transaction) on the same item makes DynamoDB ask for a retry: up to 3 tries."""
-    expr_counters = {k: v for k, v in counters.items() if v}
-    failures = 0
-    while True:
+def add_counters(store: Store | None, day: str, attrs: Mapping[str, Any],
+                 counters: Mapping[str, float]) -> dict[str, Any]:
+    """Add ``counters`` (the non-zero ones) to the usage item with one ``UpdateItem``; returns the item. The
+    rollup's transaction on the same item makes DynamoDB refuse it with a conflict: tried again, 3 times
+    in all."""
+    target = store or _CounterStore()
+    for attempt in range(3):
         try:
-            item: dict[str, Any] = store.update(
+            item: dict[str, Any] = target.update(
                 f"USAGE#{day}", f"{attrs['agent']}#{attrs['protocol']}",
-                set_=dict(attrs), add=expr_counters, ttl_s=USAGE_TTL_S,
+                set_=dict(attrs), add={k: v for k, v in counters.items() if v}, ttl_s=USAGE_TTL_S,
             )
             return item
         except Exception as exc:
-            code = getattr(exc, "response", {}).get("Error", {}).get("Code")
-            failures += 1
-            if code != "TransactionConflictException" or failures == 3:
+            if error_code(exc) != "TransactionConflictException" or attempt == 2:
                 raise
-            time.sleep(0.01 * failures)
+            time.sleep(0.01 * (attempt + 1))
+    raise AssertionError("unreachable")  # pragma: no cover
