@@ -54,10 +54,8 @@ from runs.models import (
     page_fingerprint,
     unpack_snapshot,
 )
-from runs.repo import RunRepo
+from runs.repo import RECENT, RunRepo
 
-#: recent steps kept on the run item (policy context, loop detection, stale-retry detection)
-RECENT = 20
 #: a (tool, target, url, page) repeated this many times before gets a nudge into the next decision
 LOOP_NUDGE = 2
 #: ... and ends the run when it is still chosen after this many repeats despite nudges
@@ -137,8 +135,8 @@ class RunEngine:
                                     f"the run is now at step {meta['current_step']}")
         before = copy.deepcopy(meta)
         secrets = RunSecrets(meta.get("secrets"))
-        response, step_item = self._advance(meta, req, rhash, secrets)
-        return self._commit(before, meta, response, step_item, rhash, secrets)
+        response = self._advance(meta, req, rhash, secrets)
+        return self._commit(before, meta, response, rhash, secrets)
 
     def answer(self, run_id: str, req: AnswerRequest) -> dict[str, Any]:
         rhash = request_hash("answer", req.model_dump(mode="json"))
@@ -153,7 +151,6 @@ class RunEngine:
         pending = meta.get("pending") or {}
         meta["pending"] = None
         meta["updated_at"] = now
-        step_item = None
         if not req.approved:
             meta["status"] = "cancelled"
             meta["declined"] = True
@@ -175,13 +172,13 @@ class RunEngine:
                 meta["status"] = "running"
                 n = meta["current_step"] = meta["current_step"] + 1
                 message = "User approved" + (f": {req.answer[:200]}" if req.answer else "")
-                meta["recent"] = (meta["recent"] + [{"step": n, "tool": "observe", "target": "", "fp": None,
-                                                    "url": "", "result": None, "ok": None}])[-RECENT:]
-                step_item = {"stepNumber": n, "action": "observe", "parameters": {}, "timestamp": now,
-                             "lastActionResult": {"success": True, "message": message},
-                             "thinking": "the user answered; observe the page before continuing"}
+                if meta["recent"] and meta["recent"][-1].get("result") is None:  # what came of the question
+                    meta["recent"][-1]["result"] = ToolResult(success=True, message=message).describe()
+                meta["recent"] = (meta["recent"] + [{"step": n, "tool": "observe", "action": "observe", "t": now,
+                                                    "target": "", "fp": None, "url": "", "result": None,
+                                                    "ok": None}])[-RECENT:]
                 response = self._response(meta, "execute_tool", tool={"name": "observe", "parameters": {}})
-        return self._commit(before, meta, response, step_item, rhash, RunSecrets(meta.get("secrets")))
+        return self._commit(before, meta, response, rhash, RunSecrets(meta.get("secrets")))
 
     def cancel(self, run_id: str) -> dict[str, Any]:
         meta = self._load(run_id)
@@ -238,12 +235,9 @@ class RunEngine:
         if meta is None:
             raise ApiError(404, f"run {run_id} not found (unknown or expired)")
         meta = self._stalled(meta)
-        steps.sort(key=lambda s: int(s["stepNumber"]))
-        history = []
-        for i, s in enumerate(steps):
-            history.append({"stepNumber": int(s["stepNumber"]), "action": s["action"],
-                            "observation": self._observation(s, steps[i + 1] if i + 1 < len(steps) else None, meta),
-                            "timestamp": int(s["timestamp"])})
+        history = [{"stepNumber": int(e["step"]), "action": e.get("action") or e.get("tool") or "",
+                    "observation": self._observation(e, last=i == len(steps) - 1, meta=meta),
+                    "timestamp": int(e.get("t") or 0)} for i, e in enumerate(steps)]
         state: dict[str, Any] = {
             "runId": meta["runId"], "task": meta["task"], "mode": meta["mode"], "status": meta["status"],
             "currentStep": meta["current_step"], "maxSteps": meta["max_steps"], "history": history,
@@ -278,8 +272,8 @@ class RunEngine:
 
     # ------------------------------------------------------------------ the step
 
-    def _advance(self, meta: dict[str, Any], req: StepRequest, rhash: str,
-                 secrets: RunSecrets) -> tuple[dict[str, Any], dict[str, Any]]:
+    def _advance(self, meta: dict[str, Any], req: StepRequest, rhash: str, secrets: RunSecrets) -> dict[str, Any]:
+        """The step's decision, applied to ``meta`` (its ``recent`` entry is what GET shows of it); the answer."""
         now = self.clock_ms()
         recent: list[dict[str, Any]] = meta["recent"]
         result = req.lastActionResult
@@ -292,7 +286,7 @@ class RunEngine:
             meta["status"] = "running"
         if meta["current_step"] >= meta["max_steps"]:
             self._end(meta, "error", error=MAX_STEPS_REACHED)
-            return self._response(meta, "error", error=MAX_STEPS_REACHED), {}
+            return self._response(meta, "error", error=MAX_STEPS_REACHED)
         n = meta["current_step"] + 1
         memory_before = copy.deepcopy(meta.get("memory"))
         snap = _masked_snapshot(req.snapshot, secrets)
@@ -311,48 +305,40 @@ class RunEngine:
             meta["snap_z"] = pack_snapshot(secrets.mask_all(shown, UNMASKED) if len(secrets.prints) > known
                                            else shown)
         meta["current_step"] = n
-        step_item: dict[str, Any] = {
-            "stepNumber": n, "timestamp": now, "hash": rhash, "thinking": decision.thinking[:500],
-            "url": snap.url if snap is not None else "",
-            "lastActionResult": result.model_dump(mode="json", exclude_none=True) if result is not None else None,
-        }
+        # what the step chose, and what GET shows of it: its action, when, and (set by the next step) its result
         entry = {"step": n, "tool": decision.tool, "target": decision.target, "url": snap.url if snap else "",
-                 "fp": fp, "result": None, "ok": None, "hash": rhash}
+                 "fp": fp, "result": None, "ok": None, "hash": rhash, "action": decision.tool, "t": now}
         if stop is not None:
             self._end(meta, "error", error=stop)
-            step_item.update(action="error", parameters={}, error=stop)
+            entry["action"] = "error"
             response = self._response(meta, "error", error=stop)
         elif decision.tool in ("finish", "ask_user"):
-            response = self._conclude(meta, decision, snap, step_item)
+            response = self._conclude(meta, decision)
         else:
-            response = self._act(meta, decision, snap, n, step_item, entry, memory_before)
+            response = self._act(meta, decision, snap, n, entry, memory_before)
         meta["recent"] = (recent + [entry])[-RECENT:]
         self._after_step(meta, snap, n, now)
-        return response, step_item
+        return response
 
-    def _conclude(self, meta: dict[str, Any], decision: Decision, snap: PageSnapshot | None,
-                  step_item: dict[str, Any]) -> dict[str, Any]:
+    def _conclude(self, meta: dict[str, Any], decision: Decision) -> dict[str, Any]:
         """A ``finish`` (the run completes with its result) or an ``ask_user`` (it waits for the answer)."""
         if decision.tool == "finish":
             # masked with everything the step stores and answers (_commit)
             text = decision.text or str(decision.parameters.get("result", "")) or "Task finished"
             self._end(meta, "completed", result=text)
-            step_item.update(action="finish", parameters={}, result=text)
             return self._response(meta, "finish", result=text)
         question = decision.text or str(decision.parameters.get("question", "")) or "How should I continue?"
         meta["status"] = "waiting_user"
         meta["pending"] = {"kind": "question", "question": question}
-        step_item.update(action="ask_user", parameters={}, question=question)
         return self._response(meta, "ask_user", question=question)
 
     def _act(self, meta: dict[str, Any], decision: Decision, snap: PageSnapshot | None, n: int,
-             step_item: dict[str, Any], entry: dict[str, Any], memory_before: Any) -> dict[str, Any]:
+             entry: dict[str, Any], memory_before: Any) -> dict[str, Any]:
         """A browser tool: sent to the extension, or, in careful mode, withheld behind the user's approval
         when it is risky and no approval covers it."""
         asked = None
         if meta["mode"] == "careful" and decision.tool in RISKY_TOOLS and snap is not None:
             asked = careful.unapproved_risk(meta, self.brain, decision, self._context(meta, snap, n), n)
-        shown = _masked_parameters(decision, snap)
         if asked is not None:
             risk, key = asked
             # the action is withheld: the brain must not remember it as done
@@ -361,11 +347,9 @@ class RunEngine:
             meta["status"] = "waiting_user"
             meta["pending"] = {"kind": "risk", "question": question, "summary": risk.summary,
                                "risk": {**key, "amount": risk.amount}}
-            step_item.update(action="ask_user", parameters={"tool": decision.tool, **shown}, question=question)
-            entry["tool"] = "ask_user"
+            entry["tool"] = entry["action"] = "ask_user"
             return self._response(meta, "ask_user", question=question)
         meta["status"] = "running"
-        step_item.update(action=decision.tool, parameters=shown)
         return self._response(meta, "execute_tool", tool={"name": decision.tool, "parameters": decision.parameters})
 
     @staticmethod
@@ -442,15 +426,17 @@ class RunEngine:
             return copy.deepcopy(last["response"])
         return None
 
-    def _commit(self, before: dict[str, Any], meta: dict[str, Any], response: dict[str, Any],
-                step_item: dict[str, Any] | None, rhash: str, secrets: RunSecrets) -> dict[str, Any]:
+    def _commit(self, before: dict[str, Any], meta: dict[str, Any], response: dict[str, Any], rhash: str,
+                secrets: RunSecrets) -> dict[str, Any]:
         # nothing is written or answered with a secret of the run in it, but the tool the client must run
         for key in list(meta):
             if key not in UNMASKED and key != "snap_z":
                 meta[key] = secrets.mask_all(meta[key], UNMASKED)
         if secrets:
             meta["secrets"] = secrets.save()
-        step_item = secrets.mask_all(step_item, UNMASKED) if step_item else step_item
+        kept_steps = {e["step"] for e in meta["recent"]}
+        # the steps this write lets go of: the history block they open is written with it (runs.repo)
+        dropped = secrets.mask_all([e for e in before["recent"] if e["step"] not in kept_steps], UNMASKED)
         kept = secrets.mask_all(response, UNMASKED)
         if kept.get("tool") != response.get("tool"):
             # a tool carrying a secret (text typed into a password field) is not kept to replay: a retry of
@@ -463,7 +449,7 @@ class RunEngine:
         meta["last"] = {"hash": rhash, "response": kept}
         meta["version"] = before["version"]
         try:
-            self.repo.save(meta, step_item or None)
+            self.repo.save(meta, dropped)
         except VersionConflict:
             fresh = self.repo.load(meta["runId"])
             if fresh is not None:
@@ -487,15 +473,18 @@ class RunEngine:
         return {"action": action, **fields, "state": _state(meta)}
 
     @staticmethod
-    def _observation(step: dict[str, Any], following: dict[str, Any] | None, meta: dict[str, Any]) -> str:
-        if step["action"] == "finish":
-            return str(step.get("result", ""))
-        if step["action"] == "error":
-            return str(step.get("error", ""))
-        if following is not None and following.get("lastActionResult"):
-            return ToolResult.model_validate(following["lastActionResult"]).describe()
-        if step["action"] == "ask_user":
-            if meta.get("declined") and following is None:
+    def _observation(entry: dict[str, Any], *, last: bool, meta: dict[str, Any]) -> str:
+        """What came of a step: the run's result or error for the step that ended it, else what the next
+        request reported of its action, else what the run is waiting for."""
+        action = entry.get("action") or entry.get("tool")
+        if action == "finish":
+            return str(entry.get("finished") or meta.get("result") or "")
+        if action == "error":
+            return str(entry.get("failed") or meta.get("error") or "")
+        if entry.get("result") is not None:
+            return str(entry["result"])
+        if action == "ask_user":
+            if meta.get("declined") and last:
                 return "User declined"
             return "Waiting for the user" if meta["status"] == "waiting_user" else ""
         return "Pending" if meta["status"] in ("running", "created") else ""

@@ -1,32 +1,43 @@
-"""Run state in the single table: one ``META`` item per run plus one ``STEP#<n>`` item per step.
+"""Run state in the single table: one ``META`` item per run, and the history of its older steps in blocks.
 
 * ``META`` carries an optimistic ``version``; every change is written with ``version = <read value>``
   as its condition, so two concurrent ``/step`` calls can never both advance a run.
-* A step writes ``META`` (conditional: the optimistic check decides which concurrent request wins) and
-  then its ``STEP`` item (only the winner gets there): one read and two writes per step. Not a
-  ``TransactWriteItems``: it costs twice the write units, and moto (tests, the local stack) copies the
-  whole table on every transaction, which made long local runs slow. Should a function die between the
-  two writes, the run stays consistent (the stored answer replays on retry); only that step's history
-  entry is missing.
+* A step is one read and one write: ``META`` holds the run's last :data:`RECENT` steps (``recent``: what
+  each step chose, when, and what came of it, which ``GET`` shows as the step's history entry), so the step
+  writes nothing but ``META``. A step whose oldest recent entry drops out of ``META`` starts a new block
+  and first writes the :data:`BLOCK` steps before it as one ``HIST#<first step>`` item (one more write every
+  :data:`BLOCK` steps: 1.05 writes per step). That block holds steps already committed on ``META``, so it
+  is written before the conditional ``META`` write (a request that then loses the race has written the
+  same block the winner writes). ``GET`` therefore never sees ``META`` ahead of the history it shows.
 * Everything expires together (``expires_at``, the table's TTL attribute) a fixed time after the run
   was created; readers treat an expired run as absent (TTL deletion is lazy).
-* ``META`` also carries the current snapshot (``snap_z``: zlib-compressed JSON, a few KB); ``STEP`` items
-  carry no snapshot, so ``GET /agent/run/{id}`` is one query over small items that reads only the
-  attributes it shows (:data:`VIEW_ATTRIBUTES`).
+* ``META`` also carries the current snapshot (``snap_z``: zlib-compressed JSON, a few KB), so
+  ``GET /agent/run/{id}`` is one query over the run's partition that reads only the attributes it shows
+  (:data:`VIEW_ATTRIBUTES`). Runs written before blocks existed kept one ``STEP#<n>`` item per step; ``GET``
+  still reads those.
 * The usage of the metered turn rides on its writes (``agenthost.metering``): no write of its own.
 """
 
 from __future__ import annotations
 
 import threading
-import time
+from typing import Any
 
-from agenthost.store import Item, Store, VersionConflict, keys
+from agenthost.store import Item, Key, Store, VersionConflict, keys
+
+#: recent steps kept on the run item (policy context, loop detection, stale-retry detection, GET's history)
+RECENT = 20
+#: steps per history block (a block is written when its first step leaves ``recent``)
+BLOCK = RECENT
 
 #: moto (tests, the local stack) is not atomic between threads of one process (conditional checks and
 #: writes can interleave); DynamoDB is. Writes from this process are serialized here; the optimistic
 #: ``version`` check still decides who wins between processes.
 _write_lock = threading.Lock()
+
+
+def block_key(run_id: str, first: int) -> Key:
+    return {"pk": keys.run(run_id)["pk"], "sk": f"HIST#{first:06d}"}
 
 
 class RunRepo:
@@ -49,71 +60,83 @@ class RunRepo:
         return _plain(self.store.get(**keys.run(run_id)))
 
     def load_view(self, run_id: str) -> tuple[Item | None, list[Item]]:
-        """What ``GET`` shows: META and the STEP items, in one query (they share the partition) reading
-        only :data:`VIEW_ATTRIBUTES` (not the policy's memory, recent steps or the stored last answer).
-
-        :meth:`save` writes META before the step it claimed, so a read between the two writes sees META
-        at step n (a run already ``completed``, say) without step n. Every step META counts is written
-        right after it, so the view reads again, briefly, until it holds step n: a poller that sees the
-        run end also sees its last step (and the result of the step before). A step whose write never came
-        (the writer died in between) is shown missing after :data:`VIEW_SETTLE_TRIES` reads."""
-        for attempt in range(VIEW_SETTLE_TRIES):
-            meta, steps = self._view_once(run_id)
-            if meta is None or int(meta.get("current_step", 0)) <= max(
-                    (int(s["stepNumber"]) for s in steps), default=0):
-                break
-            time.sleep(VIEW_SETTLE_PAUSE_S * (attempt + 1))
-        return meta, steps
-
-    def _view_once(self, run_id: str) -> tuple[Item | None, list[Item]]:
+        """What ``GET`` shows: META and the run's history entries (``recent`` entries: ``step``, ``action``,
+        ``t``, ``result``), oldest first, from one query over the run's partition reading only
+        :data:`VIEW_ATTRIBUTES` (not the policy's memory, the loop state or the stored last answer)."""
         meta: Item | None = None
-        steps: list[Item] = []
+        found: dict[int, Item] = {}
+        legacy: list[Item] = []
         for item in self.store.query(keys.run(run_id)["pk"], attributes=VIEW_ATTRIBUTES):
             if item["sk"] == "META":
                 meta = _plain(item)
+            elif item["sk"].startswith("HIST#"):
+                found.update({int(e["step"]): e for e in item.get("entries") or []})
             elif item["sk"].startswith("STEP#"):
-                steps.append(item)
-        return meta, steps
+                legacy.append(item)
+        found.update({int(e["step"]): e for e in _from_step_items(legacy)})
+        if meta is not None:
+            for e in meta.get("recent") or []:  # newest; a step recorded before blocks keeps what it lacks
+                found[int(e["step"])] = {**found.get(int(e["step"]), {}), **{k: v for k, v in e.items()
+                                                                             if v is not None}}
+        return meta, [found[n] for n in sorted(found)]
 
-    def save(self, meta: Item, step: Item | None = None) -> Item:
-        """Write ``meta`` if nobody changed it since it was read (its ``version``), then the new ``step``
-        item. Returns the META as written (version + 1).
+    def save(self, meta: Item, dropped: list[Item] | None = None) -> Item:
+        """Write ``meta`` if nobody changed it since it was read (its ``version``); ``dropped``: the recent
+        entries this write lets go (see the module docstring). Returns the META as written (version + 1).
         Raises :class:`VersionConflict` when another writer got there first."""
         expected = int(meta["version"])
         body = {**meta, **keys.run(meta["runId"])}
         body.pop("version", None)
         try:
             with _write_lock:
-                written = self._write(body, expected, meta, step)
+                for first, entries in _blocks(dropped or [], meta.get("recent") or []):
+                    self.store.put({**block_key(meta["runId"], first), "entries": entries,
+                                    "expires_at": meta["expires_at"]})
+                written = self.store.put(body, expected_version=expected)
         except VersionConflict:
             raise VersionConflict(f"run {meta['runId']} changed concurrently") from None
         return written
 
-    def _write(self, body: Item, expected: int, meta: Item, step: Item | None) -> Item:
-        written = self.store.put(body, expected_version=expected)
-        if step is None:
-            return written
-        # Only the writer whose conditional META write won gets here, so the step item needs no condition.
-        step_body = {**step, **keys.run_step(meta["runId"], int(step["stepNumber"])), "expires_at": meta["expires_at"]}
-        self.store.put(step_body)
-        return written
+
+def _blocks(dropped: list[Item], recent: list[Item]) -> list[tuple[int, list[Item]]]:
+    """The history blocks a write must store: one for each dropped entry that opens a block, holding that
+    block's steps (from the dropped entries and what ``recent`` still has)."""
+    out = []
+    known = {int(e["step"]): e for e in [*dropped, *recent]}
+    for entry in dropped:
+        first = int(entry["step"])
+        if (first - 1) % BLOCK == 0:
+            out.append((first, [known[n] for n in range(first, first + BLOCK) if n in known]))
+    return out
 
 
-#: how often GET reads a run whose META is ahead of its step items (see ``load_view``), and the first pause
-VIEW_SETTLE_TRIES = 6
-VIEW_SETTLE_PAUSE_S = 0.01
+def _from_step_items(items: list[Item]) -> list[Item]:
+    """History entries from a run's ``STEP#`` items (runs written before blocks): a step's result is what
+    the next step reported of it."""
+    from runs.models import ToolResult
 
-#: the attributes GET /agent/run/{id} reads (META's and STEP items'); everything else stays unread
+    items = sorted(items, key=lambda s: int(s["stepNumber"]))
+    out = []
+    for i, s in enumerate(items):
+        following = items[i + 1] if i + 1 < len(items) else None
+        reported = (following or {}).get("lastActionResult")
+        out.append({"step": int(s["stepNumber"]), "action": s.get("action"), "t": s.get("timestamp"),
+                    "result": ToolResult.model_validate(reported).describe() if reported else None,
+                    "finished": s.get("result"), "failed": s.get("error")})
+    return out
+
+
+#: the attributes GET /agent/run/{id} reads (META's, history blocks' and legacy STEP items'); nothing else
 VIEW_ATTRIBUTES = (
     "pk", "sk", "expires_at", "version", "runId", "task", "mode", "status", "current_step", "max_steps",
     "reflections", "snap_z", "created_at", "updated_at", "claimed_at", "browser", "result", "error", "pending",
-    "declined", "stepNumber", "action", "timestamp", "lastActionResult", "secrets",
+    "declined", "recent", "entries", "stepNumber", "action", "timestamp", "lastActionResult", "secrets",
 )
 
 
 def _plain(item: Item | None) -> Item | None:
     """boto3 reads binary attributes as ``Binary``; the engine stores and copies plain bytes."""
     if item is not None and item.get("snap_z") is not None:
-        raw = item["snap_z"]
+        raw: Any = item["snap_z"]
         item["snap_z"] = bytes(raw.value if hasattr(raw, "value") else raw)
     return item

@@ -88,7 +88,7 @@ def handler_steps(n_runs: int = 20, steps_per_run: int = 15) -> None:
                     break
                 result = {"success": True, "message": "ok"}
         meta = Store().get(f"RUN#{rid}", "META") or {}
-        step = next(Store().query(f"RUN#{rid}", "STEP#", forward=False, limit=1), {})
+        block = next(Store().query(f"RUN#{rid}", "HIST#", forward=False, limit=1), {})
         get_ms, get_calls = [], []
         for _ in range(20):
             c0 = ddb["calls"]
@@ -104,14 +104,16 @@ def handler_steps(n_runs: int = 20, steps_per_run: int = 15) -> None:
           f"p99 {pct(total, 99):.1f} ms (moto is far slower than DynamoDB per call)")
     own = [c - u for c, u in zip(per_step_calls, usage_calls, strict=True)]
     print(f"DynamoDB round trips per /step: the run's own mean {sum(own) / len(own):.2f}, max {max(own)} "
-          f"(aim <= 3: read META, write META, write STEP; the usage rides on them) + metering's own counter "
-          f"writes {sum(usage_calls) / len(usage_calls):.2f}")
+          f"(aim 1 read + 1 write: read META, write META, which carries the step's history and usage; one more "
+          f"write, a history block, every 20 steps) + metering's own counter writes "
+          f"{sum(usage_calls) / len(usage_calls):.2f}")
     snap_z = bytes(getattr(meta.get("snap_z"), "value", meta.get("snap_z") or b""))
     meta["snap_z"] = "x" * len(snap_z)  # as many characters as it has bytes, for the size below
     meta_kib = len(json.dumps(meta, default=str)) / 1024
     print(f"item sizes after {meta.get('current_step')} steps: run META ~{meta_kib:.1f} KiB "
-          f"(snapshot compressed to {len(snap_z) / 1024:.1f} KiB), one STEP item "
-          f"~{len(json.dumps(step, default=str)) / 1024:.1f} KiB (limit 400 KiB)")
+          f"(snapshot compressed to {len(snap_z) / 1024:.1f} KiB; its {len(meta.get('recent') or [])} recent steps "
+          f"{len(json.dumps(meta.get('recent') or [], default=str)) / 1024:.1f} KiB), one history block of 20 steps "
+          f"~{len(json.dumps(block, default=str)) / 1024:.1f} KiB (limit 400 KiB)")
     print(f"GET /agent/run/{{id}} after {state['currentStep']} steps: {max(get_calls)} DynamoDB call(s), handler "
           f"p50 {pct(get_ms, 50):.1f} ms incl. moto; response {len(json.dumps(state)) / 1024:.1f} KiB")
     print(f"step outcomes: {outcomes}")

@@ -87,8 +87,7 @@ def test_secrets_never_stored_shown_or_logged(brain, aws, capsys, every_log_leve
 
     stored = everything_stored(aws, rid)
     assert "bob@shop.test" in stored  # the dump does show snapshot values...
-    step_items = [i for i in aws.query(f"RUN#{rid}", "STEP#")]
-    assert step_items[0]["parameters"] == {"id": "agent-1", "text": MASK}  # ...and the typed password is masked
+    assert state["history"][0]["action"] == "type"  # ...the step that typed it is there, its text nowhere
     # nothing stored holds them, the answer kept to replay a retried /step included (runs.masking)
     for secret in (PASSWORD, CARD, CARD.replace(" ", "")):
         assert secret not in stored
