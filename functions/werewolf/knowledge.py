@@ -238,8 +238,7 @@ def _read_chat(turn: WerewolfTurn, mem: GameMemory, all_names: list[str],
     start = 0 if night_wolf_chat else _first_unread(mem, chat)
     for line in chat[start:]:
         if is_system(line.speaker):
-            low = line.content.lower()
-            if any(w in low for w in DAYBREAK):
+            if any(w in line.content.lower() for w in DAYBREAK):
                 declared, spoken = {}, set()
             if not night_wolf_chat:  # deaths the roster may not show yet (stale after a knight flip)
                 _judge_line(mem, line.content, all_names, dead)

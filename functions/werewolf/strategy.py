@@ -54,6 +54,8 @@ def village_vote(view: View) -> str | None:
     w = vote_weights(view)
     cands = [n for n in view.targets if n not in view.known_good] or list(view.targets)
     sure = [n for n in cands if n in view.known_wolves]
+    if not sure and view.role == "cupid":  # voting out a lover takes the other lover too: only on a case
+        cands = [n for n in cands if n not in view.memory.lovers or case_against(view, n)] or cands
     return view.best(sure or cands, w, "vote")
 
 
@@ -166,9 +168,10 @@ def shoot_target(view: View) -> str | None:
     if view.wolf_team:
         w = {n: -view.public_score.get(n, 0.0) + (100 if n == view.trusted_seer else 0) for n in view.targets}
         return _pick(view, w, exclude=set(view.teammates), salt="shoot")
-    cands = [n for n in view.targets if n not in view.known_good and n not in view.public_good]
-    sure = [n for n in cands if n in view.known_wolves]
-    return view.best(sure or cands or list(view.targets), view.score, "shoot")
+    sure = [n for n in view.targets if n in view.known_wolves]
+    unknown = [n for n in view.targets if n not in view.known_good and n not in view.public_good]
+    # when everyone left is held good, one of those is wrong: the least proven of them
+    return view.best(sure or unknown or list(view.targets), view.score, "shoot")
 
 
 def enchant_target(view: View) -> str | None:
@@ -353,20 +356,22 @@ def _wolf_speech(view: View, say: Say, action: str) -> str:
 
 
 def _madman_speech(view: View, say: Say, action: str) -> str:
-    """The madman (on the wolves' side, not knowing them) claims seer first, with fake checks that point away
-    from whoever the evidence points at: a "wolf" on the player the village trusts most, later "good" on the
-    village's top suspect. Once a real seer has claimed first, he speaks as a villager."""
+    """The madman (on the wolves' side, not knowing them) fakes a seer claim only against a seer who claimed:
+    his "wolf" is that claimant, the one player he can be sure is no wolf, so his checks never point at a real
+    wolf (a fake "wolf" on a real one would make the wolves take him for the seer and vote out their own). The
+    two claims contest each other, so the village does not act on the real seer's wolf until the wolves kill
+    one of them. Later "checks" clear the village's top suspect. With no seer claim he speaks as a villager."""
     mem = view.memory
     mine = mem.claimed_checks.get(view.me, {})
-    others = [c for c in mem.seer_claim_order if c != view.me]
     if action == "last_words":
         return say.last_words("villager", say.no_case())
-    if not mine and others:
+    rival = _madman_rival(view)
+    if not mine and not rival:
         return say.wrap(say.claim("villager") + say.no_case())
     checks = [say.check(i + 1, n, r) for i, (n, r) in enumerate(mine.items())]
     night = len(mine) + 1
     if night <= max(1, view.turn.round):
-        fake = _madman_fake(view, mine)
+        fake = (rival, "werewolf") if rival and rival not in mine else _madman_fake(view, mine)
         if fake:
             mine = {**mine, fake[0]: fake[1]}
             checks.append(say.check(night, *fake))
@@ -377,18 +382,22 @@ def _madman_speech(view: View, say: Say, action: str) -> str:
     return say.wrap("".join(parts))
 
 
+def _madman_rival(view: View) -> str | None:
+    """The living seer claimant the village trusts (else the first one) other than us: the madman's target."""
+    claimants = [c for c in view.memory.seer_claim_order if c != view.me and c in view.targets]
+    if view.trusted_seer in claimants:
+        return view.trusted_seer
+    return claimants[0] if claimants else None
+
+
 def _madman_fake(view: View, mine: dict[str, str]) -> tuple[str, str] | None:
-    """The next fake check: first a "wolf" on the least suspected player (away from the real wolves, who
-    draw suspicion); then "good" on the village's top suspect when there is a case against them."""
-    w = vote_weights(view)
+    """The next fake check after the first: "good" on the village's top suspect when there is a case against
+    them (clearing a likely wolf)."""
     pool = [n for n in view.targets if n not in mine and n not in view.public_wolves]
-    if not pool:
-        return None
-    top = view.best(pool, w, "vote")
-    if any(r == "werewolf" and t in view.alive for t, r in mine.items()) and top and case_against(view, top):
+    top = view.best(pool, vote_weights(view), "vote")
+    if top and case_against(view, top):
         return top, "villager"
-    low = view.best(pool, {n: -w.get(n, 0.0) for n in pool}, "fake")
-    return (low, "werewolf") if low else None
+    return None
 
 
 def _night_of(view: View, name: str) -> int | str:

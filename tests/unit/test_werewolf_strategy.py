@@ -183,11 +183,12 @@ def test_simulated_hunter_shots_never_hit_a_player_held_good():
                 a, err = player(p)
                 if p["action_type"] == "hunter_shoot":
                     v = build_view(WerewolfTurn.lenient(p), GameMemory(game_id="x"))
-                    shots.append((a["target"], v.public_good))
+                    shots.append((a["target"], v.public_good, set(v.targets) <= v.public_good))
                 return a, err
 
             Game(mode, seed, {s: spy for s in range(1, len(MODES[mode]) + 1)}).run()
-    assert len(shots) >= 5 and all(t not in good for t, good in shots), shots
+    # (a shot into the players held good only when nobody else is left: then one of them is not)
+    assert len(shots) >= 5 and all(t not in good or all_good for t, good, all_good in shots), shots
 
 
 def test_the_witch_clears_the_player_she_saved_when_the_village_turns_on_them():
@@ -254,17 +255,28 @@ def test_simulated_wolves_never_pick_a_teammate(mode):
         assert picks[1] > 5 and picks[0] == 0, picks
 
 
-def test_the_madmans_fake_check_points_away_from_the_players_under_suspicion():
-    """Yesterday 银时 voted away from the village's choice (the evidence points at him): the madman's fake
-    "wolf" is someone else, and later his fake "good" clears the village's top suspect."""
-    known = ["Round 1 votes: 柯南→鸣人, 路飞→鸣人, 小丸子→鸣人, 鸣人→柯南, 银时→路飞"]
-    chat = [(SYS, "天亮了，第2天。昨晚是平安夜。"), ("柯南", "我是村民。"), ("路飞", "我是村民。")]
+def test_the_madman_counter_claims_a_seer_naming_only_the_claimant_and_sticks_to_it():
+    """The madman's fake "wolf" is the seer claimant (a player he knows is no wolf), never anyone else, so the
+    two claims contest each other; he votes his fake wolf."""
+    from werewolf.memory import InMemoryStore
+
+    chat = [(SYS, "天亮了，昨晚是平安夜。"), ("柯南", "我是预言家。第1晚验银时是狼人（查杀）。今天我投银时。")]
     for g in range(6):
-        a = as_seat("MyBot", "speak", role="madman", rnd=2, chat=chat, known=known, game_id=f"mad-{g}")
-        seen = read(chat + [("MyBot", a["message"])], me="小丸子", known=known)
-        fake = seen.memory.claimed_checks["MyBot"]
-        assert seen.memory.claims["MyBot"] == "seer" and "werewolf" in fake.values()
-        assert fake.get("银时") != "werewolf" and fake.get("鸣人") != "werewolf"
+        store = InMemoryStore()
+        a = as_seat("MyBot", "speak", role="madman", store=store, chat=chat, game_id=f"mad-{g}")
+        after = chat + [("MyBot", a["message"])]
+        seen = read(after, me="小丸子")
+        assert seen.memory.claims["MyBot"] == "seer" and seen.memory.claimed_checks["MyBot"] == {"柯南": "werewolf"}
+        assert seen.trusted_seer is None  # contested: the village does not act on 银时 yet
+        assert as_seat("MyBot", "vote", role="madman", store=store, chat=after, game_id=f"mad-{g}")["target"] == "柯南"
+
+
+def test_the_madman_makes_no_claim_while_no_seer_has_claimed():
+    for g in range(6):
+        a = as_seat("MyBot", "speak", role="madman", chat=[(SYS, "天亮了，昨晚是平安夜。"), ("柯南", "我是村民。")],
+                    game_id=f"mad-quiet-{g}")
+        seen = read([("MyBot", a["message"])], me="小丸子")
+        assert seen.memory.claims["MyBot"] == "villager" and not seen.memory.claimed_checks
 
 
 def test_a_knights_duel_makes_the_targets_side_public():
@@ -283,3 +295,15 @@ def test_the_contest_of_two_seers_is_settled_when_the_wolves_kill_one():
     day2 = day1 + [(SYS, "天亮了，第2天。昨晚路飞死亡。")]
     alive = [(n, SEAT[n]) for n in NAMES if n != "路飞"]
     assert as_seat("MyBot", "vote", chat=day2, alive=alive, dead=[("路飞", 2)], game_id="contest")["target"] == "柯南"
+
+
+@pytest.mark.parametrize("game_id", [f"cupid-{i}" for i in range(8)])
+def test_cupid_never_votes_out_a_lover_without_a_case(game_id):
+    """Voting out a lover takes the other lover too."""
+    from werewolf.memory import InMemoryStore
+
+    store = InMemoryStore()
+    link = as_seat("MyBot", "cupid_link", role="cupid", store=store, rnd=1, phase="night_cupid", game_id=game_id)
+    chat, _ = day(NAMES, VILLAGE, game_id=game_id)
+    target = as_seat("MyBot", "vote", role="cupid", store=store, chat=chat, game_id=game_id)["target"]
+    assert target not in (link["target"], link["second_target"])
