@@ -182,6 +182,14 @@ class DynamoCatalog(_ListOps):
             return dict(hit[2][item_id])
         return self.get(item_id)
 
+    def get_many_cached(self, item_ids: Iterable[str]) -> dict[str, Product]:
+        """Like :meth:`get_many`, but from a fresh catalog snapshot when it holds every one of them."""
+        ids = [i for i in dict.fromkeys(item_ids) if i]
+        hit = _cache.get((self.store.table_name, self.name)) if self.cache_s > 0 else None
+        if hit is not None and time.monotonic() - hit[0] < self.cache_s and all(i in hit[2] for i in ids):
+            return {i: dict(hit[2][i]) for i in ids}
+        return self.get_many(ids)
+
     def get(self, item_id: str) -> Product | None:
         if not item_id or len(item_id) > 200:
             return None

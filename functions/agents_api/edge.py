@@ -5,7 +5,8 @@ exposed headers) and the ``RateLimit-*``/``X-RateLimit-*`` headers to every answ
 counts each request against the per-client rate limit (one atomic conditional write: on the session's
 own item for a live session, else on the source IP's counter; 429 with ``Retry-After``) and leaves what
 that write proved about the session in ``scope[SESSION_SCOPE]`` for :func:`agents_api.deps.live_session`;
-honours ``Idempotency-Key`` on POSTs (replay, 400 on a different body, 409 while the first runs); and
+honours ``Idempotency-Key`` on POSTs (replay, 400 on a different body, 409 while the first runs; a live
+session's key is claimed in its rate-limit write: :mod:`agents_api.idempotency`); and
 answers an unhandled error in the envelope (503 with ``Retry-After`` when the database is unavailable).
 
 It is pure ASGI rather than a Starlette ``BaseHTTPMiddleware`` because it must read the body before the
@@ -27,6 +28,10 @@ from agents_api.ratelimit import Verdict
 from agents_api.sessions import Session, token_hash
 from agents_api.site import SiteConfig
 from agents_api.wire import error_body, token_of
+
+#: an Idempotency-Key claimed on a live session: (session hash, whether this request's write claimed it,
+#: the claim time stored when it did not)
+Claim = tuple[str, bool, Any]
 
 JSON_TYPE = "application/json; charset=utf-8"
 ALLOW_HEADERS = "Content-Type, Authorization, X-Session-Token, X-Agent-Session, Idempotency-Key, Accept"
@@ -113,27 +118,31 @@ class AgentsEdge:
         self.app = app
         self.site = site
 
-    def _rate_limit(self, store: Store, headers: dict[str, str], scope: dict) -> tuple[str, Verdict | None]:
+    def _rate_limit(self, store: Store, headers: dict[str, str], scope: dict,
+                    claim: str | None = None) -> tuple[str, Verdict | None, Claim | None]:
         """Count this request (one conditional write; two only for a token that is not a live session)
-        and record what it proved about the session in ``scope[SESSION_SCOPE]``. Returns the client key
-        (idempotency records are scoped by it) and the verdict (None: the limiter failed open)."""
+        and record what it proved about the session in ``scope[SESSION_SCOPE]``. With ``claim`` (the session
+        attribute an ``Idempotency-Key`` is claimed in) a live session's write claims it too. Returns the
+        client key (idempotency records are scoped by it), the verdict (None: the limiter failed open) and,
+        for a claim on a live session, ``(session hash, claimed, stored claim time)``."""
         token = token_of(headers)
         usable = token is not None and len(token) <= MAX_TOKEN
         try:
             if usable:
                 h = token_hash(token or "")
-                found = self.site.rate.hit_session(store, h)
+                found = self.site.rate.hit_session(store, h, claim)
                 if found is not None:
-                    verdict, item = found
+                    verdict, item, claimed = found
                     scope[SESSION_SCOPE] = Session.from_item(h, item)
-                    return "s:" + h[:32], verdict
+                    made = (h, claimed, item.get(claim) if claim else None) if claim else None
+                    return "s:" + h[:32], verdict, made
             # no token, or one that is not a live session: it counts against the source IP
             scope[SESSION_SCOPE] = INVALID if token else MISSING
-            return _ip_key(scope), self.site.rate.hit(store, _ip_key(scope))
+            return _ip_key(scope), self.site.rate.hit(store, _ip_key(scope)), None
         except Exception:  # noqa: BLE001 - fail open: the rate limit must not take the site down
             logger.exception("rate limit check failed")
             scope.pop(SESSION_SCOPE, None)  # unknown: routes read the session themselves
-            return ("s:" + token_hash(token or "")[:32]) if usable else _ip_key(scope), None
+            return ("s:" + token_hash(token or "")[:32]) if usable else _ip_key(scope), None, None
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http" or not _PATHS.match(scope.get("path", "")):
@@ -146,38 +155,53 @@ class AgentsEdge:
             await _send(send, 204, b"", _common(extra))
             return
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-        client, verdict = self._rate_limit(store, headers, scope)
+        idem_key = headers.get("idempotency-key", "").strip()
+        keyed = bool(idem_key) and site.idempotent(scope["method"], scope["path"])
+        claim = (Idempotency.claim_attribute(scope["method"], scope["path"], idem_key)
+                 if keyed and len(idem_key) <= MAX_KEY else None)
+        client, verdict, on_session = self._rate_limit(store, headers, scope, claim)
         rate = rate_headers(site, verdict, store.now())
         if verdict is not None and not verdict.allowed:
             rate["retry-after"] = str(verdict.retry_after(store.now()))
             await _send_error(send, 429, "rate_limited", "Rate limit exceeded", rate)
             return
         idem: Idempotency | None = None
-        idem_key = headers.get("idempotency-key", "").strip()
-        if idem_key and site.idempotent(scope["method"], scope["path"]):
-            claimed = await self._claim(scope, receive, send, store, client, idem_key, rate)
+        if keyed:
+            claimed = await self._claim(scope, receive, send, store, client, idem_key, rate, on_session)
             if claimed is None:
                 return
             idem, receive = claimed
         await self._serve(scope, receive, send, rate, idem)
 
     async def _claim(self, scope: dict, receive: Any, send: Any, store: Store, client: str, key: str,
-                     rate: dict[str, str]) -> tuple[Idempotency, Any] | None:
-        """Claim ``Idempotency-Key`` for this request: the record and a ``receive`` replaying the body
-        already read, or None when the edge has answered (bad key, body too large, conflict, replay)."""
+                     rate: dict[str, str], on_session: Claim | None) -> tuple[Idempotency, Any] | None:
+        """Claim ``Idempotency-Key`` for this request (on the live session, where the rate-limit write
+        already tried, else on its record): the record and a ``receive`` replaying the body already read,
+        or None when the edge has answered (bad key, body too large, conflict, replay)."""
         if len(key) > MAX_KEY:
             await _send_error(send, 400, "bad_request", f"Idempotency-Key must be at most {MAX_KEY} characters",
                               rate)
             return None
         raw_body = await _read_body(receive)
         limit = settings().max_body_bytes
+        idem = Idempotency(store, client, scope["method"], scope["path"], key,
+                           reclaim_after_s=self.site.limits.idempotency_reclaim_s,
+                           session=on_session[0] if on_session is not None else None)
+        if on_session is not None and on_session[1]:
+            idem.claimed(store.now())
         if len(raw_body) > limit:
+            if on_session is not None and on_session[1]:
+                idem.finish(413, None, "")  # nothing kept: the claim goes
             await _send_error(send, 413, "payload_too_large", f"request body exceeds {limit} bytes", rate)
             return None
-        idem = Idempotency(store, client, scope["method"], scope["path"], key,
-                           reclaim_after_s=self.site.limits.idempotency_reclaim_s)
+        idem.fp = fingerprint(raw_body)
         try:
-            stored = idem.begin(fingerprint(raw_body))
+            if on_session is None:
+                stored = idem.begin(idem.fp)
+            elif on_session[1]:
+                stored = None
+            else:
+                stored = idem.resolve(idem.fp, on_session[2])
         except Conflict as exc:
             extra = {**rate, "retry-after": "1"} if exc.status == 409 else rate
             await _send_error(send, exc.status, "conflict", exc.message, extra)
@@ -243,6 +267,6 @@ class AgentsEdge:
         try:
             status = captured["status"]
             kept = self.site.seal_replay(path, status, b"".join(captured["body"]))
-            idem.finish(status, kept, captured["type"])
+            idem.finish(status, kept, captured["type"], idem.fp)
         except Exception:  # noqa: BLE001 - the response is already sent
             logger.exception("idempotency record could not be finished")

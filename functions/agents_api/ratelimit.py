@@ -5,7 +5,8 @@ Two kinds of client:
 * **a live session**: the counter ``rl#<window>`` lives on the session's own item
   (``SESSION#<hash>``/``META``). One ``UpdateItem`` adds 1 under the condition that the session exists, is
   unexpired and is below the limit, and returns the item, so the same write proves the session and hands
-  the route its cart (no separate session read). The previous window's counter is removed in passing.
+  the route its cart (no separate session read). The previous window's counter is removed in passing, and
+  a POST with an ``Idempotency-Key`` claims its key in the same write (``agents_api.idempotency``).
 * **anyone else** (no token, or a token that is not a live session): ``RATE#ip:<source ip>#<window>``.
   A made-up token therefore never gets a bucket of its own: when the session write is refused because
   there is no live session, the request counts against its source IP (a second write only for that
@@ -22,6 +23,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from agenthost.store import ConditionFailed, Store, keys
+
+#: the session's rate-limit write applies to a live session below the limit
+RATE_CONDITION = "attribute_exists(pk) AND expires_at > :now AND (attribute_not_exists(#w) OR #w < :limit)"
 
 
 @dataclass(frozen=True)
@@ -69,24 +73,33 @@ class RateLimiter:
         used = int(item.get("count", self.limit))
         return Verdict(True, self.limit, max(0, self.limit - used), reset_at)
 
-    def hit_session(self, store: Store, session_hash: str) -> tuple[Verdict, dict[str, Any]] | None:
-        """Count one request on the session's own item. Returns the verdict and the session item (as
-        after the write, or as stored when refused with 429), or ``None`` when there is no live session
-        with that hash (the caller then counts the request against the source IP)."""
+    def hit_session(self, store: Store, session_hash: str, claim: str | None = None
+                    ) -> tuple[Verdict, dict[str, Any], bool] | None:
+        """Count one request on the session's own item, and with ``claim`` (an attribute name) claim the
+        request's ``Idempotency-Key`` in the same write (the attribute set to now, only if absent). Returns
+        the verdict, the session item (as after the write, or as stored when refused) and whether the claim
+        was made (a refused claim counts nothing: the request is a retry of one this session made), or
+        ``None`` when there is no live session with that hash (the caller then counts the request against
+        the source IP)."""
         now = store.now()
         window = now // self.window_s
         reset_at = (window + 1) * self.window_s
+        names = {"#w": f"rl#{window}", "#prev": f"rl#{window - 1}"}
+        values: dict[str, Any] = {":one": 1, ":now": now, ":limit": self.limit}
+        expression, condition = "ADD #w :one REMOVE #prev", RATE_CONDITION
+        if claim is not None:
+            names["#claim"] = claim
+            expression = "SET #claim = :now " + expression
+            condition += " AND attribute_not_exists(#claim)"
         try:
-            item = store.update(
-                **keys.session(session_hash),
-                expression="ADD #w :one REMOVE #prev",
-                condition="attribute_exists(pk) AND expires_at > :now AND (attribute_not_exists(#w) OR #w < :limit)",
-                names={"#w": f"rl#{window}", "#prev": f"rl#{window - 1}"},
-                values={":one": 1, ":now": now, ":limit": self.limit},
-            )
+            item = store.update(**keys.session(session_hash), expression=expression, condition=condition,
+                                names=names, values=values)
         except ConditionFailed as refused:
             if refused.item is None:
                 return None
-            return Verdict(False, self.limit, 0, reset_at), refused.item
+            used = int(refused.item.get(f"rl#{window}", 0))
+            if claim is not None and claim in refused.item and used < self.limit:
+                return Verdict(True, self.limit, max(0, self.limit - used), reset_at), refused.item, False
+            return Verdict(False, self.limit, 0, reset_at), refused.item, False
         used = int(item.get(f"rl#{window}", self.limit))
-        return Verdict(True, self.limit, max(0, self.limit - used), reset_at), item
+        return Verdict(True, self.limit, max(0, self.limit - used), reset_at), item, claim is not None

@@ -12,7 +12,7 @@ from agents_api.checkout import SignedCheckout
 from agents_api.sdk import AgentsSite, Limits, SiteInfo, error_body
 
 from agenthost.http import create_app, make_handler
-from agenthost.store import Store
+from agenthost.store import Store, keys
 from tests.support.apigw import call
 
 API = "/.well-known/agents/api"
@@ -38,9 +38,9 @@ def shop(aws):
     clock = Clock()
     DynamoCatalog(Store(), "t").load(PRODUCTS)
 
-    def build(**limits):
+    def build(catalog_cache_s=0, **limits):
         app = create_app("agents-test", error_body=error_body)
-        site = AgentsSite(SiteInfo(name="Test Shop"), catalog=lambda s: DynamoCatalog(s, "t"),
+        site = AgentsSite(SiteInfo(name="Test Shop"), catalog=lambda s: DynamoCatalog(s, "t", catalog_cache_s),
                           checkout=SignedCheckout(ttl_s=300), limits=Limits(**limits),
                           store=lambda: Store(clock=clock))
         site.install(app)
@@ -313,16 +313,19 @@ def test_no_idempotency_record_holds_a_token_or_a_checkout_signature(shop, aws):
 
 
 def test_an_abandoned_idempotency_claim_is_taken_over_after_the_function_timeout(shop, aws):
-    from agents_api.idempotency import Idempotency, fingerprint
+    from agents_api.idempotency import Idempotency
     from agents_api.sessions import token_hash
 
     req = shop(idempotency_reclaim_s=35)
     h = session(req)
     token = h["authorization"].split()[1]
     body = json.dumps({"item_id": "mug2", "quantity": 3})
-    # an invocation claimed the key, then died before answering (its claim stays pending)
-    crashed = Idempotency(Store(clock=req.clock), "s:" + token_hash(token)[:32], "POST", f"{API}/cart/add", "k-9")
-    assert crashed.begin(fingerprint(body.encode())) is None
+    # an invocation claimed the key (in its session's rate-limit write), then died before answering
+    claim = Idempotency.claim_attribute("POST", f"{API}/cart/add", "k-9")
+    Store(clock=req.clock).update(**keys.session(token_hash(token)), set_={claim: int(req.clock())})
+    crashed = Idempotency(Store(clock=req.clock), "s:" + token_hash(token)[:32], "POST", f"{API}/cart/add", "k-9",
+                          session=token_hash(token))
+    crashed.claimed(int(req.clock()))
     hdrs = {**h, "idempotency-key": "k-9", "content-type": "application/json"}
     busy = req("POST", f"{API}/cart/add", body=body, headers=dict(hdrs))
     assert busy.status == 409 and "still being processed" in busy.json()["error"]
@@ -338,6 +341,20 @@ def test_an_abandoned_idempotency_claim_is_taken_over_after_the_function_timeout
     # the crashed run finishing late does not overwrite the record of the run that answered
     crashed.finish(201, b'{"late": true}', "application/json")
     assert req("POST", f"{API}/cart/add", body=body, headers=dict(hdrs)).body == taken.body
+
+
+def test_an_idempotency_key_without_a_live_session_is_claimed_on_its_record(shop, aws):
+    """A keyed POST of no session (here: the contact form) claims the key on its own record: a retry is a
+    replay, another body a 400."""
+    req = shop()
+    msg = {"name": "Ada", "email": "ada@example.com", "message": "Hello"}
+    first = req("POST", f"{API}/contact", json_body=msg, headers={"idempotency-key": "c-9"})
+    again = req("POST", f"{API}/contact", json_body=msg, headers={"idempotency-key": "c-9"})
+    assert first.status == 200 and again.headers.get("idempotent-replayed") == "true" and again.body == first.body
+    other = req("POST", f"{API}/contact", json_body={**msg, "message": "Bye"}, headers={"idempotency-key": "c-9"})
+    assert other.status == 400
+    items = aws.client.scan(TableName=aws.table_name)["Items"]
+    assert sum(1 for i in items if i["pk"]["S"].startswith("CONTACT#")) == 1
 
 
 def test_cart_lines_are_bounded(shop):
@@ -412,6 +429,35 @@ def test_dynamodb_calls_per_call_rate_limit_plus_the_operation(shop):
     assert r.status == 200 and ops == ["UpdateItem", "UpdateItem"]
     r, ops = calls.during(lambda: req("GET", f"{API}/cart/view", headers={"x-session-token": "tok_forged"}))
     assert r.status == 401 and ops == ["UpdateItem", "UpdateItem"]  # the refused session write, then the IP
+
+
+def test_with_a_warm_catalog_a_read_only_call_is_one_write_a_cart_add_two_and_with_a_key_three(shop):
+    """The reference store's warm container answers products from its catalog snapshot: a read-only call
+    is its rate-limit write alone (which carries its usage), a cart add that and the cart's write, and an
+    Idempotency-Key claims its key in the rate-limit write and stores the answer: three."""
+    from agents_api import catalog
+
+    catalog._cache.clear()
+    req = shop(catalog_cache_s=600)
+    h = session(req)
+    req("GET", f"{API}/browse")  # the container's catalog snapshot
+    calls = Calls()
+    for path, query in ((f"{API}/search", {"q": "mug"}), (f"{API}/detail/mug1", None), (f"{API}/browse", None)):
+        r, ops = calls.during(lambda path=path, query=query: req("GET", path, query=query))
+        assert r.status == 200 and ops == ["UpdateItem"], path
+    r, ops = calls.during(lambda: req("POST", f"{API}/cart/add", json_body={"item_id": "mug1"}, headers=dict(h)))
+    assert r.status == 201 and ops == ["UpdateItem", "UpdateItem"]  # rate limit, cart
+    r, ops = calls.during(lambda: req("GET", f"{API}/cart/view", headers=dict(h)))
+    assert r.status == 200 and ops == ["UpdateItem"]
+    keyed = {**h, "idempotency-key": "k-3"}
+    r, ops = calls.during(lambda: req("POST", f"{API}/cart/add", json_body={"item_id": "mug2"}, headers=dict(keyed)))
+    assert r.status == 201 and ops == ["UpdateItem", "UpdateItem", "PutItem"]  # rate limit + claim, cart, answer
+    again, ops = calls.during(lambda: req("POST", f"{API}/cart/add", json_body={"item_id": "mug2"},
+                                          headers=dict(keyed)))
+    assert again.headers.get("idempotent-replayed") == "true" and again.body == r.body
+    assert ops == ["UpdateItem", "GetItem"]  # the refused claim, then the stored answer
+    assert req("GET", f"{API}/cart/view", headers=dict(h)).json()["data"]["item_count"] == 2
+    catalog._cache.clear()
 
 
 def test_a_calls_usage_rides_on_its_own_writes(shop, aws, rollup):

@@ -24,9 +24,17 @@ from agents_api.wire import body, major, ok, query, validate
 router = APIRouter()
 
 
-def cart_of(site: SiteConfig, store: Store, session: Session) -> models.CartView:
-    """The session's cart priced from the catalog (one batch read of its products)."""
-    products = site.catalog(store).get_many(session.lines) if session.lines else {}
+def cart_of(site: SiteConfig, store: Store, session: Session, *, fresh: bool = False) -> models.CartView:
+    """The session's cart priced from the catalog: from a warm catalog snapshot when it holds every product
+    (no read), else one batch read of its products; ``fresh`` (checkout) always reads."""
+    catalog = site.catalog(store)
+    many = getattr(catalog, "get_many_cached", None)
+    if not session.lines:
+        products = {}
+    elif not fresh and callable(many):
+        products = many(session.lines)
+    else:
+        products = catalog.get_many(session.lines)
     lines, total, count = [], 0, 0
     currency = site.info.currency
     for item_id, qty in sorted(session.lines.items()):

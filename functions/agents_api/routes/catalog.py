@@ -37,7 +37,9 @@ async def browse(request: Request, site: SiteDep, store: StoreDep) -> Response:
 def _detail(site: SiteConfig, store: Store, item_id: str | None) -> Response:
     if not item_id:
         raise ApiError(400, "missing required parameter: id")
-    found = site.catalog(store).get(item_id)
+    catalog = site.catalog(store)
+    get = getattr(catalog, "get_cached", None)  # a warm catalog snapshot answers without a read
+    found = get(item_id) if callable(get) else catalog.get(item_id)
     if found is None:
         raise ApiError(404, f"item not found: {item_id[:100]}")
     return ok(product_out(found))

@@ -24,17 +24,13 @@ pages = APIRouter()
 @router.post("/checkout", summary="checkout")
 async def checkout(request: Request, _body: Annotated[dict[str, Any], Depends(body)], site: SiteDep,
                    store: StoreDep, session: LiveSession) -> Response:
-    cart = cart_of(site, store, session)
+    cart = cart_of(site, store, session, fresh=True)  # prices and stock read again, not from the snapshot
     if not cart.items:
         raise ApiError(400, "the cart is empty: add items with cart.add before checkout")
     if not all(line.available for line in cart.items):
         gone = ", ".join(line.item_id for line in cart.items if not line.available)
         raise ApiError(400, f"some cart items are no longer available: {gone}")
-    snapshot = cart.model_dump(mode="json")
-    if isinstance(site.checkout, SignedCheckout):  # its snapshot write carries the usage counters
-        url, exp = site.checkout.start(store, site.base_url(request), session.hash, snapshot)
-    else:
-        url, exp = site.checkout.start(store, site.base_url(request), session.hash, snapshot)
+    url, exp = site.checkout.start(store, site.base_url(request), session.hash, cart.model_dump(mode="json"))
     return ok(models.CheckoutHandoff(checkout_url=url, expires_at=iso(exp)))
 
 

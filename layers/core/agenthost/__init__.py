@@ -13,14 +13,15 @@ Only what two or more functions use lives here; the core imports no protocol. Ea
 * ``limits``: one nesting-depth limit for every body agenthost parses.
 * ``llm`` (package): LLM providers behind one ``complete_json`` interface (Bedrock, OpenAI-compatible).
 * ``logs``: each invocation's log identity, kept per invocation.
-* ``metering`` (package): usage per turn, daily per-agent counters, LLM budgets, EMF, botocore hooks.
+* ``metering`` (package): usage per turn riding on the turn's writes, LLM budgets, EMF, botocore hooks.
 * ``netguard``: outbound URL safety (no private, loopback, link-local or metadata addresses).
 * ``plugins`` (package): bring your own agent: its interfaces, loading, and the guard around it.
 * ``pricing``: the price table and the per-turn cost model.
+* ``replay``: answering a request once: claims, kept answers and the verdict on what was stored.
 * ``secrets``: the secret resolver (literal locally, SSM or Secrets Manager deployed; one cache).
 * ``signing``: webhook HMAC signatures over the raw body, constant-time compare, replay window.
 * ``skills`` (package): exact solvers for structured problems a web task can pose.
-* ``store``: the single DynamoDB table: keys, typed reads and writes, conditional writes, TTL.
+* ``store``: the single DynamoDB table: keys, typed reads and writes, conditional writes, transactions, TTL.
 * ``urls``: a URL's host and origin, and a host's site by the Public Suffix List (one place for each).
 """
 
