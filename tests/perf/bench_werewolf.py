@@ -9,9 +9,14 @@
    turns through the player with a dict store separate compute from the (mocked) DynamoDB round trips.
 3. Strength (same seeds for both sides): our team's win rate with the agent in one rotating seat and random
    bots elsewhere, against a random bot in that seat, in classic-6p and standard-8p (aim +15 points), with the
-   ceiling one seat can reach against random play (an oracle seat that sees every role); and the village's
-   win rate in all-agent self-play of classic-6p (aim >= 40%; all-random is the floor). Every seat draws
+   ceiling one seat can reach against random play (an oracle seat that sees every role). Every seat draws
    from its own random stream, so the two sides of a comparison differ only by that seat's play.
+4. Setups, every mode (``make werewolf-sim --seats ...``, in-process): our whole village against random wolves
+   (aim >= 97% in every mode), our wolf team against a random village (aim >= 98%), our agent in every seat
+   (the village's wins, aim >= 60%), one rotating seat; with all random as the floor and, for the wolves, an
+   oracle wolf team that sees every role as the ceiling. Behaviour counts of our seats: own good players voted
+   out on day one (aim <= 10% of day-one votes) and later, our hunter's shots on village players (aim <= 15%),
+   votes where our village voters split, our wolves' kill picks on a teammate.
 
 Timings on a shared 2-core machine are noisy (p99 catches other processes' CPU bursts): compare the
 load average before reading them. moto's in-process DynamoDB costs far more per call than DynamoDB's
@@ -19,7 +24,8 @@ single-digit milliseconds, so the dict-store line is the handler's own time.
 
 Options: ``--games N`` (strength games per mode, default 400), ``--first-seed N`` (first strength seed, default 1:
 a fresh range checks that a gain is not an artefact of the seeds), ``--turns N`` (handler samples, default 2000),
-``--validity-calls N`` (answers checked at least, default 2000), ``--only validity|handler|strength``.
+``--validity-calls N`` (answers checked at least, default 2000), ``--setup-games N`` (games per mode and setup,
+default 40), ``--only validity|handler|strength|setups``.
 """
 
 from __future__ import annotations
@@ -183,7 +189,7 @@ def _by_role(ours: Any, base: Any) -> str:
 
 def strength(games: int, first_seed: int = 1) -> None:
     from infra.werewolf_sim.players import InProcessPlayer
-    from infra.werewolf_sim.runner import all_seats, oracle_strength, play_games
+    from infra.werewolf_sim.runner import oracle_strength
     from infra.werewolf_sim.runner import strength as measure
 
     last = first_seed + games - 1
@@ -212,13 +218,51 @@ def strength(games: int, first_seed: int = 1) -> None:
         mine = sum(a.role_games[role][0] - b.role_games[role][0] for role in info) / games_n
         print(f"     seats that hold information ({', '.join(sorted(info))}): the oracle's gain there is "
               f"{100 * gain:+.1f} points of the whole; ours {100 * mine:+.1f}")
-    t = time.perf_counter()
-    seeds = range(first_seed, last + 1)
-    selfplay = play_games("classic-6p", seeds, InProcessPlayer, all_seats("classic-6p"))
-    rand = play_games("classic-6p", seeds, None, lambda seed: [])
-    print(f"   classic-6p self-play: village won {selfplay.village_wins / selfplay.games:.1%} "
-          f"(aim >= 40%); all random: {rand.village_wins / rand.games:.1%}; "
-          f"self-play answers valid {selfplay.validity():.2%}  [{time.perf_counter() - t:.0f} s]")
+
+
+#: what each setup aims at (the share of games our seats' team wins, in every mode)
+SETUP_AIMS = {"village": 0.97, "wolves": 0.98, "all": 0.60}
+
+
+def setups(games: int) -> None:
+    """Every setup in every mode, the CLI's result line for each, then one line per setup over all modes."""
+    from infra.werewolf_sim.engine import MODES, Game
+    from infra.werewolf_sim.players import InProcessPlayer, Oracle
+    from infra.werewolf_sim.runner import SETUPS, Summary, play_games, setup_seats, team_seats
+
+    print(f"-- setups, {games} seeded games per mode and setup (seeds 1-{games}), our agent in-process")
+    floors: dict[str, Summary] = {}
+    oracle_wolves: dict[str, int] = {}
+    for mode in MODES:
+        floors[mode] = play_games(mode, range(1, games + 1), None, lambda seed: [])
+        wins = 0
+        for seed in range(1, games + 1):
+            game = Game(mode, seed, {})
+            game.actors = {s: Oracle(game, s) for s in team_seats(mode, "wolf")(seed)}
+            wins += game.run().winner == "wolf"
+        oracle_wolves[mode] = wins
+    print("   floor, all random: village wins " + ", ".join(
+        f"{m} {f.village_wins}/{f.games}" for m, f in floors.items()))
+    print("   ceiling, an oracle wolf team (sees every role) against a random village: wolf wins " + ", ".join(
+        f"{m} {w}/{games}" for m, w in oracle_wolves.items()))
+    for setup in SETUPS:
+        t = time.perf_counter()
+        total = Summary()
+        rates = []
+        for mode in MODES:
+            s = play_games(mode, range(1, games + 1), InProcessPlayer, setup_seats(setup, mode))
+            team, w, g = s.team_wins(setup)
+            rates.append(w / g if g else 0.0)
+            print(f"   werewolf-sim {mode} seats {setup}: {team} wins {w}/{g}   {s.behaviour_line()}")
+            for key, (n, of) in s.behaviour.items():
+                total.behaviour[key][0] += n
+                total.behaviour[key][1] += of
+            total.agent_calls += s.agent_calls
+            total.agent_valid += s.agent_valid
+        aim = SETUP_AIMS.get(setup)
+        aim_text = f" (aim >= {aim:.0%} in every mode)" if aim else ""
+        print(f"   {setup}: lowest mode {min(rates):.1%}{aim_text}; answers valid {total.validity():.2%}; all modes "
+              f"{total.behaviour_line()}  [{time.perf_counter() - t:.0f} s]")
 
 
 def main() -> None:
@@ -227,7 +271,8 @@ def main() -> None:
     ap.add_argument("--turns", type=int, default=2000)
     ap.add_argument("--validity-calls", type=int, default=2000)
     ap.add_argument("--first-seed", type=int, default=1, help="first strength seed (a fresh range checks a gain)")
-    ap.add_argument("--only", choices=("validity", "handler", "strength"), help="run one part only")
+    ap.add_argument("--setup-games", type=int, default=40, help="games per mode and setup")
+    ap.add_argument("--only", choices=("validity", "handler", "strength", "setups"), help="run one part only")
     args = ap.parse_args()
     if args.only in (None, "validity"):
         validity(args.validity_calls)
@@ -235,6 +280,8 @@ def main() -> None:
         handler_time(args.turns)
     if args.only in (None, "strength"):
         strength(args.games, args.first_seed)
+    if args.only in (None, "setups"):
+        setups(args.setup_games)
 
 
 if __name__ == "__main__":
