@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import secrets
 import sys
 import time
 
@@ -44,6 +45,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--url", default="", help="webhook URL (default: start the local stack)")
     ap.add_argument("--key", default=os.environ.get("AGENTHOST_WEREWOLF_API_KEY", ""), help="api key for signing")
     ap.add_argument("--in-process", action="store_true", help="call the player in-process instead of HTTP")
+    ap.add_argument("--run", default=None,
+                    help="a label in every game id (default: none; a random one with --url, so a deployed webhook's "
+                         "memory of an earlier run is never read as this run's game)")
     args = ap.parse_args(argv)
     modes = list(MODES) if args.mode == "all" else [args.mode]
     for m in modes:
@@ -54,6 +58,10 @@ def main(argv: list[str] | None = None) -> int:
         if setup not in SETUPS and not all(s.strip().isdigit() for s in setup.split(",") if s.strip()):
             ap.error(f"unknown seats {setup!r}: choose from {', '.join(SETUPS)} or seat numbers")
 
+    run = args.run if args.run is not None else (secrets.token_hex(4) if args.url else "")
+    if run:
+        print(f"run label {run!r} (in every game id)", flush=True)
+        run += ":"
     stack = None
     if args.in_process:
         def make():
@@ -79,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
             for mode in modes:
                 summary = Summary()
                 play_games(mode, range(args.seed, args.seed + args.games), make, setup_seats(setup, mode),
-                           progress=lambda s: print(s, flush=True), summary=summary)
+                           progress=lambda s: print(s, flush=True), summary=summary, run=f"{run}{setup}")
                 print(summary.report(f"{mode}: {args.games} games, seats {setup}"), flush=True)
                 team, wins, games = summary.team_wins(setup)
                 print(f"werewolf-sim {mode} seats {setup}: {team} wins {wins}/{games}", flush=True)

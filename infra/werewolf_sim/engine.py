@@ -56,6 +56,12 @@ def team_of(role: str) -> str:
     return "wolf" if role in WOLVES or role == "madman" else "village"
 
 
+def game_id_for(mode: str, seed: int, run: str = "") -> str:
+    """A game's id: the same for the same mode, seed and run label (reproducible), different otherwise, so a
+    webhook that keeps memory per game and seat (ours, on one stack or deployment) never mixes two games."""
+    return str(uuid.UUID(int=random.Random(f"werewolf-sim:{run}:{mode}:{seed}").getrandbits(128)))
+
+
 def deal(mode: str, rng: random.Random) -> list[str]:
     """The roles of seats 1..n: the mode's roles shuffled by the game's own stream (its first draw)."""
     roles = list(MODES[mode])
@@ -152,7 +158,7 @@ class RandomBot:
 
 class Game:
     def __init__(self, mode: str, seed: int, actors: dict[int, Actor] | None = None,
-                 progress: Callable[[str], None] | None = None):
+                 progress: Callable[[str], None] | None = None, run: str = ""):
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}; choose from {', '.join(MODES)}")
         self.mode, self.seed = mode, seed
@@ -167,7 +173,7 @@ class Game:
         self.bots = {p.seat: RandomBot(random.Random(f"werewolf-sim:{seed}:seat:{p.seat}")) for p in self.players}
         self.shuffle_rng = random.Random(f"werewolf-sim:{seed}:roster")
         self.actors = actors if actors is not None else {}
-        self.game_id = str(uuid.UUID(int=random.Random(seed).getrandbits(128)))
+        self.game_id = game_id_for(mode, seed, run)
         self.round = 0
         self.chat: list[dict[str, str]] = []
         self.known: dict[int, list[str]] = {p.seat: [] for p in self.players}

@@ -143,15 +143,16 @@ class Summary:
 
 def play_games(mode: str, seeds: Iterable[int], make_actor: Callable[[], Any] | None,
                agent_seats: Callable[[int], list[int]], progress: Callable[[str], None] | None = None,
-               summary: Summary | None = None) -> Summary:
-    """Play one game per seed; ``agent_seats(seed)`` says which seats ``make_actor()`` plays."""
+               summary: Summary | None = None, run: str = "") -> Summary:
+    """Play one game per seed; ``agent_seats(seed)`` says which seats ``make_actor()`` plays; ``run`` labels
+    the game ids (a webhook keeping memory per game must see a new id for every game it plays)."""
     summary = summary or Summary()
     seeds = list(seeds)
     for i, seed in enumerate(seeds):
         seats = agent_seats(seed) if make_actor else []
         actor = make_actor() if make_actor else None
         actors: dict[int, Any] = {s: actor for s in seats} if actor else {}
-        game = Game(mode, seed, actors, progress=progress)
+        game = Game(mode, seed, actors, progress=progress, run=run)
         summary.add(game.run(), seats)
         if progress and (i + 1) % max(1, len(seeds) // 10) == 0:
             progress(f"  {mode}: {i + 1}/{len(seeds)} games, agent valid {summary.validity():.2%}, "

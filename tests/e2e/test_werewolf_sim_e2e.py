@@ -59,3 +59,26 @@ def test_cli_against_a_url(stack, capsys):
                    stack.http_url + "/werewolf/turn", "--key", KEY])
     out = capsys.readouterr().out
     assert rc == 0 and "valid 100.00%" in out and "classic-6p" in out
+
+
+def test_games_over_signed_http_are_the_in_process_games_in_every_setup(player):
+    """The same seeds, modes and setups over the local stack (memory in its DynamoDB) and in-process give the
+    same games, vote for vote, so the simulator's in-process numbers are the webhook's; several modes and setups
+    on one stack share nothing (every game has its own id)."""
+    from infra.werewolf_sim.engine import Game
+    from infra.werewolf_sim.players import InProcessPlayer
+    from infra.werewolf_sim.runner import setup_seats
+
+    def played(actor_for, mode, setup, seed):
+        seats = setup_seats(setup, mode)(seed)
+        game = Game(mode, seed, run=f"e2e-same:{setup}")
+        actor = actor_for()
+        game.actors = {s: actor for s in seats}
+        res = game.run()
+        return res.winner, res.votes, res.lynched, res.kill_picks, [c.valid for c in res.calls if c.agent]
+
+    for mode in ("classic-6p", "chaos-10p"):
+        for setup in ("all", "wolves"):
+            over_http = played(lambda: player, mode, setup, 1)
+            assert all(over_http[-1]), (mode, setup)
+            assert over_http == played(InProcessPlayer, mode, setup, 1), (mode, setup)

@@ -250,7 +250,7 @@ def setups(games: int) -> None:
         total = Summary()
         rates = []
         for mode in MODES:
-            s = play_games(mode, range(1, games + 1), InProcessPlayer, setup_seats(setup, mode))
+            s = play_games(mode, range(1, games + 1), InProcessPlayer, setup_seats(setup, mode), run=setup)
             team, w, g = s.team_wins(setup)
             rates.append(w / g if g else 0.0)
             print(f"   werewolf-sim {mode} seats {setup}: {team} wins {w}/{g}   {s.behaviour_line()}")

@@ -337,3 +337,13 @@ def test_cli_ends_each_mode_and_setup_with_one_result_line(capsys):
                                                             ("village", "wolves", "all", "rotate")]
     assert all(re.fullmatch(r"werewolf-sim \S+ seats \S+: (village|wolf|ours) wins \d+/\d+", x) for x in lines)
     assert out.count("behaviour: own good lynched day 1") == 4
+
+
+def test_every_game_has_its_own_id_and_the_same_game_the_same_one():
+    """Our webhook keeps memory per game and seat: two games (another mode, seed or run) never share an id."""
+    from infra.werewolf_sim.engine import game_id_for
+
+    ids = {game_id_for(m, seed, run) for m in MODES for seed in (1, 2) for run in ("", "village", "wolves")}
+    assert len(ids) == len(MODES) * 2 * 3
+    assert Game("classic-6p", 1, run="x").game_id == Game("classic-6p", 1, run="x").game_id == game_id_for(
+        "classic-6p", 1, "x")
