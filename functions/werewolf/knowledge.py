@@ -31,6 +31,7 @@ _WOLF_WORDS = ("查杀", "是狼", "狼人", "狼", "werewolf", "wolf")
 _GOOD_WORDS = ("金水", "好人", "villager", "good", "清白", "innocent")
 _ACCUSE_WORDS = ("怀疑", "可疑", "狼", "投", "出局", "放逐", "查杀", "suspect", "wolf", "vote", "eliminate")
 _SAVE_WORDS = ("救了", "救下", "解药", "saved", "save ")
+_POISON_WORDS = ("毒了", "毒死", "毒药", "poisoned")
 _DEFEND_WORDS = ("不是狼", "好人", "金水", "相信", "信任", "not a wolf", "trust", "innocent", "good")
 _VOTE_PATTERNS = ("投给{}", "投{}", "票投{}", "出{}", "vote for {}", "vote {}", "voting {}")
 _KILL_PATTERNS = ("刀{}", "杀{}", "击杀{}", "kill {}")
@@ -114,9 +115,12 @@ class View:
 
     def best(self, candidates: list[str], scores: dict[str, float], salt: str = "") -> str | None:
         """Highest score; ties broken by a stable hash every agent computes the same way."""
-        if not candidates:
-            return None
-        return max(candidates, key=lambda n: (round(scores.get(n, 0.0), 6), self.rank(n, salt)))
+        ranked = self.ranked(candidates, scores, salt)
+        return ranked[0] if ranked else None
+
+    def ranked(self, candidates: list[str], scores: dict[str, float], salt: str = "") -> list[str]:
+        """``candidates`` by score, highest first, in the order :meth:`best` picks from."""
+        return sorted(candidates, key=lambda n: (round(scores.get(n, 0.0), 6), self.rank(n, salt)), reverse=True)
 
 
 def build_view(turn: WerewolfTurn, memory: GameMemory) -> View:
@@ -357,10 +361,11 @@ def _parse_speech(mem: GameMemory, speaker: str, text: str, names: list[str],
                 mem.claimed_checks.setdefault(speaker, {})[found[0]] = "werewolf"
             elif any(w in low for w in _GOOD_WORDS):
                 mem.claimed_checks.setdefault(speaker, {})[found[0]] = "villager"
-        if claim == "witch" and len(found) == 1 and any(w in low for w in _SAVE_WORDS):
-            saves = mem.claimed_saves.setdefault(speaker, [])
-            if found[0] not in saves:
-                saves.append(found[0])
+        if claim == "witch" and len(found) == 1:
+            kind = mem.claimed_poisons if any(w in low for w in _POISON_WORDS) else (
+                mem.claimed_saves if any(w in low for w in _SAVE_WORDS) else None)
+            if kind is not None and found[0] not in kind.setdefault(speaker, []):
+                kind[speaker].append(found[0])
         for n in found:
             if any(p.format(n) in clause for p in _VOTE_PATTERNS):
                 declared[speaker] = n
@@ -415,8 +420,7 @@ def _sure_sides(view: View) -> tuple[set[str], set[str]]:
 
 
 def _public_sides(view: View, trusted: str | None) -> None:
-    """What every player holds for good or wolf: the trusted seer and its checks, the judge's duel results,
-    the saves of the first uncontested witch claimant."""
+    """What every player holds for good or wolf: the trusted seer and its checks, the judge's duel results."""
     mem = view.memory
     good: set[str] = set()
     wolves: set[str] = set()
@@ -427,10 +431,25 @@ def _public_sides(view: View, trusted: str | None) -> None:
     for name, side in mem.revealed.items():
         (wolves if side == "werewolf" else good).add(name)
     wolves |= view.seer_liars
-    witches = mem.role_claim_order.get("witch", [])
-    if witches and witches[0] not in wolves:
-        good |= set(mem.claimed_saves.get(witches[0], [])) - wolves
     view.public_good, view.public_wolves = good - wolves, wolves
+
+
+def _witch_claims(mem: GameMemory) -> tuple[set[str], set[str]]:
+    """(saved, poisoned) as the first witch claimant told them (a later witch claimant is a liar)."""
+    witches = mem.role_claim_order.get("witch", [])
+    if not witches:
+        return set(), set()
+    return set(mem.claimed_saves.get(witches[0], [])), set(mem.claimed_poisons.get(witches[0], []))
+
+
+def witch_cleared(view: View) -> set[str]:
+    """The players the first uncontested witch claimant says she saved: the wolves chose them, so they are most
+    likely good (wolves can pick a teammate, so this lowers suspicion without settling it). A seer claimant
+    calling one of them a wolf is caught lying."""
+    witches = view.memory.role_claim_order.get("witch", [])
+    if not witches or witches[0] in view.public_wolves:
+        return set()
+    return _witch_claims(view.memory)[0] - view.public_wolves
 
 
 def _trust_seer(view: View, good: set[str], wolves: set[str]) -> tuple[str | None, list[str]]:
@@ -445,12 +464,13 @@ def _trust_seer(view: View, good: set[str], wolves: set[str]) -> tuple[str | Non
     mem, me = view.memory, view.me
     trusted = me if view.role == "seer" and me in mem.seer_claim_order else None
     claimants: list[str] = []
+    saved, poisoned = _witch_claims(mem)
     for claimant in mem.seer_claim_order:
         if claimant == me:
             continue
         checks = mem.claimed_checks.get(claimant, {})
         lies = any((t in good and r == "werewolf") or (t in wolves and r == "villager" and not view.wolf_team)
-                   for t, r in checks.items())
+                   or (t in saved and r == "werewolf") for t, r in checks.items())
         if view.role == "seer" or claimant in wolves or lies:
             if not view.wolf_team:
                 wolves.add(claimant)  # a provably false seer is on the wolf side
@@ -465,7 +485,7 @@ def _trust_seer(view: View, good: set[str], wolves: set[str]) -> tuple[str | Non
         # is the usual desperate wolf; with checks on anyone else he may be the real seer framed by a madman
         contest = [first] + [c for c in later if accused_first.get(c) != "werewolf" or _checks_others(mem, c, first)]
         rivals = [c for c in later if c not in contest]
-        killed = [c for c in contest if c in mem.night_deaths]
+        killed = [c for c in contest if c in mem.night_deaths and c not in poisoned]
         if len(contest) == 1:
             trusted = first
         elif not killed:
@@ -508,6 +528,7 @@ W_AGAINST_VILLAGE = 1.0  # voted elsewhere than the day's most voted player (who
 W_TRUSTED_SEER = -6.0
 W_PUBLIC_WOLF = 20.0
 W_PUBLIC_GOOD = -8.0
+W_SAVED = -4.0           # a witch claimant saved them from the wolves
 
 
 def _public_scores(view: View, trusted: str | None, rivals: list[str]) -> dict[str, float]:
@@ -559,6 +580,8 @@ def _public_scores(view: View, trusted: str | None, rivals: list[str]) -> dict[s
         add(w, W_PUBLIC_WOLF, "public_wolf")
     for g in sorted(public_good - {trusted} if trusted else public_good):
         add(g, W_PUBLIC_GOOD, "public_good")
+    for g in sorted(witch_cleared(view) - public_good):
+        add(g, W_SAVED, "saved")
     view.evidence = evidence
     return pub
 

@@ -33,8 +33,9 @@ class GameMemory:
     seer_claim_order: list[str] = field(default_factory=list)
     #: order in which players claimed each other one-of-a-kind role (witch, guard, hunter, ...)
     role_claim_order: dict[str, list[str]] = field(default_factory=dict)
-    #: players a witch claimant said she saved: claimant -> names
+    #: players a witch claimant said she saved, and poisoned: claimant -> names
     claimed_saves: dict[str, list[str]] = field(default_factory=dict)
+    claimed_poisons: dict[str, list[str]] = field(default_factory=dict)
     #: sides the judge made public (a knight's duel): name -> "werewolf" | "villager"
     revealed: dict[str, str] = field(default_factory=dict)
     #: players the judge announced dead at daybreak (the night's victims, a poisoned player)
@@ -54,6 +55,7 @@ class GameMemory:
     #: every wolf victim the witch was shown (the wolves' choice: on the good side)
     witch_victims: list[str] = field(default_factory=list)
     witch_poisoned: list[str] = field(default_factory=list)
+    witch_poison_rounds: dict[str, str] = field(default_factory=dict)  # night -> whom we poisoned
     lovers: list[str] = field(default_factory=list)
     dream_pairs: list[list[str]] = field(default_factory=list)
     knight_flipped: bool = False

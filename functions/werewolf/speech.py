@@ -187,6 +187,9 @@ class Say:
         return (f"第{night}晚我用解药救了{name}，所以{name}是好人。" if self.zh
                 else f"Night {night} I saved {name} from the wolves: {name} is good. ")
 
+    def poisoned(self, night: int | str, name: str) -> str:
+        return (f"第{night}晚我用毒药毒了{name}。" if self.zh else f"Night {night} I poisoned {name}. ")
+
     def no_case(self) -> str:
         return self._p("no_case")
 

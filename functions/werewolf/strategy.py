@@ -52,16 +52,23 @@ def village_vote(view: View) -> str | None:
     sure (our own side, our checks, what the night showed us) takes a name out, so village players agree
     unless one of them knows better; ties fall to a stable order every player computes alike."""
     w = vote_weights(view)
-    cands = [n for n in view.targets if n not in view.known_good] or list(view.targets)
-    sure = [n for n in cands if n in view.known_wolves]
+    cands = [n for n in view.targets if n not in view.known_good and n not in view.contested] or list(view.targets)
+    sure = [n for n in view.targets if n in view.known_wolves]
     if not sure and view.role == "cupid":  # voting out a lover takes the other lover too: only on a case
         cands = [n for n in cands if n not in view.memory.lovers or case_against(view, n)] or cands
     return view.best(sure or cands, w, "vote")
 
 
+def village_pool(view: View) -> list[str]:
+    """Whom the village votes among: every living player but two seer claimants contesting each other (one of
+    them is the real seer; the wolves' night kill will tell which)."""
+    pool = [n for n in view.alive if (n in view.targets or n == view.me) and n not in view.contested]
+    return pool or [n for n in view.alive if n in view.targets or n == view.me]
+
+
 def public_consensus(view: View) -> str | None:
     """The name the village will most likely vote (the shared ranking over every living player)."""
-    return view.best([n for n in view.alive if n in view.targets or n == view.me], vote_weights(view), "vote")
+    return view.best(village_pool(view), vote_weights(view), "vote")
 
 
 def fake_seers(view: View) -> set[str]:
@@ -88,7 +95,7 @@ def wolf_vote(view: View) -> str | None:
         for t, r in view.memory.claimed_checks.get(claimant, {}).items():
             if r == "werewolf" and t not in team:
                 w[t] = w.get(t, 0.0) + 5.0
-    top = view.best([n for n in view.alive if n in view.targets or n == view.me], w, "vote")
+    top = view.best(village_pool(view), w, "vote")
     if top and top in view.targets and (top not in team or top in view.public_wolves):
         return top
     outside = [n for n in view.targets if n not in team]
@@ -256,19 +263,28 @@ def _reason(view: View, name: str, say: Say) -> str:
     return say.reason("no_claim")
 
 
-def _speaking_consensus(view: View) -> str | None:
-    """The village's top name as it will stand once we have spoken (our claim counted, as it will be)."""
+def _speaking_ranking(view: View) -> list[str]:
+    """The village's ranking as it will stand once we have spoken (our claim counted, as it will be)."""
     w = vote_weights(view)
     for n in view.alive:  # we are about to claim; whoever has not spoken yet will too
         if n not in view.memory.claims and (n == view.me or n not in view.spoken_today):
             w[n] = w.get(n, 0.0) + W_CLAIM
-    return view.best([n for n in view.alive if n in view.targets or n == view.me], w, "vote")
+    return view.ranked(village_pool(view), w, "vote")
+
+
+def _speaking_consensus(view: View) -> str | None:
+    ranked = _speaking_ranking(view)
+    return ranked[0] if ranked else None
+
+
+#: a role holder states its role once it ranks this high (speakers after it can still move it to the top)
+PRESSED_TOP = 2
 
 
 def _pressed(view: View) -> bool:
-    """Whether the village is about to vote us out: we top the shared ranking, or two players named us."""
+    """Whether the village may vote us out: we rank near the top of the shared ranking, or two players named us."""
     accusers = [a for a in view.memory.accusations.get(view.me, []) if a != view.me]
-    return _speaking_consensus(view) == view.me or len(accusers) >= 2
+    return view.me in _speaking_ranking(view)[:PRESSED_TOP] or len(accusers) >= 2
 
 
 def _knowledge(view: View, say: Say, action: str) -> tuple[str, list[str]]:
@@ -279,11 +295,15 @@ def _knowledge(view: View, say: Say, action: str) -> tuple[str, list[str]]:
         # worse (our agent in every seat, 60 games a mode: the village won 0 to 5 games fewer in each mode)
         return "seer", [say.check(_night_of(view, n), n, r) for n, r in mem.seer_results.items()]
     if role == "witch":
+        # she speaks up when a player she saved is under suspicion, when she is, and once her poison is spent
+        # (nothing left to protect, and the village must know that death was not the wolves')
         saved = [n for n in mem.witch_saved if n in view.alive and n != view.me]
         top = _speaking_consensus(view)
         clears = [n for n in saved if n == top or mem.accusations.get(n)]
-        if mem.claims.get(view.me) == "witch" or clears or action == "last_words" or (saved and _pressed(view)):
-            return "witch", [say.saved(_saved_night(view, n), n) for n in saved]
+        if mem.claims.get(view.me) == "witch" or clears or action == "last_words" or (saved and _pressed(view)) \
+                or mem.witch_poisoned:
+            return "witch", [say.saved(_saved_night(view, n), n) for n in saved] + [
+                say.poisoned(_potion_night(mem.witch_poison_rounds, n), n) for n in mem.witch_poisoned]
     if role in ("guard", "hunter", "knight", "elder", "dreamweaver", "cupid") and (
             mem.claims.get(view.me) == role or _pressed(view) or action == "last_words"):
         extra: list[str] = []
@@ -296,7 +316,11 @@ def _knowledge(view: View, say: Say, action: str) -> tuple[str, list[str]]:
 
 
 def _saved_night(view: View, name: str) -> int | str:
-    return next((int(r) for r, n in view.memory.witch_save_rounds.items() if n == name), "?")
+    return _potion_night(view.memory.witch_save_rounds, name)
+
+
+def _potion_night(rounds: dict[str, str], name: str) -> int | str:
+    return next((int(r) for r, n in rounds.items() if n == name), "?")
 
 
 def _case(view: View, say: Say, target: str | None) -> list[str]:
@@ -511,6 +535,7 @@ def record(view: View, action: str, answer: dict) -> None:
             mem.witch_save_rounds[str(view.turn.round)] = mem.witch_saved[-1]
         elif answer.get("witch_action") == "poison" and target:
             mem.witch_poisoned.append(target)
+            mem.witch_poison_rounds[str(view.turn.round)] = target
     elif action == "knight_speak" and answer.get("flip") is True:
         mem.knight_flipped = True
     elif action == "cupid_link" and target:

@@ -201,7 +201,7 @@ def test_the_witch_clears_the_player_she_saved_when_the_village_turns_on_them():
     a = as_seat("MyBot", "speak", role="witch", store=store, rnd=1, chat=chat, game_id="witch")
     chat.append(("MyBot", a["message"]))
     seen = read(chat, me="小丸子")
-    assert seen.memory.claims["MyBot"] == "witch" and "路飞" in seen.public_good
+    assert seen.memory.claims["MyBot"] == "witch" and "saved" in seen.evidence["路飞"]
     assert as_seat("小丸子", "vote", chat=chat, game_id="witch")["target"] != "路飞"
 
 
@@ -307,3 +307,42 @@ def test_cupid_never_votes_out_a_lover_without_a_case(game_id):
     chat, _ = day(NAMES, VILLAGE, game_id=game_id)
     target = as_seat("MyBot", "vote", role="cupid", store=store, chat=chat, game_id=game_id)["target"]
     assert target not in (link["target"], link["second_target"])
+
+
+def test_a_seer_claim_calling_a_player_the_witch_saved_a_wolf_is_caught_lying():
+    chat = [(SYS, "天亮了，第1天。昨晚是平安夜。"), ("柯南", "我是预言家。第1晚验路飞是狼人（查杀）。今天我投路飞。"),
+            ("小丸子", "我是女巫。第1晚我用解药救了路飞，所以路飞是好人。")]
+    seen = read(chat, me="银时")
+    assert "柯南" in seen.known_wolves and seen.trusted_seer is None
+    assert as_seat("银时", "vote", chat=chat, game_id="saved-liar")["target"] == "柯南"
+
+
+def test_contesting_seer_claimants_are_not_voted_and_a_poisoned_one_settles_nothing():
+    day1 = [(SYS, "天亮了，第1天。昨晚是平安夜。"), ("柯南", "我是预言家。第1晚验路飞是狼人（查杀）。今天我投路飞。"),
+            ("路飞", "我是预言家。第1晚验小丸子是好人（金水）。柯南是假预言家。"), ("银时", "我是村民。我投路飞。"),
+            ("鸣人", "我是村民。我投路飞。")]
+    for g in range(6):
+        assert as_seat("MyBot", "vote", chat=day1, game_id=f"contest-{g}")["target"] not in ("柯南", "路飞")
+    # the witch says she poisoned 路飞: his death at night was not the wolves', so it exposes nobody
+    day2 = day1 + [(SYS, "天亮了，第2天。昨晚路飞死亡。"), ("小丸子", "我是女巫。第1晚我用毒药毒了路飞。")]
+    alive = [(n, SEAT[n]) for n in NAMES if n != "路飞"]
+    seen = read(day2, alive=alive, dead=[("路飞", 2)])
+    assert seen.trusted_seer is None and "柯南" not in seen.public_wolves
+
+
+def test_the_witch_tells_whom_she_poisoned_once_the_poison_is_spent():
+    from werewolf.memory import InMemoryStore
+
+    store = InMemoryStore()
+    chat = [(SYS, "天亮了，第1天。昨晚是平安夜。"), ("柯南", "我是预言家。第1晚验银时是狼人（查杀）。今天我投银时。")]
+    as_seat("MyBot", "speak", role="witch", store=store, rnd=1, chat=chat, game_id="poison-told")
+    night = as_seat("MyBot", "witch_decide", role="witch", store=store, rnd=2, phase="night_witch", chat=chat,
+                    game_id="poison-told", extra={"wolfVictimName": None, "wolfVictimId": None,
+                                                  "hasSavePotion": False, "hasPoisonPotion": True})
+    assert night == {"witch_action": "poison", "target": "银时"}
+    day2 = chat + [(SYS, "天亮了，第2天。昨晚银时死亡。")]
+    alive = [(n, SEAT[n]) for n in NAMES if n != "银时"]
+    a = as_seat("MyBot", "speak", role="witch", store=store, rnd=2, chat=day2, alive=alive, dead=[("银时", 5)],
+                game_id="poison-told")
+    seen = read(day2 + [("MyBot", a["message"])], me="小丸子", alive=alive, dead=[("银时", 5)])
+    assert seen.memory.claims["MyBot"] == "witch" and seen.memory.claimed_poisons["MyBot"] == ["银时"]
