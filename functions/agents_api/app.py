@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from agenthost import metering
 from agenthost.config import settings
-from agenthost.http import create_app, make_handler
+from agenthost.http import bounded, create_app, make_handler
 from agenthost.store import Store
 from agents_api.catalog import DynamoCatalog
 from agents_api.checkout import SignedCheckout
@@ -53,7 +53,8 @@ app = create_app("agents_api", error_body=error_body, openapi_url=f"{BASE_PATH}/
 site = build_site()
 site.install(app)
 
-handler = metering.wrap_handler(
+# the deadline is bound outside the metering wrapper too, so its counter write fits in the request's budget
+handler = bounded(metering.wrap_handler(
     make_handler(app), "agents_api", agent=settings().agents_site_id or "store",
     is_turn=lambda e: str(e.get("rawPath", "")).startswith(("/.well-known/agents/api/",
-                                                             "/.well-known/agents/checkout/")))
+                                                             "/.well-known/agents/checkout/"))))

@@ -18,8 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from agenthost import aws
-from agenthost.store import Store, marshal, unmarshal
+from agenthost.store import Store
 
 Product = dict[str, Any]
 
@@ -198,21 +197,8 @@ class DynamoCatalog(_ListOps):
 
     def get_many(self, item_ids: Iterable[str]) -> dict[str, Product]:
         ids = [i for i in dict.fromkeys(item_ids) if i]
-        out: dict[str, Product] = {}
-        client = aws.client("dynamodb")
-        for start in range(0, len(ids), 100):
-            keys = [marshal(catalog_key(self.name, i)) for i in ids[start:start + 100]]
-            pending: dict[str, Any] = {self.store.table_name: {"Keys": keys}}
-            for _attempt in range(8):
-                self.store.calls += 1
-                resp = client.batch_get_item(RequestItems=pending)
-                for raw in resp.get("Responses", {}).get(self.store.table_name, []):
-                    item = _clean(unmarshal(raw))
-                    out[str(item["id"])] = item
-                pending = resp.get("UnprocessedKeys") or {}
-                if not pending:
-                    break
-        return out
+        found = self.store.batch_get([catalog_key(self.name, i) for i in ids], consistent=False)
+        return {str(p["id"]): p for p in (_clean(item) for item in found)}
 
     def load(self, products: Iterable[Mapping[str, Any]]) -> int:
         """Write products (seed data); returns how many."""

@@ -24,8 +24,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from agenthost import aws
 from agenthost.errors import BadInput, NotFound
-from agenthost.store import ConditionFailed, Store, error_code, keys
+from agenthost.store import ConditionFailed, Store, keys
 
 LIVE = "attribute_exists(pk) AND expires_at > :now"
 ADD_ID_WINDOW_S = 60  # add request ids are kept per minute (see the module docstring)
@@ -117,7 +118,7 @@ class Sessions:
             try:
                 item = write()
             except Exception as exc:
-                if error_code(exc) != "ValidationException":
+                if aws.error_code(exc) != "ValidationException":
                     raise
                 # a session item without a cart map (written before carts moved into it): give it one
                 self._ensure_cart(session)

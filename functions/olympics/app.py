@@ -18,6 +18,7 @@ _IMPORTED = time.monotonic()  # start of the cold start: the 20 s budget include
 
 from aws_lambda_powertools import Logger  # noqa: E402
 
+from agenthost import deadline as deadlines  # noqa: E402
 from agenthost import limits, logs, metering, signing  # noqa: E402
 from agenthost.config import settings  # noqa: E402
 from agenthost.deadline import Deadline  # noqa: E402
@@ -130,7 +131,9 @@ def _play(caller: Caller, request: TurnRequest, raw: bytes, started: float) -> t
     except Exception:  # noqa: BLE001, S110 - no client: the turn plays without memory
         pass
     deadline = Deadline.since(started, settings().olympics_budget_s)
-    with metering.turn("olympics", caller.agent_id, decides=True, deadline=deadline) as usage:
+    # every DynamoDB call of the turn (task memory, usage) finishes before the answer is due
+    with deadlines.bound(deadline.reserve(settings().answer_reserve_s, "answer")), \
+            metering.turn("olympics", caller.agent_id, decides=True, deadline=deadline) as usage:
         recorded = False
 
         def answered(stats: TurnStats) -> None:

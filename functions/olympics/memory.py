@@ -19,9 +19,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from agenthost import aws, urls
+from agenthost import urls
 from agenthost.agent.page import MASK, is_sensitive
-from agenthost.store import Store, keys
+from agenthost.store import CallLimits, Store, keys
 
 TTL_S = 86_400
 MAX_TURNS = 30
@@ -37,12 +37,13 @@ def task_hash(task_prompt: str, url: str = "") -> str:
     return hashlib.sha256(material.encode("utf-8", "replace")).hexdigest()[:32]
 
 
-class FastStore(Store):
-    """The single table through a client with turn-sized timeouts (a turn must answer within 20 s)."""
+#: the task memory's calls: turn-sized (a turn must answer within 20 s), and cut further by the turn's deadline
+TURN_LIMITS = CallLimits(connect_s=1.0, read_s=2.0, attempts=3)
 
-    @property
-    def client(self) -> Any:
-        return aws.client("dynamodb", connect_timeout=1, read_timeout=2, total_max_attempts=3)
+
+def turn_store() -> Store:
+    """The single table with :data:`TURN_LIMITS` on every call."""
+    return Store(reads=TURN_LIMITS)
 
 
 @dataclass
@@ -159,7 +160,7 @@ class MemoryStore:
     """Load and save :class:`TaskMemory` (one ``get_item`` and one ``put_item`` per turn)."""
 
     def __init__(self, store: Store | None = None, clock: Any = time.time):
-        self.store = store or FastStore()
+        self.store = store or turn_store()
         self.clock = clock
 
     def load(self, agent: str, task_prompt: str, turn: int, url: str, digest: str = "") -> TaskMemory:

@@ -162,4 +162,4 @@ def _other_events(event: dict, context: Any) -> Any:
     return {"ignored": True}
 
 
-handler = make_handler(app, other_events=_other_events)
+handler = make_handler(app, other_events=_other_events, budget_s=lambda: settings().runs_budget_s)

@@ -28,8 +28,9 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from agenthost import aws
 from agenthost.metering.usage import USAGE_ATTR, USAGE_TTL_S
-from agenthost.store import ConditionFailed, Store, error_code, keys, unmarshal
+from agenthost.store import ConditionFailed, Store, keys, unmarshal
 
 #: usage items per transaction (DynamoDB takes 100 writes in one; one is the batch's mark)
 PART = 99
@@ -112,8 +113,8 @@ def _apply(store: Store, writes: list[Any]) -> bool:
                 return False  # the mark is there: this part of this batch was added already
             raise
         except Exception as exc:
-            reasons = getattr(exc, "response", {}).get("CancellationReasons") or []
-            conflict = error_code(exc) == "TransactionConflictException" or any(
+            reasons = aws.response_of(exc).get("CancellationReasons") or []
+            conflict = aws.error_code(exc) == "TransactionConflictException" or any(
                 r.get("Code") == "TransactionConflict" for r in reasons)
             if not conflict or attempt == TRIES - 1:
                 raise

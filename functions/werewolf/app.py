@@ -44,6 +44,7 @@ from typing import Any
 from fastapi import Request
 from fastapi.responses import JSONResponse, Response
 
+from agenthost import deadline as deadlines
 from agenthost import limits, metering, signing
 from agenthost.config import raw as raw_setting
 from agenthost.config import settings
@@ -68,9 +69,9 @@ _store: Any = None
 def get_store() -> Any:
     global _store
     if _store is None:
-        from werewolf.memory import TurnStore
+        from werewolf.memory import turn_store
 
-        _store = TurnStore()
+        _store = turn_store()
     return _store
 
 
@@ -152,8 +153,10 @@ async def turn(request: Request) -> JSONResponse:
         store = None
     # game memory only for a verified request
     memory_store = store if verified else None
-    with metering.turn("werewolf", cfg.werewolf_agent_id or "werewolf", decides=True,
-                       deadline=turn_deadline) as usage:
+    # every DynamoDB call of the turn (memory, usage) finishes before the answer is due
+    with deadlines.bound(turn_deadline.reserve(cfg.answer_reserve_s, "answer")), \
+            metering.turn("werewolf", cfg.werewolf_agent_id or "werewolf", decides=True,
+                          deadline=turn_deadline) as usage:
         policy = get_policy() if verified else None
         # the turn's usage rides on the memory write when there is one (agenthost.metering), else metering
         # adds it with one write of its own
@@ -222,4 +225,4 @@ def _looks_signed(header: str | None) -> bool:
     return len(value) == 64 and all(c in "0123456789abcdefABCDEF" for c in value)
 
 
-handler = make_handler(app)
+handler = make_handler(app, budget_s=lambda: settings().werewolf_budget_s)

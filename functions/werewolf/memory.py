@@ -11,8 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from agenthost import aws
-from agenthost.store import Store, keys
+from agenthost.store import CallLimits, Store, keys
 
 TTL_S = 2 * 24 * 3600
 MAX_ANSWERS = 5
@@ -113,32 +112,17 @@ def save(store: StoreLike | None, memory: GameMemory) -> None:
     store.put(memory.to_item(), ttl_s=TTL_S)
 
 
-_READ_OPS = frozenset({"get_item", "query", "batch_get_item"})
+#: reads (the memory, metering's LLM budget): 1 s connect, 2 s read, 2 requests
+READ_LIMITS = CallLimits(connect_s=1.0, read_s=2.0, attempts=2)
+#: writes (the memory, the usage counters): a single request, so a write costs at most ~3 s (the
+#: ``werewolf_write_reserve_s`` setting)
+WRITE_LIMITS = CallLimits(connect_s=1.0, read_s=2.0, attempts=1)
 
 
-class TurnStore(Store):
-    """The single table through turn-sized clients, so a slow DynamoDB cannot hold a turn past its budget:
-    reads (the memory) 1 s connect / 2 s read / 2 attempts in all; writes (the memory) 1 s / 2 s / a single
-    attempt, so a write costs at most ~3 s
-    (the ``werewolf_write_reserve_s`` setting)."""
-
-    @property
-    def client(self) -> Any:
-        return aws.client("dynamodb", connect_timeout=1, read_timeout=2, total_max_attempts=1)
-
-    @property
-    def read_client(self) -> Any:
-        return aws.client("dynamodb", connect_timeout=1, read_timeout=2, total_max_attempts=2)
-
-    def _call(self, op: str, **kwargs: Any) -> Any:
-        if op not in _READ_OPS:
-            return super()._call(op, **kwargs)
-        self.calls += 1
-        return getattr(self.read_client, op)(TableName=self.table_name, **kwargs)
-
-    def warm(self) -> None:
-        """Create both clients now (metering instruments the clients that exist when a turn opens)."""
-        _ = self.client, self.read_client
+def turn_store() -> Store:
+    """The single table with turn-sized limits, so a slow DynamoDB cannot hold a turn past its budget (the
+    turn's deadline, bound around it, cuts them further)."""
+    return Store(reads=READ_LIMITS, writes=WRITE_LIMITS)
 
 
 class InMemoryStore:

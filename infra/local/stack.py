@@ -1,6 +1,12 @@
 """Starts the whole local stack in one process: embedded DynamoDB (moto server) with the template's
 table and its stream delivered to the functions that map it, the Lambda invoke API, the HTTP gateway and
-the WebSocket gateway."""
+the WebSocket gateway.
+
+The table is kept: every :data:`TABLE_CHECK_S` seconds the stack asks its DynamoDB for it, and when the
+database answers that the table is missing (DynamoDB Local restarted in memory, a reset, a deleted table) it
+creates the table again from the template and runs the seeders. While the database does not answer at all it
+waits for it to come back. Meanwhile the functions answer as in any outage (503 with ``Retry-After``; the
+webhooks play without memory)."""
 
 from __future__ import annotations
 
@@ -15,6 +21,9 @@ from typing import Any
 
 from infra.local.defaults import LOCAL_SECRETS, PORTS, url_port_setting
 from infra.local.template import ROOT, parse
+
+#: seconds between two checks that the table is still there
+TABLE_CHECK_S = 1.0
 
 
 def load_dotenv(path: Path) -> list[str]:
@@ -166,6 +175,46 @@ class LocalStack:
                     raise
                 time.sleep(0.1)
 
+    def table_missing(self) -> bool:
+        """Whether the database answers that the table is gone (False while it answers anything else, or not
+        at all: it may be restarting)."""
+        from agenthost import aws
+
+        client = aws.client("dynamodb", endpoint_url=self.dynamodb_endpoint, connect_timeout=0.5,
+                            read_timeout=2, total_max_attempts=1)
+        try:
+            client.describe_table(TableName=os.environ["AGENTHOST_TABLE"])
+        except Exception as exc:  # noqa: BLE001 - what it means is aws.fault's to say
+            found = aws.fault(exc, "dynamodb")
+            return found is not None and found.reason == "table missing"
+        return False
+
+    def restore_table(self) -> bool:
+        """Create the table again (and seed it) when the database lost it; True when it did."""
+        if not self.table_missing():
+            return False
+        from agenthost import aws
+        from infra.local.template import create_table
+
+        name = os.environ["AGENTHOST_TABLE"]
+        create_table(aws.client("dynamodb", endpoint_url=self.dynamodb_endpoint), self.template, name)
+        _log(f"table {name} was missing (the database restarted?): created again from the template")
+        self._seed()
+        for poller in self.pollers:  # the new table has a new stream
+            poller.stop()
+        self.pollers = []
+        self._stream(name)
+        return True
+
+    async def keep_table(self) -> None:
+        """Check the table every :data:`TABLE_CHECK_S` seconds and restore it when it is gone."""
+        while True:
+            await asyncio.sleep(TABLE_CHECK_S)
+            try:
+                await asyncio.to_thread(self.restore_table)
+            except Exception as exc:  # noqa: BLE001 - the database went away again: next round
+                _log(f"table check failed ({type(exc).__name__}); trying again")
+
     def _seed(self) -> None:
         """Load every seeder in ``infra/seed`` (skip with AGENTHOST_SEED=false)."""
         if os.environ.get("AGENTHOST_SEED", "").strip().lower() in ("0", "false", "no", "off"):
@@ -234,6 +283,7 @@ class LocalStack:
                         raise t.exception()  # type: ignore[misc]
                 raise SystemExit("a gateway failed to start (port in use?)")
             await asyncio.sleep(0.02)
+        keeper = asyncio.create_task(self.keep_table())
         _log(self.banner())
         _log("ready (Ctrl-C to stop)")
         stop = asyncio.Event()
@@ -242,6 +292,7 @@ class LocalStack:
             loop.add_signal_handler(sig, stop.set)
         await stop.wait()
         _log("stopping...")
+        keeper.cancel()
         for s in self.servers:
             s.should_exit = True
         await asyncio.gather(*tasks, return_exceptions=True)

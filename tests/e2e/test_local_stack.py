@@ -120,3 +120,40 @@ def test_stack_prints_urls_and_secrets_and_stops_cleanly():
         code = s.stop()
     assert code == 0
     assert "stopped" in s.log_text()
+
+
+def test_a_lost_table_answers_503_and_comes_back_when_the_database_does():
+    """The local database restarts empty (moto's reset: every table gone). Until the stack notices, routes answer
+    as in any outage (503 with Retry-After, the webhook a valid turn); then the stack creates the table again
+    from the template and seeds it, and the same routes answer as before."""
+    import time
+
+    from tests.support.olympics import SECRET, signed, turn_body
+    from tests.support.stack import start_stack
+    from tests.support.timing import waited
+
+    s = start_stack({"AGENTHOST_OLYMPICS_SECRET": SECRET})
+    try:
+        search = s.http_url + "/.well-known/agents/api/search?q=mug"
+        assert httpx.get(search).json()["data"]
+        ddb = boto3.client("dynamodb", endpoint_url=s.dynamodb_url, region_name="us-east-1")
+        httpx.post(s.dynamodb_url + "/moto-api/reset").raise_for_status()
+        assert "agenthost" not in ddb.list_tables()["TableNames"]
+        r = httpx.post(s.http_url + "/agent/run/start", json={"task": "find the price"})
+        if r.status_code != 200:  # the stack may have restored the table already
+            assert r.status_code == 503 and r.headers["retry-after"].isdigit(), r.text
+        raw, headers = signed(turn_body())
+        turn = httpx.post(s.http_url + "/olympics/turn", content=raw, headers=headers)
+        assert turn.status_code == 200 and turn.json()["actions"]
+        deadline = time.monotonic() + waited(5.0)
+        while time.monotonic() < deadline:
+            r = httpx.get(search)
+            if r.status_code == 200 and r.json()["data"]:
+                break
+            time.sleep(0.2)
+        assert r.status_code == 200 and r.json()["data"], r.text  # the table and the seeded catalog are back
+        assert "agenthost" in ddb.list_tables()["TableNames"]
+        assert httpx.post(s.http_url + "/agent/run/start", json={"task": "find the price"}).status_code == 200
+        assert "was missing" in s.log_text()
+    finally:
+        s.stop()

@@ -168,8 +168,9 @@ def test_an_unlisted_agent_id_does_not_take_the_default_secret_when_agents_are_c
 def test_a_replayed_give_up_is_the_same_answer(store, monkeypatch):
     """A give-up is sent with the spec's ``done`` tool (success false) beside ``done``/``result``; its replay
     is that same answer, not one with a second ``done`` tool."""
-    from agenthost.agent import Decision as BrainDecision
     from olympics import brain
+
+    from agenthost.agent import Decision as BrainDecision
 
     monkeypatch.setattr(brain, "deterministic", lambda inp: brain._convert(
         BrainDecision(done=True, success=False, result="Not completed: nothing left to try"), inp))

@@ -391,21 +391,15 @@ def test_a_session_ended_mid_request_is_401_not_resurrected(shop, aws, monkeypat
 
 
 class Calls:
-    """DynamoDB operations made through the shared client (botocore events)."""
-
-    def __init__(self):
-        from agenthost import aws as aws_clients
-
-        self.ops: list[str] = []
-        aws_clients.client("dynamodb").meta.events.register("before-call.dynamodb.*", self._seen)
-
-    def _seen(self, model=None, **_):
-        self.ops.append(model.name)
+    """DynamoDB operations made while :meth:`during` runs (botocore events on every DynamoDB client)."""
 
     def during(self, fn):
-        start = len(self.ops)
-        out = fn()
-        return out, self.ops[start:]
+        from tests.support.dynamo import Operations
+
+        seen = Operations()
+        with seen.watching():
+            out = fn()
+        return out, seen.ops
 
 
 def test_dynamodb_calls_per_call_rate_limit_plus_the_operation(shop):
@@ -547,27 +541,25 @@ def test_a_bad_body_is_a_400_before_the_session_is_looked_at(shop):
 
 
 def test_a_cart_add_resent_by_the_sdk_after_it_was_applied_adds_once(shop):
-    """botocore resends a request whose answer was lost (a timeout, a 5xx): the first attempt may already be
-    applied. The add carries a request id of its own, so the resent write is refused and recognised."""
-    from agenthost import aws as aws_clients
+    """The store resends a request whose answer was lost (a timeout, a dropped connection, a 5xx): the first
+    attempt may already be applied. The add carries a request id of its own, so the resent write is refused
+    and recognised."""
+    from botocore.exceptions import ReadTimeoutError
+
+    from tests.support.dynamo import on_every_client
 
     req = shop()
     h = session(req)
     resends = []
 
-    def lose_the_first_answer(request_dict=None, **_):
-        body = (request_dict or {}).get("body") or b""
-        if b"if_not_exists(#c.#i" in (body if isinstance(body, bytes) else body.encode()) and not resends:
-            resends.append(1)
-            return 0  # retry now: the same request again, after DynamoDB applied the first
-        return None
+    def lose_the_first_answer(model=None, parsed=None, **_):
+        if model.name == "UpdateItem" and not resends and "Attributes" in (parsed or {}) \
+                and "cart" in parsed["Attributes"]:
+            resends.append(1)  # DynamoDB applied it; the answer never arrives
+            raise ReadTimeoutError(endpoint_url="http://dynamodb.test")
 
-    events = aws_clients.client("dynamodb").meta.events
-    events.register_first("needs-retry.dynamodb.UpdateItem", lose_the_first_answer)
-    try:
+    with on_every_client("after-call.dynamodb", lose_the_first_answer):
         added = req("POST", f"{API}/cart/add", json_body={"item_id": "mug2", "quantity": 2}, headers=dict(h))
-    finally:
-        events.unregister("needs-retry.dynamodb.UpdateItem", lose_the_first_answer)
     assert resends == [1]
     assert added.status == 201 and added.json()["data"]["quantity"] == 2
     assert req("GET", f"{API}/cart/view", headers=dict(h)).json()["data"]["items"][0]["quantity"] == 2

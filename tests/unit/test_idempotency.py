@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from agents_api.idempotency import Conflict, Idempotency, fingerprint
 
-from agenthost import aws as aws_clients
 from agenthost.store import Store
+from tests.support.dynamo import on_every_client
 
 
 @pytest.fixture
@@ -20,10 +20,8 @@ def counted(aws):
     def count(model, **_):
         sent.append(model.name)
 
-    events = aws_clients.client("dynamodb").meta.events
-    events.register("before-call.dynamodb", count)
-    yield store, clock, sent
-    events.unregister("before-call.dynamodb", count)
+    with on_every_client("before-call.dynamodb", count):
+        yield store, clock, sent
 
 
 def _idem(store: Store, key: str = "k-1") -> Idempotency:

@@ -198,13 +198,15 @@ def test_a_hanging_secret_store_costs_the_turn_its_deadline_never(aws, monkeypat
         aws_clients.reset()
 
 
-def test_turn_store_clients_are_turn_sized():
-    from werewolf.memory import TurnStore
+def test_turn_store_calls_are_turn_sized():
+    from werewolf.memory import turn_store
 
-    s = TurnStore()
-    for client, attempts in ((s.read_client, 2), (s.client, 1)):
-        cfg = client.meta.config
-        assert (cfg.connect_timeout, cfg.read_timeout, cfg.retries["total_max_attempts"]) == (1, 2, attempts)
+    s = turn_store()
+    reads, writes = s.caller.reads, s.caller.writes
+    assert (reads.connect_s, reads.read_s, reads.attempts) == (1, 2, 2)
+    assert (writes.connect_s, writes.read_s, writes.attempts) == (1, 2, 1)
+    cfg = s.client.meta.config  # the longest timeouts any of its requests gets; retries are the store's own
+    assert (cfg.connect_timeout, cfg.read_timeout, cfg.retries["total_max_attempts"]) == (1, 2, 1)
 
 
 def test_memory_write_is_skipped_past_the_save_deadline():

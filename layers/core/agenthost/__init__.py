@@ -4,10 +4,12 @@ Only what two or more functions use lives here; the core imports no protocol. Ea
 
 * ``agent`` (package): the web-agent brain: page model, actions, guards, task reading, our policies.
 * ``agents_client`` (package): a client for agents.json sites (discovery, sessions, retries, handoff) and its CLI.
-* ``aws``: lazily created, cached boto3 clients with short timeouts and explicit attempt counts.
+* ``aws``: lazily created, cached boto3 clients with short timeouts and explicit attempt counts, and what an
+  AWS error means (one mapping of error codes and transport errors to our error kinds).
 * ``browser``: the client of the browser function (the same event contract locally and on Lambda).
 * ``config``: the typed settings model, read once from the environment (``docs/CONFIGURATION.md``).
-* ``deadline``: one time budget per turn, cut only by named reserves.
+* ``deadline``: one time budget per turn, cut only by named reserves, and bound to the work it limits.
+* ``dynamo``: one DynamoDB request after another within the time the work has left (timeouts, retries).
 * ``errors``: ``AgentHostError``, the root of every exception agenthost defines, and its kinds.
 * ``http``: the FastAPI app factory (JSON errors, request ids, body limits) and the Lambda handler.
 * ``limits``: one nesting-depth limit for every body agenthost parses.

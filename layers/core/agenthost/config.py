@@ -136,6 +136,11 @@ class Settings(BaseSettings):
                                 "deadline", group="budgets")
     runs_decide_budget_s: float = _s(18.0, "AGENTHOST_RUNS_DECIDE_BUDGET_S", "a Proxy API step's decision",
                                      group="budgets")
+    api_budget_s: float = _s(10.0, "AGENTHOST_API_BUDGET_S", "an HTTP API request's budget (agents.json site, "
+                             "evaluation admin, usage): its database calls fit in it, so a database that never "
+                             "answers costs a 503 within it", group="budgets")
+    runs_budget_s: float = _s(25.0, "AGENTHOST_RUNS_BUDGET_S", "a Proxy API request's budget, a `/step`'s "
+                              "decision included (the HTTP API waits 30 s)", group="budgets")
     werewolf_budget_s: float = _s(20.0, "AGENTHOST_WEREWOLF_BUDGET_S", "a Werewolf turn (the platform waits 30 s, "
                                   "the Lambda 25 s)", group="budgets")
     werewolf_write_reserve_s: float = _s(3.0, "AGENTHOST_WEREWOLF_WRITE_RESERVE_S", "kept back from a Werewolf "

@@ -12,6 +12,15 @@ say how the budget was split (:meth:`Deadline.describe`)::
     >>> model.describe("llm")
     'budget 20.0s: llm 16.0s + validation 1.0s + fallback 3.0s'
 
+A deadline can also be bound to the work running now (:func:`bound`): whoever waits on another service
+without being handed the deadline (every DynamoDB call goes through :class:`agenthost.store.Store`, which
+reads :func:`current`) sizes its waits to the time left. The request's edge binds it (an HTTP app's handler,
+a webhook turn), so nothing inside can outlive the answer::
+
+    >>> with bound(Deadline.after(5.0)):
+    ...     current().remaining() <= 5.0
+    True
+
 The clock is injectable (tests drive it by hand); every instant is on that clock (``time.monotonic``
 unless told otherwise). Written here rather than taken from a library: the named, nested reserves and
 the one-line split are the point, and no time-budget package offers them.
@@ -19,8 +28,10 @@ the one-line split are the point, and no time-budget package offers them.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 Clock = Callable[[], float]
 
@@ -99,3 +110,24 @@ def remaining(deadline: Deadline | float) -> float:
     if isinstance(deadline, Deadline):
         return deadline.remaining()
     return max(0.0, float(deadline) - time.monotonic())
+
+
+_bound: contextvars.ContextVar[Deadline | None] = contextvars.ContextVar("agenthost_deadline", default=None)
+
+
+def current() -> Deadline | None:
+    """The deadline bound to the work running now (:func:`bound`), or None."""
+    return _bound.get()
+
+
+@contextlib.contextmanager
+def bound(deadline: Deadline) -> Iterator[Deadline]:
+    """Bind ``deadline`` to the work inside the block (and to threads started with a copy of its context);
+    a deadline bound outside that comes sooner stays in force. Yields the deadline in force."""
+    outer = _bound.get()
+    inner = outer if outer is not None and outer.remaining() <= deadline.remaining() else deadline
+    token = _bound.set(inner)
+    try:
+        yield inner
+    finally:
+        _bound.reset(token)

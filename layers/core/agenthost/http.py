@@ -44,7 +44,8 @@ from fastapi.responses import JSONResponse
 from mangum import Mangum
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from agenthost import limits, logs, metering
+from agenthost import aws, limits, logs, metering
+from agenthost import deadline as deadlines
 from agenthost.config import settings
 from agenthost.errors import AgentHostError, BadInput
 
@@ -116,33 +117,14 @@ CODES = {
 
 #: seconds a client is asked to wait (``Retry-After``) when the database is unavailable
 RETRY_AFTER_S = 5
-_UNAVAILABLE_CODES = frozenset({
-    "ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded",
-    "InternalServerError", "ServiceUnavailable", "ServiceUnavailableException", "LimitExceededException",
-    "TransactionInProgressException", "RequestTimeout", "RequestTimeoutException",
-})
 
 
 def unavailable(exc: BaseException) -> bool:
-    """Whether ``exc`` means the database (an AWS service) is unreachable, overloaded or throttling: the
-    request may succeed later, so it is answered 503 with ``Retry-After`` rather than 500."""
-    from botocore.exceptions import (
-        BotoCoreError,
-        ClientError,
-        ConnectionClosedError,
-        ConnectionError,
-        EndpointConnectionError,
-        ReadTimeoutError,
-    )
-
-    if isinstance(exc, ConnectionError | EndpointConnectionError | ConnectionClosedError | ReadTimeoutError):
-        return True
-    if isinstance(exc, ClientError):
-        error = exc.response.get("Error", {}) if isinstance(exc.response, dict) else {}
-        status = (exc.response.get("ResponseMetadata") or {}).get("HTTPStatusCode", 0) \
-            if isinstance(exc.response, dict) else 0
-        return error.get("Code") in _UNAVAILABLE_CODES or int(status or 0) >= 500
-    return isinstance(exc, BotoCoreError) and "timeout" in type(exc).__name__.lower()
+    """Whether ``exc`` means the database (an AWS service) is unreachable, too slow, overloaded, throttling or
+    missing its table: the request may succeed later, so it is answered 503 with ``Retry-After`` rather than
+    500 (what an AWS error means is decided in one place: :func:`agenthost.aws.fault`)."""
+    found = aws.fault(exc, "dynamodb")
+    return found is not None and found.unavailable
 
 
 UNAVAILABLE_MESSAGE = f"the service's database is unavailable right now; retry in {RETRY_AFTER_S} s"
@@ -336,6 +318,9 @@ def _add_error_handlers(app: FastAPI, error_body: ErrorBody) -> None:
 
     def respond(request: Request | None, status: int, code: str, message: str,
                 headers: dict[str, str] | None = None) -> JSONResponse:
+        # a message may quote the request (a field's name): text UTF-8 cannot carry (a lone surrogate from a
+        # JSON escape) is written as its escape rather than failing the answer
+        message = message.encode("utf-8", "backslashreplace").decode("utf-8")
         return JSONResponse(error_body(status, code, message), status_code=status, headers=headers)
 
     @app.exception_handler(ApiError)
@@ -360,7 +345,9 @@ def _add_error_handlers(app: FastAPI, error_body: ErrorBody) -> None:
 
     async def _aws_error(request: Request, exc: Exception) -> JSONResponse:
         if unavailable(exc):
-            logger.warning("database unavailable", extra={"error_type": type(exc).__name__})
+            found = aws.fault(exc, "dynamodb")
+            logger.warning("database unavailable", extra={"error_type": type(exc).__name__,
+                                                          "reason": found.reason if found else ""})
             return respond(request, 503, "unavailable", UNAVAILABLE_MESSAGE, {"retry-after": str(RETRY_AFTER_S)})
         logger.exception("unhandled AWS error")
         rid = request.scope.get("state", {}).get("request_id", "")
@@ -370,6 +357,7 @@ def _add_error_handlers(app: FastAPI, error_body: ErrorBody) -> None:
 
     app.add_exception_handler(BotoCoreError, _aws_error)
     app.add_exception_handler(ClientError, _aws_error)
+    app.add_exception_handler(aws.AwsFailure, _aws_error)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
@@ -392,16 +380,52 @@ def _ensure_event_loop() -> None:
     asyncio.set_event_loop(loop)
 
 
+#: seconds kept back from the Lambda's own remaining time, for answering after the deadline
+LAMBDA_MARGIN_S = 0.5
+
+
+def request_deadline(budget_s: float, context: Any = None) -> deadlines.Deadline:
+    """A request's deadline: ``budget_s`` from now, and never past the Lambda's own remaining time (less
+    :data:`LAMBDA_MARGIN_S`) when the context says it."""
+    seconds = float(budget_s)
+    left = getattr(context, "get_remaining_time_in_millis", None)
+    if callable(left):
+        try:
+            seconds = min(seconds, max(0.0, left() / 1000 - LAMBDA_MARGIN_S))
+        except (TypeError, ValueError):
+            pass
+    return deadlines.Deadline.after(seconds)
+
+
+def bounded(handler: Callable[[dict, Any], Any], budget_s: Callable[[], float] | None = None
+            ) -> Callable[[dict, Any], Any]:
+    """``handler`` with each invocation bound to a deadline (:func:`request_deadline`: ``budget_s()``, default
+    the ``api_budget_s`` setting): for what wraps :func:`make_handler`'s handler and still talks to DynamoDB
+    after it (a metering wrapper's counter write)."""
+    budget = budget_s or (lambda: settings().api_budget_s)
+
+    def bounded_handler(event: dict, context: Any) -> Any:
+        with deadlines.bound(request_deadline(budget(), context)):
+            return handler(event, context)
+
+    return bounded_handler
+
+
 def make_handler(
     app: FastAPI,
     *,
     other_events: Callable[[dict, Any], Any] | None = None,
+    budget_s: Callable[[], float] | None = None,
 ) -> Callable[[dict, Any], Any]:
     """The Lambda handler for ``app``: HTTP API events go through Mangum; any other event shape (async
-    invocations, timers) goes to ``other_events`` when given."""
+    invocations, timers) goes to ``other_events`` when given. Each HTTP request works to a deadline bound
+    to it (:func:`agenthost.deadline.bound`): ``budget_s()`` seconds (default: the ``api_budget_s``
+    setting), so every DynamoDB call it makes fits in that time and a database that never answers costs a
+    503 within it; other events work to the Lambda's own remaining time."""
     _ensure_event_loop()
     mangum = Mangum(app, lifespan="off")
     service = app.state.service
+    budget = budget_s or (lambda: settings().api_budget_s)
 
     @metrics.log_metrics(capture_cold_start_metric=not settings().local)
     def handler(event: dict, context: Any) -> Any:
@@ -409,8 +433,10 @@ def make_handler(
         logs.bind(logger, service, context)  # per invocation, never the logger's shared state (agenthost.logs)
         metering.arrived(event)  # a function URL's turns bill no API Gateway request
         if other_events is not None and not _is_http_event(event):
-            return other_events(event, context)
-        return mangum(event, context)
+            with deadlines.bound(request_deadline(float("inf"), context)):
+                return other_events(event, context)
+        with deadlines.bound(request_deadline(budget(), context)):
+            return mangum(event, context)
 
     if tracing_enabled():
         return tracer().capture_lambda_handler(handler)

@@ -38,6 +38,7 @@ from typing import Any, Protocol, TypedDict
 
 from agenthost import aws
 from agenthost.config import settings
+from agenthost.dynamo import Caller, CallLimits
 from agenthost.errors import Conflict
 
 Item = dict[str, Any]
@@ -239,30 +240,22 @@ def unmarshal(raw: Mapping[str, Any]) -> Item:
     return {k: _from_dynamo(de.deserialize(v)) for k, v in raw.items()}
 
 
-def error_code(exc: BaseException) -> str:
-    """The DynamoDB error code of a botocore ``ClientError`` (empty for anything else)."""
-    return str(getattr(exc, "response", {}).get("Error", {}).get("Code", "") or "")
-
-
 def _sent_unanswered(exc: BaseException) -> bool:
-    """Whether a write that raised ``exc`` may have been applied all the same: the request went out and no
+    """Whether a write that raised ``exc`` may have been applied all the same: a request of it went out and no
     answer came back (a read timeout, a connection closed mid-answer, DynamoDB's own internal error). A
     connection that was never made, or a refusal DynamoDB answered (throttling, validation, a missing
-    table), means it was not."""
-    names = {c.__name__ for c in type(exc).__mro__}
-    if names & {"ReadTimeoutError", "ConnectionClosedError"}:
-        return True
-    return error_code(exc) in ("InternalServerError", "ServiceUnavailable")
+    table), means it was not (``agenthost.aws.Fault.maybe_applied``, over every attempt of the call)."""
+    return isinstance(exc, aws.AwsFailure) and exc.maybe_applied
 
 
 def _is_condition_failure(exc: Exception) -> bool:
-    return error_code(exc) in ("ConditionalCheckFailedException", "TransactionCanceledException")
+    return aws.error_code(exc) in ("ConditionalCheckFailedException", "TransactionCanceledException")
 
 
 def _old_item(exc: Exception) -> Item | None:
     """The stored item DynamoDB sent back with a refused condition (``ALL_OLD``), if any (the failed entry's,
     for a cancelled transaction)."""
-    response = getattr(exc, "response", {}) or {}
+    response = aws.response_of(exc)
     raw = response.get("Item")
     if raw is None:
         reasons = response.get("CancellationReasons") or []
@@ -271,14 +264,13 @@ def _old_item(exc: Exception) -> Item | None:
 
 
 def _retried(exc: Exception) -> bool:
-    """Whether botocore sent the failed request more than once (its ``RetryAttempts``)."""
-    meta = getattr(exc, "response", {}).get("ResponseMetadata", {}) or {}
-    return int(meta.get("RetryAttempts", 0) or 0) > 0
+    """Whether the failed call's request went out more than once (an earlier attempt may have applied)."""
+    return isinstance(exc, aws.AwsFailure) and exc.retried
 
 
 def _cancelled_at(exc: Exception) -> int | None:
     """Which entry of a cancelled transaction failed its condition (None: not a condition failure)."""
-    reasons = getattr(exc, "response", {}).get("CancellationReasons") or []
+    reasons = aws.response_of(exc).get("CancellationReasons") or []
     return next((i for i, r in enumerate(reasons) if r.get("Code") == "ConditionalCheckFailed"), None)
 
 
@@ -324,28 +316,37 @@ _OPS = {"Put": "put_item", "Update": "update_item", "Delete": "delete_item"}
 
 
 class Store:
-    """Access to the single table. Cheap to construct; the boto3 client is shared and lazy.
+    """Access to the single table. Cheap to construct; the boto3 clients are shared and lazy.
 
     ``calls`` counts DynamoDB round trips made through this instance (metering and benchmarks).
-    ``clock`` is injectable for TTL tests.
+    ``clock`` is injectable for TTL tests. ``reads``/``writes``: the most one read or write call may wait
+    (:class:`agenthost.dynamo.CallLimits`); every request goes through :class:`agenthost.dynamo.Caller`, so a
+    deadline bound to the work (:func:`agenthost.deadline.bound`) cuts its timeouts, retries and pauses to the
+    time left. Every failure is raised as one of :mod:`agenthost.errors`' kinds (a timeout, a dropped
+    connection, a throttle or a missing table is an ``Unavailable``), a refused condition as
+    :class:`ConditionFailed`.
     """
 
-    def __init__(self, table_name: str | None = None, clock: Any = time.time):
+    def __init__(self, table_name: str | None = None, clock: Any = time.time, *,
+                 reads: CallLimits | None = None, writes: CallLimits | None = None):
         self.table_name = table_name or settings().table_name
         self.clock = clock
         self.calls = 0
+        self.caller = Caller(reads, writes)
 
     @property
     def client(self) -> Any:
-        return aws.client("dynamodb")
+        """The client for requests with the longest timeouts the write limits allow."""
+        return self.caller.client(self.caller.writes)
 
     def warm(self) -> None:
-        """Create the client now (metering instruments the clients that exist when a turn opens)."""
-        _ = self.client
+        """Create every client this store may use now (metering instruments the clients that exist when a turn
+        opens)."""
+        self.caller.warm()
 
     def _call(self, op: str, **kwargs: Any) -> Any:
         self.calls += 1
-        return getattr(self.client, op)(TableName=self.table_name, **kwargs)
+        return self.caller.send(op, {"TableName": self.table_name, **kwargs})
 
     def now(self) -> int:
         return int(self.clock())
@@ -368,6 +369,25 @@ class Store:
         resp = self._call("get_item", Key=marshal({"pk": pk, "sk": sk}), ConsistentRead=consistent)
         raw = resp.get("Item")
         return self.live(unmarshal(raw)) if raw else None
+
+    def batch_get(self, item_keys: Sequence[Mapping[str, str]], *, consistent: bool = True) -> list[Item]:
+        """The live items among ``item_keys`` (any order; missing ones left out), 100 keys a request, keys
+        DynamoDB left unprocessed asked again (up to 8 requests a batch)."""
+        found: list[Item] = []
+        for start in range(0, len(item_keys), 100):
+            batch = [marshal({"pk": k["pk"], "sk": k["sk"]}) for k in item_keys[start:start + 100]]
+            pending: dict[str, Any] = {self.table_name: {"Keys": batch, "ConsistentRead": consistent}}
+            for _attempt in range(8):
+                self.calls += 1
+                resp = self.caller.send("batch_get_item", {"RequestItems": pending})
+                for raw in resp.get("Responses", {}).get(self.table_name, []):
+                    item = self.live(unmarshal(raw))
+                    if item is not None:
+                        found.append(item)
+                pending = resp.get("UnprocessedKeys") or {}
+                if not pending:
+                    break
+        return found
 
     def query(
         self,
@@ -428,7 +448,7 @@ class Store:
             body = _dropping(body, _hidden)
         try:
             response = dict(self._call(_OPS[kind], **body))
-        except Exception as exc:
+        except aws.AwsFailure as exc:
             if not _is_condition_failure(exc):
                 # an outcome nobody knows counts as applied: what rode on it is never sent twice (it could be
                 # lost with a write that failed after it went out; DynamoDB nearly always applied those)
@@ -579,8 +599,8 @@ class Store:
         entries = [{w.kind: {"TableName": self.table_name, **w.body}} for w in writes]
         self.calls += 1
         try:
-            self.client.transact_write_items(TransactItems=entries)
-        except Exception as exc:
+            self.caller.send("transact_write_items", {"TransactItems": entries})
+        except aws.AwsFailure as exc:
             at = _cancelled_at(exc) if _is_condition_failure(exc) else None
             if at is None:
                 raise
@@ -620,7 +640,7 @@ class Store:
             pending: dict[str, Any] = {self.table_name: requests}
             for _attempt in range(8):
                 self.calls += 1
-                resp = self.client.batch_write_item(RequestItems=pending)
+                resp = self.caller.send("batch_write_item", {"RequestItems": pending})
                 pending = resp.get("UnprocessedItems") or {}
                 if not pending:
                     break

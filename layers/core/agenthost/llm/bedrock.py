@@ -20,8 +20,6 @@ from agenthost.llm.base import (
 )
 
 TOOL = "respond"
-_RETRYABLE = {"ThrottlingException", "ServiceUnavailableException", "InternalServerException",
-              "ModelNotReadyException", "ServiceQuotaExceededException"}
 
 
 class BedrockProvider:
@@ -87,25 +85,21 @@ class BedrockProvider:
 
     def _once(self, req: dict[str, Any], schema: dict[str, Any],
               deadline: Deadline | float) -> tuple[dict[str, Any], Usage]:
-        from botocore.exceptions import (
-            BotoCoreError,
-            ClientError,
-            ConnectTimeoutError,
-            ReadTimeoutError,
-        )
+        from agenthost import aws
 
         started = time.monotonic()
         try:
             resp = self.client(max(remaining(deadline), 0.1)).converse(**req)
-        except (ReadTimeoutError, ConnectTimeoutError):
-            raise LlmTimeout("the model did not answer before the deadline") from None
-        except ClientError as exc:
-            code = exc.response.get("Error", {}).get("Code", "")
-            if code in _RETRYABLE:
-                raise LlmRetryable(f"Bedrock answered {code}") from None
-            raise LlmError(f"Bedrock answered {code or 'an error'}") from None
-        except BotoCoreError as exc:
-            raise LlmRetryable(f"cannot reach Bedrock ({exc.__class__.__name__})") from None
+        except Exception as exc:
+            found = aws.fault(exc, "bedrock-runtime")  # what an AWS error means is decided there
+            if found is None:
+                raise
+            if found.reason == "timeout" and found.status == 0:
+                raise LlmTimeout("the model did not answer before the deadline") from None
+            if found.retryable:
+                raise LlmRetryable(f"Bedrock answered {found.code}" if found.status
+                                   else f"cannot reach Bedrock ({found.code})") from None
+            raise LlmError(f"Bedrock answered {found.code or 'an error'}") from None
         u = resp.get("usage") or {}
         usage = Usage(input_tokens=int(u.get("inputTokens") or 0), output_tokens=int(u.get("outputTokens") or 0),
                       calls=1, latency_ms=int((time.monotonic() - started) * 1000))

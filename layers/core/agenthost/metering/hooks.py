@@ -14,29 +14,27 @@ from agenthost.metering.turns import active_turn
 _READS = {"GetItem": 0.5, "Query": 0.5, "Scan": 0.5, "BatchGetItem": 0.5, "TransactGetItems": 2.0}
 _WRITES = {"PutItem": 1.0, "UpdateItem": 1.0, "DeleteItem": 1.0, "BatchWriteItem": 1.0,
            "TransactWriteItems": 2.0}
-_THROTTLES = {"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"}
 _instrument_lock = threading.Lock()
 
 
 def instrument() -> None:
-    """Register the hooks on every cached DynamoDB client (protocols may use their own client config)."""
-    try:
-        aws.client("dynamodb")
-        found = [c for key, c in list(aws._clients.items()) if key[0] == "dynamodb"]
-    except Exception:  # noqa: BLE001 - no client, nothing to count
+    """Register the hooks on every DynamoDB client, those made so far and those made later (a store picks
+    clients by the time its call has left, and protocols may use their own client config)."""
+    aws.on_client("dynamodb", _instrument_client)
+
+
+def _instrument_client(client: Any) -> None:
+    events = client.meta.events
+    if getattr(events, "_agenthost_metered", False):
         return
-    for client in found:
-        events = client.meta.events
+    with _instrument_lock:
         if getattr(events, "_agenthost_metered", False):
-            continue
-        with _instrument_lock:
-            if getattr(events, "_agenthost_metered", False):
-                continue
-            events.register("provide-client-params.dynamodb", before_call, unique_id="agenthost-metering-params")
-            events.register("after-call.dynamodb", after_call, unique_id="agenthost-metering-after")
-            events.register("after-call-error.dynamodb", _after_error, unique_id="agenthost-metering-error")
-            events.register("needs-retry.dynamodb", _on_retry, unique_id="agenthost-metering-retry")
-            events._agenthost_metered = True
+            return
+        events.register("provide-client-params.dynamodb", before_call, unique_id="agenthost-metering-params")
+        events.register("after-call.dynamodb", after_call, unique_id="agenthost-metering-after")
+        events.register("after-call-error.dynamodb", _after_error, unique_id="agenthost-metering-error")
+        events.register("needs-retry.dynamodb", _on_retry, unique_id="agenthost-metering-retry")
+        events._agenthost_metered = True
 
 
 def before_call(params: dict[str, Any], model: Any, context: dict[str, Any] | None = None,
@@ -85,5 +83,5 @@ def _on_retry(response: Any = None, **_: Any) -> None:
         return
     parsed = response[1] or {}
     code = parsed.get("Error", {}).get("Code") if isinstance(parsed, dict) else None
-    if code in _THROTTLES:
+    if aws.throttle_code(code):
         t.counters["ddb_throttles"] += 1

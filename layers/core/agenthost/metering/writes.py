@@ -1,7 +1,8 @@
 """Metering's own counter write, for a turn whose writes carried none of its usage (it wrote nothing, or
 something was recorded after its last write): one atomic ``UpdateItem`` (``SET`` the turn's attributes,
-``ADD`` its counters) on the daily usage item, through a client whose wait is bounded (1 s connect, 1 s
-read, one request: at most the 2 s of ``AGENTHOST_USAGE_WRITE_RESERVE_S``), so it never makes an answer late."""
+``ADD`` its counters) on the daily usage item, through a store whose wait is bounded (0.5 s connect, 1 s
+read, one request: within the 2 s of ``AGENTHOST_USAGE_WRITE_RESERVE_S``, and the deadline bound to the
+work), so it never makes an answer late."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Any
 from agenthost import aws
 from agenthost.metering.settings import config
 from agenthost.metering.usage import USAGE_TTL_S
-from agenthost.store import Store, error_code
+from agenthost.store import CallLimits, Store
 
 
 def attributes(agent: str, protocol: str, day: str, model: str | None) -> dict[str, Any]:
@@ -24,10 +25,8 @@ def attributes(agent: str, protocol: str, day: str, model: str | None) -> dict[s
     return attrs
 
 
-class _CounterStore(Store):
-    @property
-    def client(self) -> Any:
-        return aws.client("dynamodb", connect_timeout=1, read_timeout=1, total_max_attempts=1)
+#: metering's own write: one request, 0.5 s connect and 1 s read at most (``agenthost.dynamo.TIMEOUTS``)
+COUNTER_LIMITS = CallLimits(connect_s=1.0, read_s=1.0, attempts=1)
 
 
 def add_counters(store: Store | None, day: str, attrs: Mapping[str, Any],
@@ -35,7 +34,7 @@ def add_counters(store: Store | None, day: str, attrs: Mapping[str, Any],
     """Add ``counters`` (the non-zero ones) to the usage item with one ``UpdateItem``; returns the item. The
     rollup's transaction on the same item makes DynamoDB refuse it with a conflict: tried again, 3 times
     in all."""
-    target = store or _CounterStore()
+    target = store or Store(writes=COUNTER_LIMITS)
     for attempt in range(3):
         try:
             item: dict[str, Any] = target.update(
@@ -44,7 +43,7 @@ def add_counters(store: Store | None, day: str, attrs: Mapping[str, Any],
             )
             return item
         except Exception as exc:
-            if error_code(exc) != "TransactionConflictException" or attempt == 2:
+            if aws.error_code(exc) != "TransactionConflictException" or attempt == 2:
                 raise
             time.sleep(0.01 * (attempt + 1))
     raise AssertionError("unreachable")  # pragma: no cover
