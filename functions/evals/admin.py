@@ -29,12 +29,13 @@ from typing import Any
 from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse
 
+from agenthost.aws import AwsBadInput
 from agenthost.config import settings
 from agenthost.http import ApiError, create_app, make_handler
 from agenthost.secrets import secret
 from agenthost.store import Store, keys
 from evals.common import CLIENT_ID_RE, CLIENT_INDEX_PK, DEFS_PK
-from evals.definitions import DefinitionError, parse_document, parse_text
+from evals.definitions import DefinitionError, load_text, parse_document, plain_document
 from evals.runtime import build_server
 
 app = create_app("evals-admin")
@@ -140,25 +141,32 @@ async def upload_definition(request: Request) -> dict[str, Any]:
     try:
         if "json" in request.headers.get("content-type", ""):
             try:
-                doc = json.loads(raw)
+                doc = plain_document(json.loads(raw), "upload")
             except ValueError as exc:
+                if isinstance(exc, DefinitionError):
+                    raise
                 raise DefinitionError([f"upload: invalid JSON: {exc}"]) from None
-            cat = parse_document(doc, "upload", category)
         else:
-            import yaml
-
-            cat = parse_text(raw, "upload", category)
-            doc = yaml.safe_load(raw)
+            doc = load_text(raw, "upload")
+        cat = parse_document(doc, "upload", category)
     except DefinitionError as exc:
         raise ApiError(400, "invalid definition: " + "; ".join(exc.errors)) from None
-    store = Store()
     if cat.clients:
         cid = next(iter(cat.clients))
-        store.put({"pk": DEFS_PK, "sk": f"CLIENTFILE#{cid}", "doc": doc, "category": category})
+        _store_definition({"pk": DEFS_PK, "sk": f"CLIENTFILE#{cid}", "doc": doc, "category": category})
         return {"stored": "client", "clientId": cid, "evaluations": [e.id for e in cat.clients[cid].evaluations]}
     eid = next(iter(cat.evaluations))
-    store.put({"pk": DEFS_PK, "sk": f"DEF#{eid}", "doc": doc, "category": category})
+    _store_definition({"pk": DEFS_PK, "sk": f"DEF#{eid}", "doc": doc, "category": category})
     return {"stored": "evaluation", "id": eid, "category": cat.evaluations[eid].category}
+
+
+def _store_definition(item: dict[str, Any]) -> None:
+    """One write; a definition DynamoDB refuses as given (over its 400 KB item size) is the uploader's 400."""
+    try:
+        Store().put(item)
+    except AwsBadInput as exc:
+        detail = str((exc.response.get("Error") or {}).get("Message") or exc.code)[:200]
+        raise ApiError(400, f"invalid definition: it cannot be stored ({detail})") from None
 
 
 def build_report(server: Any) -> dict[str, Any]:

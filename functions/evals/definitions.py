@@ -16,6 +16,7 @@ validates a folder and exits non-zero on any error.
 
 from __future__ import annotations
 
+import datetime
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -205,7 +206,10 @@ def parse_document(doc: Any, source: str, category: str = "default") -> Catalog:
     return cat
 
 
-def parse_text(text: str, source: str = "upload", category: str = "default") -> Catalog:
+def load_text(text: str, source: str = "upload") -> Any:
+    """The YAML ``text`` as plain data (:func:`plain_document`). Raises :class:`DefinitionError` naming what
+    cannot be read: nesting past the limit, a syntax error, a value PyYAML cannot build (an integer past
+    Python's digit limit, an impossible date)."""
     try:
         limits.check_yaml(text)  # a document nested thousands deep would exhaust the loader's recursion
     except limits.TooDeep as exc:
@@ -218,7 +222,43 @@ def parse_text(text: str, source: str = "upload", category: str = "default") -> 
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         raise DefinitionError([f"{source}: invalid YAML{where}: {getattr(exc, 'problem', exc)}"]) from None
-    return parse_document(doc, source, category)
+    except (ValueError, OverflowError) as exc:  # a scalar PyYAML matched but cannot build
+        raise DefinitionError([f"{source}: invalid YAML: a value cannot be read ({str(exc).split(';')[0]})"]) from None
+    return plain_document(doc, source)
+
+
+def plain_document(doc: Any, source: str = "upload") -> Any:
+    """``doc`` as plain JSON data the table can store: YAML dates and times become ISO text; a number DynamoDB
+    cannot store (more than 38 digits, out of its range, infinite, NaN) or a YAML-only value (binary, a set)
+    raises :class:`DefinitionError` naming each one, as the same document sent as JSON would."""
+    problems: list[str] = []
+
+    def walk(value: Any, path: str) -> Any:
+        if value is None or isinstance(value, bool | str):
+            return value
+        if isinstance(value, int | float):
+            if limits.clamp_number(value) != value:
+                problems.append(f"{path or '(document)'}: the number cannot be stored (at most 38 digits, finite, "
+                                "within 1E-130..9.99E+125)")
+            return value
+        if isinstance(value, datetime.date):  # datetime included
+            return value.isoformat()
+        if isinstance(value, dict):
+            return {str(k): walk(v, f"{path}.{str(k)[:40]}" if path else str(k)[:40]) for k, v in value.items()}
+        if isinstance(value, list):
+            return [walk(v, f"{path}[{i}]") for i, v in enumerate(value)]
+        problems.append(f"{path or '(document)'}: a YAML {type(value).__name__} value cannot be stored; write it "
+                        "as text or a list")
+        return None
+
+    out = walk(doc, "")
+    if problems:
+        raise DefinitionError([f"{source}: {p}" for p in problems[:10]])
+    return out
+
+
+def parse_text(text: str, source: str = "upload", category: str = "default") -> Catalog:
+    return parse_document(load_text(text, source), source, category)
 
 
 def load_dir(root: str | Path) -> Catalog:

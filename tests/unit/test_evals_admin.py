@@ -76,3 +76,46 @@ def test_clients_trigger_and_reports(admin, aws):
     assert aws.get("CLIENT#c1", "EVAL#up-1")["status"] == "pending"
     assert call(admin, "POST", "/evals/clients/c1/run", body="{bad", headers=KEY).status == 400
     assert json.loads(call(admin, "GET", "/evals/nope", headers=KEY).body)["error"] == "not_found"
+
+
+YAML_DEF = 'id: y-1\ntarget: {url: "http://x.test/"}\ntool: chat\ninput: {message: hi}\nmetadata:\n  '
+JSON_DEF = '{"id":"j-1","target":{"url":"http://x.test/"},"tool":"chat","input":{"message":"hi"},"metadata":{"x":%s}}'
+
+
+@pytest.mark.parametrize("value,why", [
+    ("9" * 5000, "cannot be read"),        # past Python's digit limit for int(): PyYAML's constructor raises
+    ("9" * 60, "cannot be stored"),        # an int, but DynamoDB stores 38 digits at most
+    ("0x" + "f" * 5000, "cannot be stored"),
+    ("-9" + "9" * 45, "cannot be stored"),
+    (".nan", "cannot be stored"),
+    (".inf", "cannot be stored"),
+    ("2020-13-45", "cannot be read"),      # matched as a date, impossible as one
+    ("!!binary AAAA", "cannot be stored"),
+    ("!!set {a, b}", "cannot be stored"),
+])
+def test_a_yaml_value_that_cannot_be_read_or_stored_is_a_400_naming_it(admin, value, why):
+    r = call(admin, "POST", "/evals/definitions", body=YAML_DEF + f"x: {value}\n", headers=KEY)
+    assert r.status == 400, r.text[:300]
+    message = r.json()["message"]
+    assert why in message and ("metadata.x" in message or "cannot be read" in message)
+    assert "set_int_max_str_digits" not in message
+
+
+@pytest.mark.parametrize("value", ["9" * 5000, "9" * 60, "1e99999", "-1e99999", "NaN"])
+def test_the_same_numbers_as_json_are_a_400_too(admin, value):
+    r = call(admin, "POST", "/evals/definitions", body=JSON_DEF % value,
+             headers={**KEY, "content-type": "application/json"})
+    assert r.status == 400 and r.json()["error"] == "bad_request", r.text[:300]
+
+
+def test_yaml_dates_are_stored_as_the_text_they_were(admin):
+    r = call(admin, "POST", "/evals/definitions", body=YAML_DEF + "x: 2020-01-01\n  y: 12\n", headers=KEY)
+    assert r.status == 201, r.text[:300]
+    listed = call(admin, "GET", "/evals/definitions", headers=KEY).json()
+    assert [e["id"] for e in listed["evaluations"]] == ["y-1"] and not listed["errors"]
+
+
+def test_a_definition_too_large_to_store_is_a_400(admin):
+    big = "x" * 450_000  # under the 1 MB body limit, over DynamoDB's 400 KB item
+    r = call(admin, "POST", "/evals/definitions", body=YAML_DEF + f"note: {big}\n", headers=KEY)
+    assert r.status == 400 and "cannot be stored" in r.json()["message"], r.text[:300]
