@@ -2,8 +2,8 @@
 automatically in the local stack).
 
 Handler: ``agents_api.app.handler``. Routes in ``template.yaml``: ``/.well-known/agents.json``,
-``/.well-known/agents.txt``, ``/llms.txt``, ``/.well-known/agents/api/{proxy+}`` and
-``/.well-known/agents/checkout/{proxy+}``.
+``/.well-known/agents.txt``, ``/llms.txt``, ``/.well-known/agents/api/{proxy+}``,
+``/.well-known/agents/checkout/{proxy+}`` and ``$default`` (every other path: the site's 404, with ``Link``).
 
 Settings (environment): ``AGENTHOST_AGENTS_SITE_NAME``, ``AGENTHOST_AGENTS_SITE_URL`` (public base URL;
 default: from each request), ``AGENTHOST_AGENTS_CATALOG`` (catalog name, default ``default``),

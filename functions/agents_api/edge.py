@@ -1,7 +1,8 @@
 """The edge of every site response: a pure ASGI middleware around the site's routes.
 
 It adds the ``Link: </.well-known/agents.json>; rel="agents"`` discovery header, CORS (OPTIONS 204,
-exposed headers) and the ``RateLimit-*``/``X-RateLimit-*`` headers to every answer, errors included;
+exposed headers) and the ``RateLimit-*``/``X-RateLimit-*`` headers to every answer, errors included (on the
+site's other paths, the 404 for a path it does not serve included, Link and CORS only: they are not counted);
 counts each request against the per-client rate limit (one atomic conditional write: on the session's
 own item for a live session, else on the source IP's counter; 429 with ``Retry-After``) and leaves what
 that write proved about the session in ``scope[SESSION_SCOPE]`` for :func:`agents_api.deps.live_session`;
@@ -68,6 +69,19 @@ def _common(extra: dict[str, str] | None = None) -> list[tuple[bytes, bytes]]:
          "vary": "Authorization, X-Session-Token"}
     h.update(extra or {})
     return [(k.encode("latin-1"), v.encode("latin-1")) for k, v in h.items()]
+
+
+def _with_site_headers(send: Any) -> Any:
+    """``send`` with the site's common headers (:func:`_common`) added to the answer's start."""
+
+    async def sending(message: dict) -> None:
+        if message["type"] == "http.response.start":
+            present = {k.lower() for k, _ in message.get("headers", [])}
+            message["headers"] = list(message.get("headers", [])) + [
+                (k, v) for k, v in _common() if k not in present]
+        await send(message)
+
+    return sending
 
 
 async def _send(send: Any, status: int, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:
@@ -145,8 +159,13 @@ class AgentsEdge:
             return ("s:" + token_hash(token or "")[:32]) if usable else _ip_key(scope), None, None
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
-        if scope["type"] != "http" or not _PATHS.match(scope.get("path", "")):
+        if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        if not _PATHS.match(scope.get("path", "")):
+            # the site's other routes (its 404 for any path it does not serve included): not counted, but every
+            # answer of the site carries the discovery Link (and CORS)
+            await self.app(scope, receive, _with_site_headers(send))
             return
         site = self.site
         store = site.store()

@@ -29,7 +29,8 @@ JSON = {"content-type": "application/json", "user-agent": "curl/8"}
 def _http(method: str, path: str, route: str, body: Any = None, headers: dict[str, str] | None = None,
           query: str | None = None, **params: str) -> dict[str, Any]:
     raw = json.dumps(body, ensure_ascii=False) if body is not None and not isinstance(body, str) else body
-    return http_event(method, path, body=raw, headers={**JSON, **(headers or {})}, route_key=f"ANY {route}",
+    return http_event(method, path, body=raw, headers={**JSON, **(headers or {})},
+                      route_key=route if route == "$default" else f"ANY {route}",
                       query=query, path_parameters=params or None)
 
 
@@ -82,6 +83,8 @@ def events() -> dict[str, Any]:
                                query="q=mug&limit=5", proxy="search"),
         "agents-checkout": _http("GET", "/.well-known/agents/checkout/unknown", "/.well-known/agents/checkout/{proxy+}",
                                  proxy="unknown"),
+        # a path no route claims: the site's $default route (its 404, with the discovery Link)
+        "agents-site-other": _http("GET", "/no/such/page", "$default"),
         "olympics-turn": olympics_turn(),
         "werewolf-turn": werewolf_turn(),
         # the same turns as the webhooks' function URLs (WebhookFunctionUrls) deliver them

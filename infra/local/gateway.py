@@ -162,7 +162,7 @@ class HttpGateway(_HttpApp):
         event = http_event(
             method, path, body=body, headers=_headers(scope),
             query=scope.get("query_string", b"").decode("latin-1"),
-            route_key=route.route_key if route.path != "$default" else "$default",
+            route_key=route.route_key,
             path_parameters=params or None, source_ip=client[0], domain=host,
         )
         status = await _invoke_http(self.runtime, route.function, event, send,

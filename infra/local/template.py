@@ -68,7 +68,8 @@ class HttpRoute:
 
     @property
     def route_key(self) -> str:
-        return f"{self.method} {self.path}"
+        """API Gateway's ``routeKey`` (``$default`` for the route that takes what no other claims)."""
+        return "$default" if self.path == "$default" else f"{self.method} {self.path}"
 
 
 @dataclass

@@ -577,3 +577,15 @@ def test_the_generated_signing_key_is_stored_once_and_shared_in_one_write(aws, m
     second, ops = calls.during(lambda: checkout.signing_key(Store()))
     assert second == first and ops == ["PutItem"]
     assert aws.get(pk="SECRET#agents-checkout", sk="META")["value"] == first
+
+
+def test_the_sites_other_routes_carry_the_discovery_link_too(shop):
+    """The spec: the Link header is on every response of the site, also outside the agents API. A path the
+    site does not serve is its own 404 in the envelope, with Link (and CORS), and is not counted."""
+    req = shop(rate_limit=1, rate_window_s=60)
+    for path in ("/", "/no/such/page", "/.well-known/other"):
+        r = req("GET", path)
+        assert r.status == 404 and r.json()["ok"] is False, r.text
+        assert r.headers["link"] == '</.well-known/agents.json>; rel="agents"'
+        assert r.headers["access-control-allow-origin"] == "*"
+    assert req("GET", f"{API}/search", query={"q": "mug"}).status == 200  # those used none of the limit

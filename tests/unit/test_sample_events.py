@@ -38,7 +38,10 @@ def _handler_for(event: dict):
         fn_name = next(r.function for r in tpl.http_routes if r.regex.match(event["rawPath"]))
         assert fn_name in ("OlympicsFunction", "WerewolfFunction"), "only the webhooks have function URLs"
         return fn_name, _handler_of(tpl, fn_name)
-    fn_name = next((r.function for r in tpl.http_routes if r.route_key == rk), None) or tpl.ws_routes.get(rk)
+    if "http" not in event["requestContext"]:  # a WebSocket event ($default there is the WebSocket API's)
+        fn_name = tpl.ws_routes[rk]
+    else:
+        fn_name = next(r.function for r in tpl.http_routes if r.route_key == rk)
     return fn_name, _handler_of(tpl, fn_name)
 
 
