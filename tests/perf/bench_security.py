@@ -22,10 +22,16 @@ attempts on both webhooks with the wrong acceptances.
    secrets planted, then found in any field of the step answers and GET (the tool the extension must run
    aside), and in any attribute of any stored item (the snapshot unpacked; the task, stored as given,
    aside). Aim: 0 and 0.
+5. Database faults, at the deployed budgets: every route that touches DynamoDB (``tests/security/outages.py``)
+   called once while DynamoDB hangs (accepts connections, never answers), drops every connection, throttles,
+   fails (500), refuses connections, or has lost its table. Printed per route: the answer's status, the time
+   it took and the route's budget, and what is wrong with the answer if anything. Aim: the webhooks a valid
+   200 turn within 20 s, every other route 503 with ``Retry-After`` in its shape within its budget.
 
 Options: ``--per-route N`` (fuzzed requests per route, default 520), ``--signatures N`` (attempts, default
 1,200), ``--header-replays N`` (signed turns resent, default 60), ``--masking-runs N`` (default 40),
-``--seed N``.
+``--outages MODES`` (comma-separated, default all: ``hung,dropped,throttled,failing,unreachable,missing table``;
+``none`` skips them), ``--seed N``.
 """
 
 from __future__ import annotations
@@ -407,12 +413,38 @@ def masking_sweep(runs: int, seed: int) -> int:
     return found_returned + found_stored
 
 
+def database_faults(modes: list[str]) -> None:
+    from agenthost.config import settings
+    from tests.security.outages import PROBES, outage, wrong
+
+    print("\ndatabase faults (deployed budgets; each route called once)")
+    print(f"  {'outage':<14}{'route':<38}{'status':>6}{'took':>8}{'budget':>8}  verdict")
+    for mode in modes:
+        late = wrong_answers = 0
+        with tempfile.TemporaryDirectory() as defs, outage(mode, defs):
+            for probe in PROBES:
+                budget = float(getattr(settings(), probe.budget))
+                started = time.monotonic()
+                try:
+                    r = probe.send()
+                    status, why = r.status, wrong(probe, r)
+                except Exception as exc:  # noqa: BLE001 - a handler that raises is what this run looks for
+                    status, why = 0, f"raised {type(exc).__name__}"
+                took = time.monotonic() - started
+                late += took > budget
+                wrong_answers += why is not None
+                verdict = why or ("ok" if took <= budget else "late")
+                print(f"  {mode:<14}{probe.name:<38}{status:>6}{took:>7.1f}s{budget:>7.0f}s  {verdict}")
+        print(f"  {mode}: {wrong_answers} wrong answers, {late} past their budget, of {len(PROBES)} routes")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-route", type=int, default=520)
     parser.add_argument("--signatures", type=int, default=1200)
     parser.add_argument("--header-replays", type=int, default=60)
     parser.add_argument("--masking-runs", type=int, default=40)
+    parser.add_argument("--outages", default="hung,dropped,throttled,failing,unreachable,missing table")
     parser.add_argument("--seed", type=int, default=18)
     args = parser.parse_args()
     from tests.security.routes import in_process
@@ -423,6 +455,8 @@ def main() -> None:
         signatures(args.signatures, args.seed)
         header_replays(args.header_replays, args.seed)
         masking_sweep(args.masking_runs, args.seed)
+    if args.outages.strip() != "none":
+        database_faults([m.strip() for m in args.outages.split(",") if m.strip()])
     print(f"({time.monotonic() - started:.0f} s)")
 
 
