@@ -1,6 +1,7 @@
-"""Watching every DynamoDB call a test makes: a store picks its client by the time its call has left (one
-cached client per timeout pair, :mod:`agenthost.store`), so a botocore hook goes on every DynamoDB client,
-those made so far and those made while the block runs."""
+"""A botocore hook on every DynamoDB client a test's calls may use: a store picks its client by the time its
+call has left (one cached client per timeout pair, :mod:`agenthost.dynamo`), so the hook goes on every
+DynamoDB client, those made so far and those made while the block runs. (To count operations,
+``tests.support.usage.DynamoCalls``.)"""
 
 from __future__ import annotations
 
@@ -26,16 +27,3 @@ def on_every_client(event: str, handler: Callable[..., Any], *, first: bool = Fa
         aws.off_client("dynamodb", attach)
         for client in aws.clients("dynamodb"):
             client.meta.events.unregister(event, handler)
-
-
-class Operations:
-    """The DynamoDB operations sent while :meth:`watching` (``before-call``), in order."""
-
-    def __init__(self) -> None:
-        self.ops: list[str] = []
-
-    def _seen(self, model: Any = None, **_: Any) -> None:
-        self.ops.append(model.name)
-
-    def watching(self) -> contextlib.AbstractContextManager[None]:
-        return on_every_client("before-call.dynamodb", self._seen)

@@ -394,10 +394,9 @@ class Calls:
     """DynamoDB operations made while :meth:`during` runs (botocore events on every DynamoDB client)."""
 
     def during(self, fn):
-        from tests.support.dynamo import Operations
+        from tests.support.usage import DynamoCalls
 
-        seen = Operations()
-        with seen.watching():
+        with DynamoCalls() as seen:
             out = fn()
         return out, seen.ops
 

@@ -135,6 +135,10 @@ def _pair():
 def test_guarded_client_connects_to_the_address_it_checked():
     """DNS rebinding: the name answers an allowed address to one lookup and a blocked one to the next.
     The connection only ever goes to an address a check approved; Host stays the URL's name."""
+    _assert_connections_pinned()
+
+
+def _assert_connections_pinned() -> None:
     good, canary = _pair()
     port = good.server_port
     try:
@@ -205,25 +209,7 @@ def test_the_pinning_survives_an_httpx_that_keeps_its_pool_elsewhere(monkeypatch
     real_handle = httpx.HTTPTransport.handle_request
     monkeypatch.setattr(httpx.HTTPTransport, "__init__", init_elsewhere)
     monkeypatch.setattr(httpx.HTTPTransport, "handle_request", handle_elsewhere)
-    good, canary = _pair()
-    port = good.server_port
-    try:
-        answers = {"pinned.test": [["127.0.0.1"]], "rebind.test": [["127.0.0.1"], ["127.0.0.2"]]}
-        calls: list[str] = []
-
-        def resolver(host, _port):
-            calls.append(host)
-            seq = answers[host]
-            return seq[(calls.count(host) - 1) % len(seq)]
-
-        with guarded_client(resolver=resolver, allow=["127.0.0.1"], allow_private=False) as client:
-            assert client.get(f"http://pinned.test:{port}/a").text == "ok"  # the system resolver knows no such name
-            with pytest.raises(Blocked, match="127.0.0.2 is loopback"):
-                client.get(f"http://rebind.test:{port}/b")
-        assert canary.RequestHandlerClass.hosts == []
-    finally:
-        good.shutdown()
-        canary.shutdown()
+    _assert_connections_pinned()
 
 
 def test_guarded_client_maps_transport_errors_to_httpx_errors():
