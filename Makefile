@@ -12,7 +12,7 @@ PYTEST_ARGS ?=
 AGENT ?=
 WITH_AGENT = $(if $(AGENT),AGENTHOST_AGENT=$(if $(findstring :,$(AGENT)),$(AGENT),$(AGENT).agent:create) )
 
-.PHONY: dev test test-containers sam-local lint build deploy bench clean help seed werewolf-sim arena extension-run eval-client usage config-docs
+.PHONY: dev test test-containers sam-local lint build deploy bench clean help seed werewolf-sim arena extension-run eval-client usage config-docs miniwob
 
 help:
 	@echo "make dev     run the whole stack locally (HTTP :3000, WebSocket :3001, Lambda :3002, DynamoDB :3003, function URLs :3004/:3005)"
@@ -28,13 +28,14 @@ help:
 	@echo "make seed    load seed data (agents.json catalog) into the running local stack's table"
 	@echo "make arena   play the AI Olympics task suite against the webhook (local stack, or ARENA_ARGS=\"--url ... --secret ...\")"
 	@echo "make extension-run  the task suite through the Proxy API with a browser-extension emulator (EXTENSION_ARGS=\"--mode careful --decline --url ...\")"
+	@echo "make miniwob the MiniWoB++ benchmark through the AI Olympics and Proxy API paths (MINIWOB_ARGS=\"--tasks ... --seeds 1,2 --jobs 2 --path proxy\")"
 	@echo "make werewolf-sim  seeded Werewolf games against our webhook on the local stack (WEREWOLF_SIM_ARGS)"
 	@echo "make eval-client  run evaluations from an evaluation server with our browser (EVAL_CLIENT_ARGS=\"--url wss://... --secret ...\")"
 	@echo "make new-agent NAME=x  a starter package for your own agent (functions/x, its tests); then AGENT=x on"
 	@echo "             dev, arena, extension-run, werewolf-sim and eval-client runs it instead of ours"
 	@echo "make clean   remove build outputs and virtualenvs"
 
-$(STAMP): requirements-dev.txt layers/core/requirements.txt infra/bootstrap.sh
+$(STAMP): requirements-dev.txt layers/core/requirements.txt infra/miniwob/requirements.txt infra/bootstrap.sh
 	@bash infra/bootstrap.sh
 
 $(SAM): | $(STAMP)
@@ -52,6 +53,12 @@ arena: $(STAMP)
 
 extension-run: $(STAMP)
 	$(WITH_AGENT)$(PY) -m infra.extension $(EXTENSION_ARGS)
+
+# MiniWoB++ (130 self-judging pages from the miniwob package) played through the local stack's webhook and
+# Proxy API; MINIWOB_ARGS="--tasks click-test,enter-text --seeds 1,2 --jobs 2 --path olympics --json out.json"
+MINIWOB_ARGS ?= --jobs 2
+miniwob: $(STAMP)
+	$(WITH_AGENT)$(PY) -m infra.miniwob $(MINIWOB_ARGS)
 
 test: $(STAMP) $(SAM)
 	$(PY) -m pytest -n 2 --dist loadfile --ignore=tests/containers $(PYTEST_ARGS)

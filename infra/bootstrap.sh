@@ -31,6 +31,9 @@ fi
 echo "bootstrap: installing pinned requirements into .venv"
 .venv/bin/python -m pip install -q --disable-pip-version-check --upgrade pip 2>&1 | grep -v '^WARNING: Location' || true
 .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements-dev.txt 2>&1 | grep -v '^WARNING: Location' || true
+# MiniWoB++'s pages only (make miniwob): without its Python dependencies, which the harness does not use
+.venv/bin/python -m pip install -q --disable-pip-version-check --no-deps -r infra/miniwob/requirements.txt 2>&1 \
+  | grep -v '^WARNING: Location' || true
 .venv/bin/python -c 'import fastapi, mangum, boto3, moto, pytest, uvicorn, websockets, playwright' \
   || { echo "bootstrap: dependency install failed" >&2; exit 1; }
 

@@ -127,16 +127,20 @@ class TaskResult:
 
 @dataclass
 class _Play:
-    """One task being played: its result so far, the page, and what the judge needs."""
+    """One task being played: its result so far, the page, and how the page's own record is read."""
 
     res: TaskResult
     page: Any
     prompt: str
-    marker: str
-    since: int = 0
-    seen: list[str] = field(default_factory=list)
+    #: the page recorded success
+    solved: Callable[[], bool]
+    #: the page's episode is over (no further action or turn may reach it); None: only ``solved`` ends it
+    over: Callable[[], bool] | None = None
     previous: list[dict[str, Any]] = field(default_factory=list)
     started: float = field(default_factory=time.monotonic)
+
+    def ended(self) -> bool:
+        return self.solved() or (self.over is not None and self.over())
 
 
 #: (headers, body bytes, timeout) -> (status, response bytes); the default POSTs to a URL
@@ -159,7 +163,7 @@ class Runner:
     def __init__(self, transport: Transport, secret: str, *, agent_id: str = "arena-agent",
                  agent_name: str = "Arena Agent", max_turns: int = 20, pace_s: float = 1 / 3,
                  action_timeout_s: float = 30.0, reply_timeout_s: float = 30.0, headed: bool = False,
-                 printer: Callable[[str], None] | None = print, site: Any = None):
+                 printer: Callable[[str], None] | None = print, site: Any = None, browser: Any = None):
         self.transport = transport
         self.site = site  # infra.arena.site.Site: pages' posted records count too
         self.secret = secret
@@ -172,10 +176,14 @@ class Runner:
         self.headed = headed
         self.print = printer or (lambda _s: None)
         self._pw: Any = None
-        self._browser: Any = None
+        #: a Chromium the caller owns (shared with other harnesses), else one launched on entering
+        self._browser: Any = browser
+        self._own = browser is None
 
     # -- browser ----------------------------------------------------------------------------------
     def __enter__(self) -> Runner:
+        if not self._own:
+            return self
         from playwright.sync_api import sync_playwright
 
         self._pw = sync_playwright().start()
@@ -186,7 +194,7 @@ class Runner:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._browser is not None:
+        if self._own and self._browser is not None:
             self._browser.close()
         if self._pw is not None:
             self._pw.stop()
@@ -313,31 +321,42 @@ class Runner:
         return judge.solved(task_id, seen, posted, marker)
 
     def play(self, task_id: str, start_url: str, prompt: str, marker: str, *, family: str = "") -> TaskResult:
+        """Play one task of the suite: its page judged by its own record (console or the site server)."""
         ctx = self._browser.new_context()
         page = ctx.new_page()
-        run = _Play(TaskResult(id=task_id, family=family), page, prompt, marker,
-                    since=self.site.mark() if self.site is not None else 0)
-        page.on("console", lambda m: run.seen.append(m.text))
+        seen: list[str] = []
+        since = self.site.mark() if self.site is not None else 0
+        page.on("console", lambda m: seen.append(m.text))
         try:
             page.goto(start_url)
+            res = self.play_page(page, task_id, prompt, lambda: self._solved(task_id, seen, marker, since),
+                                 family=family)
+            posted = self.site.records(task_id, since) if self.site is not None else None
+            res.records = judge.records_for(task_id, seen, posted)
+        finally:
+            ctx.close()
+        return res
+
+    def play_page(self, page: Any, task_id: str, prompt: str, solved: Callable[[], bool], *,
+                  over: Callable[[], bool] | None = None, family: str = "") -> TaskResult:
+        """Play turns on an opened ``page`` until the agent says ``done``, the page records success
+        (``solved``), its episode is ``over`` (no action is run after that), or the turn limit."""
+        run = _Play(TaskResult(id=task_id, family=family), page, prompt, solved, over)
+        try:
             for n in range(1, self.max_turns + 1):
-                if self._run_solved(run) or self._turn(run, n):
+                if run.ended() or self._turn(run, n):
                     break
             else:
                 run.res.end = run.res.end or f"turn limit ({self.max_turns})"
         finally:
             res = run.res
-            res.success = self._run_solved(run)
-            posted = self.site.records(task_id, run.since) if self.site is not None else None
-            res.records = judge.records_for(task_id, run.seen, posted)
+            res.success = run.solved()
             if res.success and not res.end:
                 res.end = "completed"
+            elif not res.end and run.over is not None and run.over():
+                res.end = "the page ended the episode"
             res.seconds = time.monotonic() - run.started
-            ctx.close()
         return res
-
-    def _run_solved(self, run: _Play) -> bool:
-        return self._solved(run.res.id, run.seen, run.marker, run.since)
 
     def _request(self, run: _Play, n: int) -> tuple[dict[str, str], bytes]:
         """The signed turn request for the page as it is now."""
@@ -378,7 +397,7 @@ class Runner:
         log.done = bool(reply.get("done")) or any(isinstance(a, dict) and a.get("tool") == "done" for a in actions)
         if log.done:
             self._judge_done(run, log, reply)
-        self._print_turn(res.id, log, self._run_solved(run), run.started)
+        self._print_turn(res.id, log, run.solved(), run.started)
         if log.done:
             res.end = res.end or f"turn {n}: done" + ("" if res.claimed else " (gave up)")
         return log.done
@@ -393,7 +412,7 @@ class Runner:
         if not 200 <= log.status < 300:
             res.end = f"turn {n}: HTTP {log.status} (task ended)"
             log.violations.append(f"HTTP {log.status}")
-            self._print_turn(res.id, log, self._run_solved(run), run.started)
+            self._print_turn(res.id, log, run.solved(), run.started)
             return None
         try:
             reply = json.loads(out)
@@ -415,6 +434,8 @@ class Runner:
         for a in actions[:MAX_ACTIONS]:
             if not isinstance(a, dict):
                 continue
+            if run.over is not None and run.over():
+                break  # the page's episode ended: later actions would reach a page that is no longer the task
             t_act = time.monotonic()
             log.actions.append(a)
             log.outcomes.append(self.execute(run.page, a))
@@ -431,17 +452,18 @@ class Runner:
         res = run.res
         res.done, res.result = True, reply.get("result")
         res.claimed = judge.olympics_claim(reply)
-        if res.claimed and not self._settle(run.page, res.id, run.seen, run.marker, run.since):
+        if res.claimed and not self._settle(run):
             res.false_done = True
             log.violations.append("false done: the agent claimed success but the page recorded none")
 
-    def _settle(self, page: Any, task_id: str, seen: list[str], marker: str, since: int, wait_s: float = 3.0) -> bool:
+    @staticmethod
+    def _settle(run: _Play, wait_s: float = 3.0) -> bool:
         """Whether the page recorded success, giving a record logged by the last action time to arrive."""
         deadline = time.monotonic() + wait_s
-        while not self._solved(task_id, seen, marker, since):
-            if time.monotonic() >= deadline:
-                return False
-            page.wait_for_timeout(100)
+        while not run.solved():
+            if time.monotonic() >= deadline or (run.over is not None and run.over()):
+                return run.solved()
+            run.page.wait_for_timeout(100)
         return True
 
     def _print_turn(self, task_id: str, log: TurnLog, solved: bool, started: float) -> None:

@@ -97,7 +97,8 @@ class Emulator:
     """One Chromium; a fresh context per run."""
 
     def __init__(self, api_url: str, *, api_key: str = "", approve: bool = True, headed: bool = False,
-                 max_steps: int = 40, printer: Callable[[str], None] | None = print, site: Any = None):
+                 max_steps: int = 40, printer: Callable[[str], None] | None = print, site: Any = None,
+                 browser: Any = None):
         self.api_url = api_url.rstrip("/")
         self.headers = {"x-api-key": api_key} if api_key else {}
         self.approve = approve
@@ -107,9 +108,13 @@ class Emulator:
         self.site = site  # infra.arena.site.Site: pages' posted records count too
         self.http = httpx.Client(timeout=35.0, headers=self.headers)
         self._pw: Any = None
-        self._browser: Any = None
+        #: a Chromium the caller owns (shared with other harnesses), else one launched on entering
+        self._browser: Any = browser
+        self._own = browser is None
 
     def __enter__(self) -> Emulator:
+        if not self._own:
+            return self
         from playwright.sync_api import sync_playwright
 
         self._pw = sync_playwright().start()
@@ -119,7 +124,7 @@ class Emulator:
 
     def __exit__(self, *exc: object) -> None:
         self.http.close()
-        if self._browser is not None:
+        if self._own and self._browser is not None:
             self._browser.close()
         if self._pw is not None:
             self._pw.stop()
@@ -132,8 +137,7 @@ class Emulator:
 
     def run(self, task_id: str, task: str, start_url: str, *, mode: str = "autonomous",
             marker: str | None = None, family: str = "") -> RunOutcome:
-        out = RunOutcome(task_id, family=family)
-        started = time.monotonic()
+        """Run one task of the suite: its page judged by its own record (console or the site server)."""
         ctx = self._browser.new_context()
         page = ctx.new_page()
         seen: list[str] = []
@@ -145,13 +149,34 @@ class Emulator:
             return judge.solved(task_id, seen, posted, marker or "")
 
         try:
-            page.goto(start_url)
+            try:
+                page.goto(start_url)
+            except Exception as exc:  # noqa: BLE001 - one broken task must not stop the suite
+                out = RunOutcome(task_id, family=family, end=f"emulator error: {exc}"[:300])
+                out.success = solved()
+                return out
+            return self.run_page(page, task_id, task, solved, mode=mode, family=family)
+        finally:
+            ctx.close()
+
+    def run_page(self, page: Any, task_id: str, task: str, solved: Callable[[], bool], *,
+                 over: Callable[[], bool] | None = None, mode: str = "autonomous",
+                 family: str = "") -> RunOutcome:
+        """Run ``task`` on an opened ``page`` until the page records success (``solved``), its episode is
+        ``over`` (no tool runs after that), or the run finishes, errs or is cancelled."""
+        out = RunOutcome(task_id, family=family)
+        started = time.monotonic()
+
+        def ended() -> bool:
+            return solved() or (over is not None and over())
+
+        try:
             out.run_id = self._post("/agent/run/start", {"task": task, "mode": mode,
                                                          "maxSteps": self.max_steps})["runId"]
-            self._steps(page, out, solved)
+            self._steps(page, out, ended)
             # let a marker logged by the last action arrive
             deadline = time.monotonic() + (1.5 if out.claimed else 1.0)
-            while not solved() and time.monotonic() < deadline:
+            while not ended() and time.monotonic() < deadline:
                 page.wait_for_timeout(100)
         except Exception as exc:  # noqa: BLE001 - one broken task must not stop the suite
             out.end = f"emulator error: {exc}"[:300]
@@ -159,14 +184,15 @@ class Emulator:
             out.success = solved()
             out.false_done = out.claimed and not out.success
             out.seconds = time.monotonic() - started
-            ctx.close()
+            if not out.end:
+                out.end = "page shows completion" if out.success else "the page ended the episode"
         return out
 
-    def _steps(self, page: Any, out: RunOutcome, solved: Callable[[], bool]) -> None:
-        """Step the run until the page records success or the run finishes, errs or is cancelled."""
+    def _steps(self, page: Any, out: RunOutcome, ended: Callable[[], bool]) -> None:
+        """Step the run until the page's task has ended or the run finishes, errs or is cancelled."""
         result: dict[str, Any] | None = None
         first = True
-        while not solved():
+        while not ended():
             try:
                 page.wait_for_load_state("load", timeout=5000)
             except Exception:  # noqa: BLE001, S110 - a page still loading is snapshotted as it is
@@ -177,10 +203,9 @@ class Emulator:
             reply = self._post(f"/agent/run/{out.run_id}/step", {"snapshot": snap, "lastActionResult": result})
             out.step_latency_s.append(time.monotonic() - t0)
             out.steps = reply["state"]["currentStep"]
-            ended, result = self._answer(page, out, reply)
-            if ended:
+            ended_run, result = self._answer(page, out, reply)
+            if ended_run:
                 return
-        out.end = out.end or "page shows completion"
 
     def _answer(self, page: Any, out: RunOutcome, reply: dict[str, Any]) -> tuple[bool, dict[str, Any] | None]:
         """Carry out one step's reply as the extension does: (whether the run ended, the next lastActionResult)."""

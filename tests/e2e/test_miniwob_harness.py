@@ -1,0 +1,92 @@
+"""The MiniWoB++ harness (``make miniwob``): pages served from the installed package under opaque paths,
+episodes judged by the page's own reward, and our agent playing them through both protocol paths of the
+real local stack."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+from infra.miniwob import pages
+from infra.miniwob.play import Player, Settings
+
+pytestmark = [pytest.mark.e2e, pytest.mark.browser]
+
+
+def test_pages_are_served_under_an_opaque_path_only():
+    assert len(pages.task_names()) == 130
+    with pages.Server() as srv:
+        url = srv.episode_url("click-test")
+        assert "click-test" not in url
+        page = httpx.get(url)
+        assert page.status_code == 200 and "core.js" in page.text
+        assert httpx.get(f"{srv.url}/miniwob/click-test.html").status_code == 404
+        assert httpx.get(f"{srv.url}/core/core.js").status_code == 200
+        with pytest.raises(ValueError):
+            srv.episode_url("no-such-task")
+
+
+def _scripted(turns, seen):
+    """An AI Olympics webhook that answers from a script and records what it was sent."""
+    def send(headers, body, timeout):
+        req = json.loads(body)
+        seen.append(req)
+        n = req["turnNumber"]
+        acts, done, result = turns[n - 1] if n <= len(turns) else ([], True, {"success": False})
+        return 200, json.dumps({"thinking": "scripted", "actions": acts, "done": done, "result": result}).encode()
+    return send
+
+
+def _play(turns, task, seed="1"):
+    seen: list[dict] = []
+    cfg = Settings(url="http://127.0.0.1:9", secret="unused", pace_s=0, action_timeout_s=2)
+    with pages.Server() as srv, Player(cfg, transport=_scripted(turns, seen)) as player:
+        ep = player.play(task, seed, "olympics", srv.episode_url(task))
+    return ep, seen
+
+
+def test_an_episode_is_judged_by_the_pages_reward_not_the_agents_claim():
+    click = [{"tool": "click", "args": {"element": "Click Me!"}}]
+    solved, seen = _play([(click, False, None)], "click-test")
+    assert solved.success and solved.reward == 1.0 and solved.page_done
+    assert not solved.false_done and solved.turns == 1
+    # the agent gets the task sentence, the tree and the URL, never the task's name
+    req = seen[0]
+    assert req["task"]["taskPrompt"] == "Click the button."
+    assert "click-test" not in json.dumps(req) and req["pageState"]["title"] == ""
+    assert '- button "Click Me!"' in req["pageState"]["accessibilityTree"]
+
+    claimed, _ = _play([([], True, {"success": True})], "click-test")
+    assert claimed.claimed and not claimed.success and claimed.false_done and claimed.reward == 0.0
+
+    gave_up, _ = _play([([], True, {"success": False, "reason": "cannot"})], "click-test")
+    assert gave_up.gave_up and not gave_up.false_done and not gave_up.success
+
+
+def test_a_wrong_submission_ends_the_episode_with_the_pages_negative_reward():
+    submit = [{"tool": "click", "args": {"element": "Submit"}}, {"tool": "click", "args": {"element": "Submit"}}]
+    ep, seen = _play([(submit, False, None), ([], True, {"success": True})], "enter-text")
+    assert ep.page_done and ep.reward == -1.0 and not ep.success
+    # the page ended the episode after the first click: nothing more was run and no further turn was sent
+    assert len(seen) == 1 and not ep.claimed and not ep.false_done
+
+
+def test_typing_what_the_task_quotes_solves_enter_text():
+    ep0, seen = _play([([], True, {"success": False})], "enter-text", seed="7")
+    word = seen[0]["task"]["taskPrompt"].split('"')[1]
+    acts = [{"tool": "type", "args": {"element": "", "text": word}}, {"tool": "click", "args": {"element": "Submit"}}]
+    ep, _ = _play([(acts, False, None)], "enter-text", seed="7")
+    assert ep.success and ep.reward == 1.0
+
+
+def test_our_agent_plays_through_both_protocol_paths_of_the_local_stack(stack):
+    from infra.local.defaults import LOCAL_SECRETS
+
+    secret = stack.env.get("AGENTHOST_OLYMPICS_SECRET") or LOCAL_SECRETS["AGENTHOST_OLYMPICS_SECRET"]
+    cfg = Settings(url=stack.http_url, secret=secret, pace_s=0, action_timeout_s=2)
+    with pages.Server() as srv, Player(cfg) as player:
+        episodes = [player.play("choose-list", seed, path, srv.episode_url("choose-list"))
+                    for path in ("olympics", "proxy") for seed in ("1", "2")]
+    assert all(e.success and not e.false_done for e in episodes), [(e.path, e.seed, e.end, e.trace) for e in episodes]
