@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
 
-from agenthost.agent.guards import resolve
+from agenthost.agent import address
 from agenthost.agent.page import Page, from_aria
 from olympics.models import MAX_ACTIONS, Action
 
@@ -56,34 +56,20 @@ def _http_url(url: str) -> bool:
     return p.scheme in ("http", "https") and bool(p.netloc)
 
 
-_STAGES = {
-    # the runner's resolution order: each stage is tried in turn, the first element in document order wins
-    "click": (("button",), ("link",), None),
-    "type": (("textbox",), ("searchbox", "spinbutton", "combobox", "textbox")),
-    "select": (("combobox",), ("listbox", "combobox")),
-}
-
-
 def runner_hit(page: Page, tool: str, element: str) -> Any:
-    """The element the runner would act on for ``element`` (case-insensitive substring, document order)."""
-    t = element.strip().lower()
-    if not t:
-        return None
-    for roles in _STAGES.get(tool, ()):
-        for e in page.elements:
-            if roles is None:
-                if e.role != "option" and (t in e.name.lower() or (e.role != "textbox" and t in e.value.lower())):
-                    return e
-            elif e.role in roles and t in (e.name.lower() or e.placeholder.lower()):
-                return e
-    return None
+    """The element the runner would act on for ``element`` (:func:`agenthost.agent.address.runner_hit`)."""
+    return address.runner_hit(page, tool, element)
+
+
+_ROLES = {"click": None, "type": ("textbox", "searchbox", "spinbutton", "combobox"),
+          "select": ("combobox", "listbox")}
 
 
 def _ambiguous(page: Page, tool: str, element: str) -> bool:
     """True when an element named exactly ``element`` exists but the runner would hit another one first."""
     t = element.strip().lower()
-    roles = {r for stage in _STAGES.get(tool, ()) if stage for r in stage}
-    exact = [e for e in page.elements if e.name.strip().lower() == t and (not roles or e.role in roles)]
+    roles = _ROLES.get(tool)
+    exact = [e for e in page.elements if e.name and e.name.strip().lower() == t and (not roles or e.role in roles)]
     hit = runner_hit(page, tool, element)
     return bool(exact) and hit is not None and hit not in exact
 
@@ -116,7 +102,7 @@ def _click(args: dict[str, Any], page: Page) -> Checked:
     el = _str(args, "element")
     if not el:
         return None, "click: element missing"
-    if resolve(page, "click", el) is None:
+    if runner_hit(page, "click", el) is None:
         return None, f"click: '{el[:60]}' is not on the page"
     if _ambiguous(page, "click", el):
         return None, f"click: '{el[:60]}' would hit another element first"
@@ -125,9 +111,9 @@ def _click(args: dict[str, Any], page: Page) -> Checked:
 
 def _type(args: dict[str, Any], page: Page) -> Checked:
     el, text = _str(args, "element"), args.get("text")
-    if not el or text is None:
+    if not isinstance(args.get("element"), str) or text is None:
         return None, "type: element and text are required"
-    if resolve(page, "type", el) is None:
+    if runner_hit(page, "type", el) is None:
         return None, f"type: no field named '{el[:60]}'"
     if _ambiguous(page, "type", el):
         return None, f"type: '{el[:60]}' would reach another field first"
@@ -139,9 +125,9 @@ def _type(args: dict[str, Any], page: Page) -> Checked:
 
 def _select(args: dict[str, Any], page: Page) -> Checked:
     el, option = _str(args, "element"), _str(args, "option")
-    if not el or not option:
+    if not isinstance(args.get("element"), str) or not option:
         return None, "select: element and option are required"
-    found = resolve(page, "select", el)
+    found = runner_hit(page, "select", el)
     if found is None:
         return None, f"select: no dropdown named '{el[:60]}'"
     if _ambiguous(page, "select", el):
@@ -200,7 +186,7 @@ def _ends_batch(tool: str, args: dict[str, Any], page: Page) -> bool:
     if tool in ("navigate", "submit"):
         return True
     if tool == "click":
-        hit = resolve(page, "click", args["element"])
+        hit = runner_hit(page, "click", args["element"])
         return hit is None or hit.role in _PAGE_CHANGING_CLICK_ROLES
     return False
 

@@ -45,9 +45,6 @@ class Action:
         """``{"tool", "args"}`` for the AI Olympics runner (element by accessible name)."""
         args = dict(self.args)
         tool = self.tool
-        el = self.resolved
-        if el is not None and "element" in args:
-            args["element"] = el.name or el.placeholder or args["element"]
         if tool == "check":
             tool = "click"
             args.pop("checked", None)

@@ -3,8 +3,11 @@
 
 The element snapshot has the Proxy Server API ``ElementInfo`` shape (plus ``label``, ``checked``,
 ``options``, ``inViewport``, ``form`` (the element's form: id, name, aria-label or ``form#<index>``),
-``autocomplete`` and ``sensitive``): at most ``max_elements`` elements, interactive and in-viewport first,
-each with a ``data-agent-id`` that stays stable while the page lives.
+``autocomplete``, ``sensitive``, ``at`` (where the element starts in the visible text), ``hint`` (an unlabelled
+field's visual label: the short text right before it; an icon's class or image name) and ``clickable`` (made
+clickable by script: a pointer cursor, or an image)): at most ``max_elements`` elements, interactive and
+in-viewport first, each with a ``data-agent-id`` that stays stable while the page lives. The visible text is
+read from the text nodes in page order (whitespace collapsed), so each element's ``at`` points into it.
 
 Values of password fields and payment-card fields (``type=password``, ``autocomplete`` ``cc-*``, names
 like card/cvc/cvv/iban/pin) never leave the page: the snapshot shows ``••••••`` when they hold something,
@@ -56,9 +59,89 @@ SNAPSHOT_JS = r"""
     return f.id || f.getAttribute('name') || f.getAttribute('aria-label') ||
       ('form#' + Array.prototype.indexOf.call(document.forms, f));
   };
+  // what a person reads as an unlabelled field's label: the short text right before it in its block (a table
+  // row's header cell included); never a field's own text or another control's
+  const hintOf = (el) => {
+    let n = el;
+    for (let hops = 0; hops < 3 && n && n !== document.body; hops++) {
+      for (let s = n.previousSibling; s; s = s.previousSibling) {
+        if (s.nodeType === 1 && s.matches('input,select,textarea,button')) return '';
+        const t = clip(s.nodeType === 3 ? s.textContent : (s.nodeType === 1 ? s.innerText : ''), 80);
+        if (t) return t.length <= 40 ? t.replace(/:$/, '').trim() : '';
+      }
+      n = n.parentElement;
+      if (!n || n.matches('form,table,ul,ol,body,[role=dialog]')) break;
+    }
+    return '';
+  };
+  // an icon with no text: what its class names or image file say it is (trash, star, reply...)
+  const GENERIC = /^(icon|icons|btn|button|fa|fas|far|glyphicon|material|ui|img|image|svg|small|large|left|right|pull|float|active|clicked|selected|hover|action|actions|item)$/;
+  const iconOf = (el) => {
+    const words = [];
+    const add = (s) => (s || '').split(/[^A-Za-z]+/).forEach(w => {
+      const lw = w.toLowerCase(); if (lw.length > 2 && !GENERIC.test(lw) && !words.includes(lw)) words.push(lw); });
+    for (const c of el.classList) add(c);
+    for (const prop of ['content', 'background-image']) {
+      const m = /url\(["']?([^"')]*)/.exec(getComputedStyle(el)[prop] || '');
+      if (m) add(m[1].split('/').pop().replace(/\.[a-z0-9]+$/i, ''));
+    }
+    const img = el.querySelector('img[src]'); if (img) add(img.getAttribute('src').split('/').pop().replace(/\.[a-z0-9]+$/i, ''));
+    return words.slice(0, 3).join(' ');
+  };
+  // elements a page makes clickable by script show a pointer cursor: the outermost one of a region, and any
+  // text-less one inside it (an icon)
+  const pointer = (el) => getComputedStyle(el).cursor === 'pointer';
+  const clickable = (el) => {
+    if (['HTML', 'BODY'].includes(el.tagName)) return false;
+    if (!pointer(el)) return el.tagName === 'IMG' || /^url\(/.test(getComputedStyle(el).content || '');
+    const parent = el.parentElement;
+    return !parent || !pointer(parent) || !clip(el.innerText, 1);
+  };
+  // the visible text, one pass over the text nodes in page order, and where each element starts in it
+  const shownCache = new Map();
+  const shown = (p) => {
+    let v = shownCache.get(p);
+    if (v === undefined) {
+      v = !['SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE'].includes(p.tagName) &&
+        (p.checkVisibility ? p.checkVisibility({checkVisibilityCSS: true}) : visible(p));
+      shownCache.set(p, v);
+    }
+    return v;
+  };
+  // text nodes of one block run together as written ("@kenda," stays one word); blocks are set apart by a space
+  const blockCache = new Map();
+  const blockOf = (el) => {
+    let b = blockCache.get(el);
+    if (b === undefined) {
+      const d = getComputedStyle(el).display || '';
+      b = (d.startsWith('inline') && el.parentElement && el !== document.body) ? blockOf(el.parentElement) : el;
+      blockCache.set(el, b);
+    }
+    return b;
+  };
+  const starts = new Map();
+  let text = '';
+  if (document.body) {
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+    let lastBlock = null, lastSpace = true;
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      if (n.nodeType === 1) { starts.set(n, text.length); continue; }
+      if (text.length > maxText || !n.parentElement || !shown(n.parentElement)) continue;
+      const raw = n.textContent;
+      const t = raw.replace(/\s+/g, ' ').trim();
+      if (!t) { if (raw) lastSpace = true; continue; }
+      const block = blockOf(n.parentElement);
+      if (text && (block !== lastBlock || lastSpace || /^\s/.test(raw))) text += ' ';
+      text += t;
+      lastBlock = block;
+      lastSpace = /\s$/.test(raw);
+    }
+  }
   const hidden = [];
   const out = [];
-  for (const el of document.querySelectorAll(sel)) {
+  for (const el of document.querySelectorAll('body *')) {
+    const matched = el.matches(sel);
+    if (!matched && !clickable(el)) continue;
     if (el.type === 'hidden' || !visible(el)) continue;
     if (!el.hasAttribute('data-agent-id')) el.setAttribute('data-agent-id', 'agent-' + (++W.__agentSeq));
     const r = el.getBoundingClientRect();
@@ -71,6 +154,9 @@ SNAPSHOT_JS = r"""
     if (text) info.text = text;
     const aria = el.getAttribute('aria-label'); if (aria) info.ariaLabel = aria;
     const label = clip(labelOf(el), 200); if (label && label !== aria) info.label = label;
+    if (!matched) info.clickable = true;
+    if (!label && !aria && ['input', 'select', 'textarea'].includes(tag)) { const h = hintOf(el); if (h) info.hint = h; }
+    else if (!text && !aria && !label) { const h = iconOf(el); if (h) info.hint = h; }
     if (el.placeholder) info.placeholder = el.placeholder;
     if (el.type && (tag === 'input' || tag === 'button')) info.type = el.type;
     if (tag === 'input' || tag === 'textarea' || tag === 'select') {
@@ -94,11 +180,12 @@ SNAPSHOT_JS = r"""
     if (el.name) info.name = el.name;
     info.bbox = { x: Math.round(r.x), y: Math.round(r.y), width: Math.round(r.width), height: Math.round(r.height) };
     info.inViewport = r.bottom > 0 && r.right > 0 && r.top < vh && r.left < vw;
+    if (starts.has(el) && starts.get(el) <= maxText) info.at = starts.get(el);
     out.push(info);
   }
   const prio = (e) => (e.inViewport ? 0 : 2) + (e.disabled ? 1 : 0);
   const ranked = out.map((e, i) => [prio(e), i, e]).sort((a, b) => a[0] - b[0] || a[1] - b[1]).map(x => x[2]);
-  const text = clip(document.body ? document.body.innerText : '', maxText);
+  text = text.slice(0, maxText);
   return { url: location.href, title: document.title, elements: ranked.slice(0, maxElements), text, hidden };
 }
 """.replace("__SENSITIVE__", json.dumps(SENSITIVE.pattern))

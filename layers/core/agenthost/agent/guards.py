@@ -30,6 +30,7 @@ from urllib.parse import urljoin
 
 from agenthost import urls
 from agenthost.agent.actions import TARGETED, TOOLS, Action, Decision
+from agenthost.agent.address import address
 from agenthost.agent.page import MASK, TEXT_ROLES, Element, Page, is_sensitive
 from agenthost.agent.task import TaskFacts, read_task
 from agenthost.agent.wording import has_phrase, words
@@ -251,20 +252,30 @@ def _on_page(a: Action, args: dict[str, Any], page: Page, out: Checked) -> Actio
     reason in ``out.dropped``) when it names no usable element."""
     target = _str_arg(args, "element", 300) if isinstance(args.get("element"), (str, int)) else \
         _str_arg(args, "id", 300)
-    if not target:
+    el = a.resolved if a.resolved is not None and any(e is a.resolved for e in page.elements) else None
+    if el is None and not target:
         out.dropped.append(f"{a.tool}: no element named")
         return None
-    el = resolve(page, a.tool, target, args.get("option"))
     if el is None:
-        el = repair(page, a.tool, target)
+        el = resolve(page, a.tool, str(target), args.get("option"))
+    if el is None:
+        el = repair(page, a.tool, str(target))
         if el is None:
             out.dropped.append(f"{a.tool}: no element {target!r} on the page")
             return None
         out.repaired.append(f"{a.tool}: {target!r} -> {el.name!r}")
-    if is_scripty(target):
+    if target and is_scripty(str(target)):
         out.dropped.append(f"{a.tool}: script-like element name")
         return None
-    args["element"] = el.name if page.source == "aria" else el.ref
+    if page.source == "aria":
+        # a runner that finds elements by name: the name that reaches this one, if any does
+        name = address(page, {"check": "click"}.get(a.tool, a.tool), el)
+        if name is None:
+            out.dropped.append(f"{a.tool}: {el.label or el.role!r} cannot be reached by name on this page")
+            return None
+        args["element"] = name
+    else:
+        args["element"] = el.ref
     args.pop("id", None)
     if a.tool == "select" and el.options:
         opt = _option(el, args.get("option", ""))

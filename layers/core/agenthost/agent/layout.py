@@ -7,8 +7,9 @@ combobox's open list is a ``listbox`` holding its options. The policy reads both
 its answer field, the page's sentences about the goal, the list a typed combobox opened), so a snapshot page
 is given the same structure here:
 
-* :func:`interleave`: each control's shown text (a link's or button's text, a field's label) is found in
-  the visible text in order; the text before it becomes ``paragraph`` elements right before the control, one
+* :func:`interleave`: each control is placed where the snapshot says it starts in the visible text (our own
+  extension and browser function send ``at``), else its shown text (a link's or button's text, a field's
+  label) is found in the visible text in order; the text before it becomes ``paragraph`` elements right before the control, one
   per sentence, and the page's text becomes those sentences and labels, one per line (nothing is dropped:
   a control whose text is not found further on just gets no paragraph);
 * :func:`group_options`: ``option`` elements listed right after an editable combobox (one with no options of
@@ -65,10 +66,12 @@ def _positions(labels: Sequence[str], text: str) -> list[int]:
 
 
 def interleave(elements: Sequence[Any], shown: Mapping[int, str], text: str,
-               make: Callable[[str, str, str, str], Any]) -> tuple[list[Any], str]:
+               make: Callable[[str, str, str, str], Any],
+               starts: Mapping[int, int] | None = None) -> tuple[list[Any], str]:
     """``elements`` with ``paragraph`` elements (refs ``text-1``, ``text-2``...) for the text between them, and
     the text as lines (sentences and controls' labels). ``shown[id(element)]`` is the text the element
-    shows on the page (its text, or its label for a field); elements not in it show none."""
+    shows on the page (its text, or its label for a field); elements not in it show none. ``starts``: where
+    each element starts in ``text`` when the snapshot says so (then they are placed there, in that order)."""
     out: list[Any] = []
     lines: list[str] = []
     cursor = 0
@@ -83,6 +86,26 @@ def interleave(elements: Sequence[Any], shown: Mapping[int, str], text: str,
             out.append(make(f"text-{n}", "paragraph", "", s))
             lines.append(s)
 
+    if starts and all(id(el) in starts for el in elements):
+        # the snapshot says where each element starts in the text: page order, no guessing
+        elements = sorted(elements, key=lambda el: starts[id(el)])
+        labels = [" ".join(shown.get(id(el), "").split()) for el in elements]
+        positions = []
+        for el, label in zip(elements, labels, strict=True):
+            at = max(0, min(starts[id(el)], len(text)))
+            while at < len(text) and text[at] == " ":
+                at += 1  # the space that sets the element's text apart from what comes before
+            positions.append(at if label and text.startswith(label, at) else -1)
+            if positions[-1] < 0 and at > cursor:
+                add_text(text[cursor:at])  # the text before an element whose own text is not shown there
+                cursor = at
+            elif positions[-1] >= 0 and at >= cursor:
+                add_text(text[cursor:at])
+                lines.append(label)
+                cursor = at + len(label)
+            out.append(el)
+        add_text(text[cursor:])
+        return out, "\n".join(lines)
     labels = [" ".join(shown.get(id(el), "").split()) for el in elements]
     for el, label, at in zip(elements, labels, _positions(labels, text), strict=True):
         if at >= 0:

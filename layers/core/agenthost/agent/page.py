@@ -99,6 +99,9 @@ class Element:
     parent: str = ""
     #: a password or card field: its value is masked wherever it is shown
     sensitive: bool = False
+    #: what the page shows as this control's label when it has no accessible name (the text right before it in
+    #: its block, a table row's header): for understanding the control, never for addressing it
+    hint: str = ""
 
     @property
     def interactive(self) -> bool:
@@ -106,8 +109,9 @@ class Element:
 
     @property
     def label(self) -> str:
-        """What a person would call it: the accessible name, else the placeholder, else the value."""
-        return self.name or self.placeholder or (self.value if self.role in ("button", "link") else "")
+        """What a person would call it: the accessible name, else the placeholder, else the value, else the
+        text the page shows as its label."""
+        return self.name or self.placeholder or (self.value if self.role in ("button", "link") else "") or self.hint
 
     def is_secret(self) -> bool:
         """A password/card field (flagged by the source, or named like one)."""
@@ -119,6 +123,8 @@ class Element:
         bits = [self.role, json.dumps(self.name, ensure_ascii=False) if self.name else ""]
         if self.placeholder and self.placeholder != self.name:
             bits.append(f"placeholder={json.dumps(self.placeholder, ensure_ascii=False)}")
+        if self.hint and not self.name:
+            bits.append(f"labelled={json.dumps(self.hint, ensure_ascii=False)}")
         if self.value and self.role not in TEXT_NODE_ROLES:
             value = mask(self.value) if self.is_secret() else self.value[:80]
             bits.append(f"value={json.dumps(value, ensure_ascii=False)}")
@@ -344,6 +350,14 @@ def from_aria(tree: str, *, url: str = "", title: str = "") -> Page:
                 add_text(t)
                 if row is not None:
                     row.append(t)
+                # a text node is an element too: where it stands decides what the runner's text match hits
+                # first, and which control it labels
+                n += 1
+                tx = Element(refs[n] if n < 8192 else f"e{n}", "text", "", t)
+                tx.depth = indent // 2
+                if parent is not None:
+                    tx.parent = parent.ref
+                add_element(tx)
             continue
         n += 1
         el = Element(refs[n] if n < 8192 else f"e{n}", role, name, value)
@@ -383,10 +397,39 @@ def from_aria(tree: str, *, url: str = "", title: str = "") -> Page:
     for el in combos:
         if el.options and not el.selected_option and el.value in el.options:
             el.selected_option = el.value
+    label_unnamed(elements)
     for el in fields:  # is_sensitive(el.name, el.placeholder)
-        if (el.name and _secret_label(el.name)) or (el.placeholder and _secret_label(el.placeholder)):
+        if (el.name and _secret_label(el.name)) or (el.placeholder and _secret_label(el.placeholder)) \
+                or (el.hint and _secret_label(el.hint)):
             el.sensitive = True
     return Page(url=url, title=title, elements=elements, text="\n".join(texts), source="aria", tables=tables)
+
+
+#: controls a label is looked for when they have no accessible name
+_LABELLED = frozenset({"textbox", "searchbox", "spinbutton", "combobox", "listbox", "checkbox", "radio", "switch",
+                       "slider"})
+#: the longest text taken as a control's label (longer text is a sentence or a paragraph, not a label)
+_MAX_HINT = 40
+
+
+def label_unnamed(elements: list[Element]) -> None:
+    """Give each unnamed control the text the page shows as its label (:attr:`Element.hint`): the short text
+    right before it in the same block (``Username`` then a box, ``Date:`` then a box), or the header of its
+    table row. Controls that follow each other share no label: only the nearest text counts."""
+    by_ref = {e.ref: e for e in elements}
+    for i, e in enumerate(elements):
+        if e.name or e.role not in _LABELLED:
+            continue
+        for prev in reversed(elements[max(0, i - 4):i]):
+            if prev.role in ("text", "paragraph", "strong", "emphasis", "generic", "rowheader", "columnheader",
+                             "cell", "term", "heading") and prev.role != "cell" or (prev.role == "cell" and prev.value):
+                t = (prev.value or prev.name).strip()
+                same_block = prev.parent == e.parent or by_ref.get(e.parent, Element("", "")).parent == prev.parent
+                if t and len(t) <= _MAX_HINT and same_block:
+                    e.hint = t.rstrip(":").strip()
+                break
+            if prev.role in _LABELLED or prev.interactive:
+                break
 
 
 def _add_row(tables: list[list[list[str]]], row: list[str]) -> None:
@@ -412,20 +455,27 @@ def from_snapshot(snapshot: dict[str, Any] | None) -> Page:
         return Page()
     elements: list[Element] = []
     shown: dict[int, str] = {}
+    starts: dict[int, int] = {}
     for i, raw in enumerate(snapshot.get("elements") or []):
         if not isinstance(raw, dict):
             continue
         tag = str(raw.get("tag") or "")
         itype = str(raw.get("type") or "")
         role = _role_for(tag, itype, str(raw.get("role") or ""))
+        if raw.get("clickable") and role == "generic":
+            role = "button"  # made clickable by the page's script (a pointer cursor): a button in all but name
         text = str(raw.get("text") or "")
+        hint = str(raw.get("hint") or "")
         name = str(raw.get("ariaLabel") or raw.get("label") or "") or text
+        if not name and hint and role not in _LABELLED:
+            name = hint  # an icon's only description (its class or image file): what it is called
+            hint = ""
         value = str(raw.get("value") or "")
         el = Element(
             ref=str(raw.get("id") or f"agent-{i}"), role=role, name=name.strip(), value=value, tag=tag,
             placeholder=str(raw.get("placeholder") or ""), href=str(raw.get("href") or ""), input_type=itype,
             field_name=str(raw.get("name") or ""), disabled=bool(raw.get("disabled")),
-            form=str(raw.get("form") or ""),
+            form=str(raw.get("form") or ""), hint=hint,
         )
         autocomplete = str(raw.get("autocomplete") or "")
         if raw.get("sensitive") or (role in TEXT_ROLES and is_sensitive(
@@ -445,10 +495,13 @@ def from_snapshot(snapshot: dict[str, Any] | None) -> Page:
         if raw.get("inViewport") is False:
             el.in_viewport = False
         elements.append(el)
-        shown[id(el)] = text or str(raw.get("label") or "")
+        shown[id(el)] = text or str(raw.get("label") or "") or hint
+        at = raw.get("at")
+        if isinstance(at, int) and not isinstance(at, bool) and at >= 0:
+            starts[id(el)] = at
     # the structure the flat snapshot lost: an open combobox's list, the text between the controls
     elements = layout.group_options(elements, Element)
-    elements, text = layout.interleave(elements, shown, str(snapshot.get("visibleText") or ""), Element)
+    elements, text = layout.interleave(elements, shown, str(snapshot.get("visibleText") or ""), Element, starts)
     return Page(url=str(snapshot.get("url") or ""), title=str(snapshot.get("title") or ""), elements=elements,
                 text=text, source="snapshot")
 
