@@ -25,6 +25,8 @@ END_STATES = frozenset({"completed", "error", "cancelled"})
 MAX_ELEMENTS = 100
 MAX_VISIBLE_TEXT = 6000
 MAX_ELEMENT_TEXT = 200
+#: how much of a page's tables a snapshot keeps
+MAX_TABLES, MAX_TABLE_ROWS, MAX_TABLE_CELLS = 10, 50, 12
 MAX_FIELD = 500
 #: names, labels and autocomplete tokens of fields whose value is a secret (password, card data, codes)
 _SECRET_FIELD = re.compile(
@@ -32,7 +34,7 @@ _SECRET_FIELD = re.compile(
     r"cardnumber|credit[ _-]?card|\bcc[ _-]?(?:num|number|csc|cvc|cvv|exp)|one[ _-]?time[ _-]?(?:code|password)|"
     r"\botp\b|\b2fa\b|\biban\b|\bssn\b|api[ _-]?key|secret", re.I)
 #: the element fields a page can put text in (all masked like the page's text); ``id`` is the extension's own
-_ELEMENT_TEXT = ("text", "ariaLabel", "placeholder", "value", "href", "name", "label", "form")
+_ELEMENT_TEXT = ("text", "ariaLabel", "placeholder", "value", "href", "name", "label", "form", "hint")
 
 
 class Health(BaseModel):
@@ -80,6 +82,16 @@ class ElementInfo(_In):
     #: the form the element belongs to (id, name or index) and its autocomplete token, when sent
     form: str | None = None
     autocomplete: str | None = None
+    #: an unlabelled field's visual label or an icon's class/image name; where the element starts in
+    #: ``visibleText``; made clickable by script (our emulator and browser function send these)
+    hint: str | None = None
+    at: int | None = None
+    clickable: bool | None = None
+
+    @field_validator("at", mode="before")
+    @classmethod
+    def _offset(cls, v: Any) -> Any:
+        return v if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 10_000_000 else None
 
     _masked: str = PrivateAttr(default="")
 
@@ -93,7 +105,8 @@ class ElementInfo(_In):
         """A password, card or one-time-code field: its value is never stored, shown or logged."""
         if (self.type or "").lower() == "password":
             return True
-        words = " ".join(x for x in (self.name, self.placeholder, self.ariaLabel, self.label, self.autocomplete) if x)
+        words = " ".join(x for x in (self.name, self.placeholder, self.ariaLabel, self.label, self.hint,
+                                     self.autocomplete) if x)
         return bool(_SECRET_FIELD.search(words))
 
     @model_validator(mode="after")
@@ -119,7 +132,7 @@ class ElementInfo(_In):
         return v
 
     @field_validator("tag", "role", "ariaLabel", "placeholder", "type", "value", "href", "name", "label",
-                     "form", "autocomplete", mode="before")
+                     "form", "autocomplete", "hint", mode="before")
     @classmethod
     def _fields(cls, v: Any) -> Any:
         return _cut(v, MAX_FIELD)
@@ -131,6 +144,17 @@ class PageSnapshot(_In):
     visibleText: str = ""  # noqa: N815
     elements: list[ElementInfo] = Field(default_factory=list)
     timestamp: int | float | None = None
+    #: the page's tables as rows of cell texts (beyond the spec: our emulator and browser function send them)
+    tables: list[list[list[str]]] | None = None
+
+    @field_validator("tables", mode="before")
+    @classmethod
+    def _tables(cls, v: Any) -> Any:
+        if not isinstance(v, list):
+            return None
+        return [[[_cut(str(c), MAX_ELEMENT_TEXT) for c in row[:MAX_TABLE_CELLS] if c is not None]
+                 for row in t[:MAX_TABLE_ROWS] if isinstance(row, list)]
+                for t in v[:MAX_TABLES] if isinstance(t, list)]
 
     @field_validator("visibleText", mode="before")
     @classmethod
@@ -164,6 +188,8 @@ class PageSnapshot(_In):
                     setattr(e, name, mask_text(value, secrets))
             if e.options:
                 e.options = [mask_text(o, secrets) for o in e.options]
+        if self.tables:
+            self.tables = [[[mask_text(c, secrets) for c in row] for row in t] for t in self.tables]
         return self
 
 

@@ -50,7 +50,7 @@ def snapshot(page: Any) -> dict[str, Any]:
     raw = page.evaluate(SNAPSHOT_JS, [MAX_ELEMENTS, MAX_TEXT])
     return {"url": raw.get("url", page.url), "title": raw.get("title", ""),
             "visibleText": (raw.get("text") or "")[:MAX_TEXT], "elements": (raw.get("elements") or [])[:MAX_ELEMENTS],
-            "timestamp": int(time.time() * 1000)}
+            "tables": raw.get("tables") or [], "timestamp": int(time.time() * 1000)}
 
 
 def execute(page: Any, tool: dict[str, Any], timeout_ms: float = 5000) -> dict[str, Any]:

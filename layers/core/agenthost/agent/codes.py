@@ -84,7 +84,7 @@ def note_waiting(page: Page, facts: TaskFacts, memory: dict[str, Any]) -> None:
     """Remember the page of each empty code field the task refers to that no remembered code fills yet."""
     waiting = dict(memory.get("waiting") or {})
     for e in page.elements:
-        label = e.name or e.placeholder or ""
+        label = e.name or e.placeholder or e.hint or ""
         if e.role in TEXT_ROLES and not e.disabled and not (e.value or "").strip() and _FIELD.search(label) and \
                 facts.mentions(label, min_cover=0.5) > 0 and code_for(memory, label) is None and page.url:
             waiting[label] = page.url.split("#", 1)[0]

@@ -67,7 +67,7 @@ SNAPSHOT_JS = r"""
       for (let s = n.previousSibling; s; s = s.previousSibling) {
         if (s.nodeType === 1 && s.matches('input,select,textarea,button')) return '';
         const t = clip(s.nodeType === 3 ? s.textContent : (s.nodeType === 1 ? s.innerText : ''), 80);
-        if (t) return t.length <= 40 ? t.replace(/:$/, '').trim() : '';
+        if (t) return t.length <= 40 && !/[.!?]$/.test(t) ? t.replace(/:$/, '').trim() : '';
       }
       n = n.parentElement;
       if (!n || n.matches('form,table,ul,ol,body,[role=dialog]')) break;
@@ -75,7 +75,8 @@ SNAPSHOT_JS = r"""
     return '';
   };
   // an icon with no text: what its class names or image file say it is (trash, star, reply...)
-  const GENERIC = /^(icon|icons|btn|button|fa|fas|far|glyphicon|material|ui|img|image|svg|small|large|left|right|pull|float|active|clicked|selected|hover|action|actions|item)$/;
+  const GENERIC = new RegExp('^(icon|icons|btn|button|fa|fas|far|glyphicon|material|ui|img|image|svg|small|large|' +
+    'left|right|pull|float|active|clicked|selected|hover|action|actions|item)$');
   const iconOf = (el) => {
     const words = [];
     const add = (s) => (s || '').split(/[^A-Za-z]+/).forEach(w => {
@@ -85,7 +86,8 @@ SNAPSHOT_JS = r"""
       const m = /url\(["']?([^"')]*)/.exec(getComputedStyle(el)[prop] || '');
       if (m) add(m[1].split('/').pop().replace(/\.[a-z0-9]+$/i, ''));
     }
-    const img = el.querySelector('img[src]'); if (img) add(img.getAttribute('src').split('/').pop().replace(/\.[a-z0-9]+$/i, ''));
+    const img = el.querySelector('img[src]');
+    if (img) add(img.getAttribute('src').split('/').pop().replace(/\.[a-z0-9]+$/i, ''));
     return words.slice(0, 3).join(' ');
   };
   // elements a page makes clickable by script show a pointer cursor: the outermost one of a region, and any
@@ -155,8 +157,9 @@ SNAPSHOT_JS = r"""
     const aria = el.getAttribute('aria-label'); if (aria) info.ariaLabel = aria;
     const label = clip(labelOf(el), 200); if (label && label !== aria) info.label = label;
     if (!matched) info.clickable = true;
-    if (!label && !aria && ['input', 'select', 'textarea'].includes(tag)) { const h = hintOf(el); if (h) info.hint = h; }
-    else if (!text && !aria && !label) { const h = iconOf(el); if (h) info.hint = h; }
+    const field = ['input', 'select', 'textarea'].includes(tag);
+    const hint = label || aria ? '' : (field ? hintOf(el) : (text ? '' : iconOf(el)));
+    if (hint) info.hint = hint;
     if (el.placeholder) info.placeholder = el.placeholder;
     if (el.type && (tag === 'input' || tag === 'button')) info.type = el.type;
     if (tag === 'input' || tag === 'textarea' || tag === 'select') {
@@ -167,7 +170,8 @@ SNAPSHOT_JS = r"""
           info.value = raw ? '\u2022\u2022\u2022\u2022\u2022\u2022' : '';
           if (raw) hidden.push(raw);
         } else {
-          info.value = clip(raw, 100);
+          // a text area's text as it is (to copy it exactly), a field's value collapsed
+          info.value = tag === 'textarea' ? (raw || '').slice(0, 1000) : clip(raw, 100);
         }
       }
       const ac = el.getAttribute('autocomplete'); if (ac) info.autocomplete = ac;
@@ -186,7 +190,19 @@ SNAPSHOT_JS = r"""
   const prio = (e) => (e.inViewport ? 0 : 2) + (e.disabled ? 1 : 0);
   const ranked = out.map((e, i) => [prio(e), i, e]).sort((a, b) => a[0] - b[0] || a[1] - b[1]).map(x => x[2]);
   text = text.slice(0, maxText);
-  return { url: location.href, title: document.title, elements: ranked.slice(0, maxElements), text, hidden };
+  // the page's visible tables as rows of cell texts (what a flat text loses)
+  const tables = [];
+  for (const t of document.querySelectorAll('table')) {
+    if (tables.length >= 10 || !visible(t)) continue;
+    const rows = [];
+    for (const tr of t.rows) {
+      if (rows.length >= 50) break;
+      const cells = Array.from(tr.cells).slice(0, 12).map(c => clip(c.innerText, 200));
+      if (cells.some(c => c)) rows.push(cells);
+    }
+    if (rows.length) tables.push(rows);
+  }
+  return { url: location.href, title: document.title, elements: ranked.slice(0, maxElements), text, hidden, tables };
 }
 """.replace("__SENSITIVE__", json.dumps(SENSITIVE.pattern))
 

@@ -55,7 +55,7 @@ def fill_fields(facts: TaskFacts, page: Page, names: Sequence[str], seen: Seen, 
     """The fields' values, options and ticks the task gives (page order); ``rejected``: the page refused the
     last submit (values typed before are typed again); ``problem``: the page's error line."""
     acts: list[Action] = []
-    present = _shown_text(page).lower()
+    present = without_task(_shown_text(page), facts.text).lower()
     typed_values: set[str] = set(seen.typed)
     pending_pw: list[Element] = []
     for e in page.elements:
@@ -81,7 +81,7 @@ def _text_action(facts: TaskFacts, page: Page, e: Element, seen: Seen, present: 
                  pending_pw: list[Element]) -> Action | None:
     """The value to type into a text field, if any; a password field the task gives no value for goes to
     ``pending_pw`` (one fresh password for all of them)."""
-    label = e.name or e.placeholder or e.field_name
+    label = e.name or e.placeholder or e.field_name or e.hint
     kind = field_kind(label, e.input_type, e.role)
     val = facts.value_for(label, e.input_type, role=e.role, present=present)
     if val is None and kind == "password":
@@ -121,7 +121,8 @@ def _list_action(facts: TaskFacts, page: Page, e: Element, names: Sequence[str],
                           why=f"the task names option {opt!r}")
     elif e.role == "combobox" and not e.options and "type" in names:
         # an editable combobox (type, then choose from the list it opens): type the task's value
-        val = facts.value_for(e.name or e.placeholder or e.field_name, e.input_type, role="textbox", present=present)
+        val = facts.value_for(e.name or e.placeholder or e.field_name or e.hint, e.input_type, role="textbox",
+                              present=present)
         if val and norm(val) != norm(e.value):
             return Action("type", {"element": e.name or e.placeholder, "text": val, "clear": True},
                           resolved=e, why=f"type {val!r} to open the list")
@@ -283,7 +284,7 @@ def blocked(facts: TaskFacts, page: Page, button: Element, filling: set[int]) ->
         if e.role == "button":
             break
         if e.role in TEXT_ROLES and not (e.value or "").strip() and id(e) not in filling:
-            label = e.name or e.placeholder
+            label = e.name or e.placeholder or e.hint
             if label and facts.mentions(label, min_cover=1.0) > 0:
                 return True
     return False
@@ -302,6 +303,15 @@ def _field_before(page: Page, button: Element) -> bool:
 def _has_button_after(page: Page, el: Element) -> bool:
     idx = page.elements.index(el)
     return any(e.role == "button" and not e.disabled for e in page.elements[idx + 1:])
+
+
+def without_task(text: str, task: str) -> str:
+    """``text`` without the task's own sentence where the page repeats it (a page showing its instruction
+    shows none of the values it quotes)."""
+    t = " ".join((task or "").split())
+    if len(t) < 12:
+        return text
+    return "\n".join(" ".join(line.split()).replace(t, " ") for line in text.splitlines())
 
 
 def _shown_text(page: Page) -> str:

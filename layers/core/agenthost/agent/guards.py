@@ -270,6 +270,11 @@ def _on_page(a: Action, args: dict[str, Any], page: Page, out: Checked) -> Actio
     if page.source == "aria":
         # a runner that finds elements by name: the name that reaches this one, if any does
         name = address(page, {"check": "click"}.get(a.tool, a.tool), el)
+        if name is None and a.tool == "click" and el.role in TEXT_ROLES:
+            focus = address(page, "type", el)
+            if focus is not None:  # a field no click name reaches: typing nothing into it focuses it
+                return Action("type", {"element": focus, "text": "", "clear": False}, resolved=el, risk=a.risk,
+                              why=a.why or "focus the field")
         if name is None:
             out.dropped.append(f"{a.tool}: {el.label or el.role!r} cannot be reached by name on this page")
             return None

@@ -425,7 +425,7 @@ def label_unnamed(elements: list[Element]) -> None:
                              "cell", "term", "heading") and prev.role != "cell" or (prev.role == "cell" and prev.value):
                 t = (prev.value or prev.name).strip()
                 same_block = prev.parent == e.parent or by_ref.get(e.parent, Element("", "")).parent == prev.parent
-                if t and len(t) <= _MAX_HINT and same_block:
+                if t and len(t) <= _MAX_HINT and same_block and t[-1] not in ".!?":  # a sentence is no label
                     e.hint = t.rstrip(":").strip()
                 break
             if prev.role in _LABELLED or prev.interactive:
@@ -462,8 +462,8 @@ def from_snapshot(snapshot: dict[str, Any] | None) -> Page:
         tag = str(raw.get("tag") or "")
         itype = str(raw.get("type") or "")
         role = _role_for(tag, itype, str(raw.get("role") or ""))
-        if raw.get("clickable") and role == "generic":
-            role = "button"  # made clickable by the page's script (a pointer cursor): a button in all but name
+        if role == "generic":
+            role = "button"  # a snapshot lists only what can be acted on: a div or span made clickable by script
         text = str(raw.get("text") or "")
         hint = str(raw.get("hint") or "")
         name = str(raw.get("ariaLabel") or raw.get("label") or "") or text
@@ -502,8 +502,10 @@ def from_snapshot(snapshot: dict[str, Any] | None) -> Page:
     # the structure the flat snapshot lost: an open combobox's list, the text between the controls
     elements = layout.group_options(elements, Element)
     elements, text = layout.interleave(elements, shown, str(snapshot.get("visibleText") or ""), Element, starts)
+    tables = [[[str(c) for c in row if c is not None] for row in t if isinstance(row, list)]
+              for t in snapshot.get("tables") or [] if isinstance(t, list)]
     return Page(url=str(snapshot.get("url") or ""), title=str(snapshot.get("title") or ""), elements=elements,
-                text=text, source="snapshot")
+                text=text, source="snapshot", tables=[t for t in tables if t])
 
 
 def from_observation(observation: dict[str, Any]) -> Page:

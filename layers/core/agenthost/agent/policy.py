@@ -48,6 +48,7 @@ from agenthost.agent.outcome import Outcome, judge, success_keys
 from agenthost.agent.page import Page
 from agenthost.agent.problems import skill_actions
 from agenthost.agent.progress import Seen, action_key, futile_keys
+from agenthost.agent.references import reference_actions, unverified
 from agenthost.agent.task import TaskFacts, read_task
 from agenthost.config import settings
 from agenthost.deadline import Deadline
@@ -133,6 +134,14 @@ def _task_plan(t: _Turn, verdict: Outcome) -> list[Action]:
     fills = fill_fields(facts, page, names, seen, rejected=verdict.kind in ("error", "failure"),
                         problem=verdict.text if verdict.kind == "error" else "")
     fills = [a for a in fills if not is_avoided(a, t.avoid)]
+    pointed = [a for a in reference_actions(facts, page, seen, names) if not is_avoided(a, t.avoid)]
+    # values typed, options chosen and boxes ticked in controls the task points to by kind and place are fills
+    # (what a clause states for the control it points to wins over a value read off a label); the buttons,
+    # links and fields it points to for a click come after the form's own steps
+    pointed_fills = [a for a in pointed if _fills(a)]
+    mine = {id(a.resolved) for a in pointed_fills}
+    fills = _in_page_order(page, [a for a in fills if id(a.resolved) not in mine] + pointed_fills)
+    pointed_clicks = [a for a in pointed if not _fills(a)]
     plan: list[Action] = item_clicks(facts, page, seen) + fills
     if not fills and verdict.kind != "success":
         plan.extend(skill_actions(facts, page, names, seen, t.deadline, playing=verdict.kind == "progress"))
@@ -142,13 +151,32 @@ def _task_plan(t: _Turn, verdict: Outcome) -> list[Action]:
         if submit is not None:
             plan.append(Action("click", {"element": submit.name}, resolved=submit, why="submit the form"))
     taken = {id(a.resolved) for a in plan if a.resolved is not None}
+    for a in pointed_clicks:
+        if id(a.resolved) not in taken:
+            plan.append(a)
+            taken.add(id(a.resolved))
     plan.extend(a for a in named_clicks(facts, page, seen, fills, t.avoid)
                 if id(a.resolved) not in taken and not (opening and a.resolved is not None
                                                         and a.resolved.role == "button"))
     plan = [a for a in plan if not is_avoided(a, t.avoid)]
+    if unverified(fills, page):
+        # whether the field took the date shows on the next page state: nothing that moves on before that
+        plan = [a for a in plan if not (a.tool == "click" and a.resolved is not None
+                                        and a.resolved.role in ("button", "link", "menuitem", "tab"))]
     if t.futile and plan and {action_key(a) for a in plan} <= t.futile:
         plan = []  # the same batch changed nothing on this page: never sent again unchanged
     return plan
+
+
+def _fills(a: Action) -> bool:
+    """An action that fills a form (a value, an option, a box) rather than moving on."""
+    return a.tool in ("type", "select", "check") or (a.resolved is not None and a.resolved.role in
+                                                      ("checkbox", "radio", "switch"))
+
+
+def _in_page_order(page: Page, acts: list[Action]) -> list[Action]:
+    order = {id(e): i for i, e in enumerate(page.elements)}
+    return sorted(acts, key=lambda a: order.get(id(a.resolved), 10**6))
 
 
 def _answer(t: _Turn, verdict: Outcome) -> tuple[str | None, str]:
@@ -318,7 +346,20 @@ class DeterministicPolicy:
     def _finish(self, t: _Turn, plan: list[Action], thinking: str) -> Decision:
         """The actions as sent: guarded, risk-classed, recorded (loops, what was sent on which page state)."""
         memory, page = t.memory, t.page
-        acts = check_actions(plan, page, tools=t.names).actions
+        acts: list[Action] = []
+        for a in plan:
+            checked = check_actions([a], page, tools=t.names)
+            if checked.actions:
+                acts.extend(checked.actions)
+            elif _fills(a) and any("cannot be reached" in d for d in checked.dropped):
+                # a value or a choice this protocol cannot put in place: the steps after it (a submit) would
+                # go without it, so they wait; with nothing else to do, an honest give-up
+                if not acts:
+                    return self._give_up(memory, f"The page's {a.resolved.label if a.resolved else a.target!r} "
+                                         "cannot be reached by name on this page, so the task cannot be done "
+                                         "through this protocol.", Outcome(None, ""))
+                break
+        acts = acts[:10]
         for a in acts:
             a.risk = classify_risk(a, page)
         t.loops.record(acts, page)

@@ -76,7 +76,7 @@ def answer_field(page: Page, facts: TaskFacts) -> Element | None:
     named = [e for e in empty if _ANSWER_FIELD.search(f"{e.name} {e.placeholder}")]
     pool = named or (empty if len(empty) == 1 else [])
     for e in pool:
-        label = e.name or e.placeholder or e.field_name
+        label = e.name or e.placeholder or e.field_name or e.hint
         if facts.value_for(label, e.input_type, role=e.role) is None:
             return e
     return None

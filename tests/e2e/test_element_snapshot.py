@@ -1,0 +1,54 @@
+"""The element snapshot our extension emulator and browser function take (``agent.dom.SNAPSHOT_JS``), on a live
+page in real Chromium: what a page makes clickable by script, an unlabelled field's visual label, an icon's name
+from its class, and page order kept through ``at`` offsets into the visible text."""
+
+from __future__ import annotations
+
+import pytest
+
+from agenthost.agent.dom import SNAPSHOT_JS
+from agenthost.agent.page import from_snapshot
+from infra.extension.emulator import CHROMIUM_ARGS
+
+pytestmark = [pytest.mark.e2e, pytest.mark.browser]
+
+PAGE = """<html><body>
+<h1>Orders</h1>
+<p>Write to <b>Kwame</b>, our support lead.</p>
+<div class="row" style="cursor:pointer" onclick="">Order 1001 <span>shipped</span>
+  <span class="icon trash" style="display:inline-block;width:12px;height:12px;cursor:pointer"></span></div>
+<div class="row" style="cursor:pointer">Order 1002 <span>pending</span>
+  <span class="icon trash" style="display:inline-block;width:12px;height:12px;cursor:pointer"></span></div>
+<p><label>Reference</label><input id="ref"></p>
+<table><tr><th>Postcode</th><td><input id="zip"></td></tr></table>
+<span style="display:none">hidden words</span>
+</body></html>"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def test_the_snapshot_shows_script_clickables_labels_and_page_order(browser):
+    page = browser.new_page()
+    page.set_content(PAGE)
+    raw = page.evaluate(SNAPSHOT_JS, [100, 6000])
+    assert "hidden words" not in raw["text"]
+    assert "Write to Kwame, our support lead." in raw["text"]  # inline text runs together as written
+    model = from_snapshot({"url": "https://shop.test/", "title": "", "elements": raw["elements"],
+                           "visibleText": raw["text"]})
+    rows = [e for e in model.elements if e.role == "button" and e.name.startswith("Order")]
+    icons = [e for e in model.elements if e.role == "button" and e.name == "trash"]
+    assert [r.name for r in rows] == ["Order 1001 shipped", "Order 1002 pending"]
+    assert len(icons) == 2  # a text-less icon inside a clickable row is its own target
+    order = [e.ref for e in model.elements]
+    assert order.index(rows[0].ref) < order.index(icons[0].ref) < order.index(rows[1].ref) < order.index(icons[1].ref)
+    boxes = [e for e in model.elements if e.role == "textbox"]
+    assert [b.hint for b in boxes] == ["Reference", "Postcode"]
+    page.close()

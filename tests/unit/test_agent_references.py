@@ -1,0 +1,114 @@
+"""Controls a task points to by kind and place, and the values it wants in them (``agent.references``), on pages
+written for these tests in other words than any benchmark's: a value into "the text box", the n-th field,
+"both" fields, a case change, a value the page holds (the n-th word, a text area to copy, a table's value
+for a label), dates for date inputs, and an honest give-up where the protocol cannot reach the field."""
+
+from __future__ import annotations
+
+from agenthost.agent import Action
+from agenthost.agent import page as pages
+from agenthost.agent.actions import PROXY_TOOLS
+from agenthost.agent.references import clauses, refs_in
+from tests.support.policy import decide, wire
+
+
+def _snap(elements, text="", url="https://site.test/"):
+    return pages.from_snapshot({"url": url, "title": "", "visibleText": text, "elements": elements})
+
+
+def _proxy(task, page, **kw):
+    d = decide(task, page, tools=PROXY_TOOLS, **kw)
+    return [(a.tool, a.resolved.ref if a.resolved else a.target, a.args.get("text")) for a in d.actions], d
+
+
+def test_references_by_kind_place_and_quantity_are_read_from_each_clause():
+    assert clauses("Tick the 2nd checkbox, then press OK. Then leave.") == ["Tick the 2nd checkbox", "press OK.",
+                                                                           "leave."]
+    assert [(r.kind, r.ordinal, r.every) for r in refs_in("Write it in the second text field")] == [("text", 2, False)]
+    assert [(r.kind, r.every) for r in refs_in("Put the code in both input boxes")] == [("text", True)]
+    assert [r.kind for r in refs_in('Press the "checkbox" element and then the last radio button')] == \
+        ["checkbox", "radio"]
+    assert [r.kind for r in refs_in("Choose a size from the drop-down list")] == ["combobox"]
+
+
+def test_a_quoted_value_goes_into_the_only_text_box_and_the_form_is_sent():
+    tree = '- heading "Newsletter"\n- text: Your surname\n- textbox\n- button "Continue"'
+    assert wire(decide('Type "Mensah" into the text box, then press Continue.', tree)) == \
+        [("type", "", "Mensah"), ("click", "Continue", None)]
+    tree2 = '- text: Order lookup\n- textbox\n- button "Look up"'
+    assert wire(decide('Put "ORD-17" in the input field and look it up.', tree2))[0] == ("type", "", "ORD-17")
+
+
+def test_the_nth_field_and_both_fields_and_a_case_change():
+    page = _snap([{"id": "a1", "tag": "input", "type": "text", "at": 0}, {"id": "a2", "tag": "input", "type": "text",
+                   "at": 0}, {"id": "a3", "tag": "input", "type": "text", "at": 0},
+                  {"id": "a4", "tag": "button", "text": "Save", "at": 0}])
+    acts, _ = _proxy('Write "blue" in the second text field and save.', page)
+    assert acts[0] == ("type", "a2", "blue")
+    acts, _ = _proxy('Enter the code "AB12" into both text fields.', _snap(
+        [{"id": "b1", "tag": "input", "type": "text"}, {"id": "b2", "tag": "input", "type": "text"},
+         {"id": "b3", "tag": "button", "text": "Verify"}]))
+    assert [a for a in acts if a[0] == "type"] == [("type", "b1", "AB12"), ("type", "b2", "AB12")]
+    tree = '- textbox\n- button "Go"'
+    assert wire(decide('Type "oslo" in capital letters into the box.', tree))[0] == ("type", "", "OSLO")
+
+
+def test_values_the_page_holds_the_nth_word_the_last_word_and_a_text_area_to_copy():
+    tree = ('- text: Quiz\n- paragraph: Rivers carry water toward the sea.\n- textbox\n- button "Check"')
+    assert wire(decide("Take the 3rd word of the paragraph and enter it in the answer box.", tree))[0] == \
+        ("type", "", "water")
+    areas = _snap([{"id": "t1", "tag": "textarea", "value": "Notes for Monday.  "},
+                   {"id": "t2", "tag": "textarea", "value": "Buy bread, then call Efua!"},
+                   {"id": "t3", "tag": "input", "type": "text"}, {"id": "t4", "tag": "button", "text": "Done"}])
+    acts, _ = _proxy("Copy the text from the 2nd text area and paste it into the text field.", areas)
+    assert acts[0] == ("type", "t3", "Buy bread, then call Efua!")
+    acts, _ = _proxy("Find the last word in the first text area and type it into the input.", areas)
+    assert acts[0] == ("type", "t3", "Monday")
+
+
+def test_a_tables_value_for_a_label_and_for_each_labelled_field():
+    tree = """- table:
+  - row "Capital Accra":
+    - cell "Capital"
+    - cell "Accra"
+  - row "Currency Cedi":
+    - cell "Currency"
+    - cell "Cedi"
+- text: "Currency:"
+- textbox
+- text: "Capital:"
+- textbox
+- button "Submit\""""
+    d = decide("Fill each field with the matching value from the table and submit.", tree)
+    assert wire(d)[0] == ("type", "", "Cedi")  # the second box cannot be reached by name: no submit without it
+    assert [a for a in wire(d) if a[0] == "click"] == []
+    one = '- table:\n  - row "Capital Accra":\n    - cell "Capital"\n    - cell "Accra"\n- textbox\n- button "Save"'
+    assert wire(decide("Enter the value of Capital into the field and save.", one))[0] == ("type", "", "Accra")
+
+
+def test_a_date_goes_into_a_date_input_in_its_standard_form_and_is_checked_first_where_the_kind_is_unknown():
+    page = _snap([{"id": "d1", "tag": "input", "type": "date"}, {"id": "d2", "tag": "button", "text": "Book"}])
+    acts, _ = _proxy("Key in 03/07/2025 as the arrival date and book.", page)
+    assert acts[0] == ("type", "d1", "2025-03-07")
+    tree = '- text: Arrival\n- textbox\n- button "Book"'
+    first = decide("Key in 03/07/2025 as the arrival date and book.", tree)
+    assert wire(first) == [("type", "", "03/07/2025")]  # no submit until the box shows it took the date
+    again = decide("Key in 03/07/2025 as the arrival date and book.", tree, memory=first.memory,
+                   history=[Action("type", {"element": "", "text": "03/07/2025"})])
+    assert wire(again)[0] == ("type", "", "2025-03-07")
+
+
+def test_a_field_the_protocol_cannot_reach_is_an_honest_give_up_not_a_submit_without_it():
+    tree = '- text: First\n- textbox\n- text: Second\n- textbox\n- button "Send"'
+    d = decide('Enter "7" into the second text field and press Send.', tree)
+    assert d.done and d.success is False and "cannot be reached" in d.result
+    assert d.olympics()["actions"] == []
+
+
+def test_focus_goes_to_the_field_the_task_points_to():
+    tree = '- heading "Search"\n- textbox\n- button "Find"'
+    assert wire(decide("Focus on the text field.", tree)) == [("type", "", None)]  # typing nothing focuses it
+    page = _snap([{"id": "f1", "tag": "input", "type": "text"}, {"id": "f2", "tag": "input", "type": "search"},
+                  {"id": "f3", "tag": "input", "type": "text"}])
+    acts, _ = _proxy("Focus into the 2nd text box.", page)
+    assert acts == [("click", "f2", None)]
