@@ -10,8 +10,8 @@ is given the same structure here:
 * :func:`interleave`: each control is placed where the snapshot says it starts in the visible text (our own
   extension and browser function send ``at``), else its shown text (a link's or button's text, a field's
   label) is found in the visible text in order; the text before it becomes ``paragraph`` elements right
-  before the control, one per sentence, and the page's text becomes those sentences and labels, one per line (nothing is dropped:
-  a control whose text is not found further on just gets no paragraph);
+  before the control, one per sentence, and the page's text becomes those sentences and labels, one per line
+  (nothing is dropped: a control whose text is not found further on just gets no paragraph);
 * :func:`group_options`: ``option`` elements listed right after an editable combobox (one with no options of
   its own) are put under a ``listbox`` element, as the ARIA tree nests them.
 

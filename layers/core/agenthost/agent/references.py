@@ -213,9 +213,9 @@ def _stated_value(clause: str) -> str | None:
     verb = _TYPE_VERB.search(clause) or _TICK_VERB.search(clause)
     rest = clause[verb.end():] if verb else clause
     for rx in (_DATE, _TIME, _NUMBER):
-        m = rx.search(rest)
-        if m:
-            return m.group(0).strip()
+        found = rx.search(rest)
+        if found:
+            return found.group(0).strip()
     return None
 
 
@@ -258,18 +258,18 @@ def _text_sources(page: Page, where: str, ordinal: int | None, task: str) -> lis
 _VALUE_OF = re.compile(r"\bthe\s+value\s+(?:of|for)\s+(?:the\s+)?(?P<key>[^,;.]+?)"
                        r"(?=\s+(?:into|in|to|and|from)\b|[,;.]|$)", re.I)
 #: a form whose fields take the values a table gives for their labels
-_BY_LABEL = re.compile(r"\b(?:correspond\w*|each\s+label|matching\s+(?:label|value)s?|(?:from|in)\s+the\s+table)\b",
-                       re.I)
+_BY_LABEL = re.compile(r"\b(?:correspond\w*|each\s+label|matching\s+(?:label|value)s?)\b", re.I)
 
 
 def table_value(page: Page, key: str) -> str | None:
-    """The value a page's table gives for ``key``: the cell after the one that says it (a label/value row)."""
+    """The value a page's label/value table gives for ``key`` (a row of two cells: the label, its value);
+    a row of a wider table is no label/value pair (its header's next cell is another header)."""
     k = norm(key).rstrip(":")
     for table in page.tables:
         for row in table:
-            for i, cell in enumerate(row[:-1]):
-                if norm(cell).rstrip(":") == k and row[i + 1].strip():
-                    return row[i + 1].strip()
+            cells = [c for c in row if c.strip()]
+            if len(cells) == 2 and norm(cells[0]).rstrip(":") == k:
+                return cells[1].strip()
     return None
 
 
@@ -391,7 +391,7 @@ def _act_on(ref: Ref, clause: str, verbs: str, earlier: Sequence[str], page: Pag
     if _CLICK_VERB.search(verbs) and ref.kind in ("button", "link", "tab", "text", "textarea"):
         targets = referenced(page, ref)
         return [Action("click", {"element": e.name}, resolved=e, why=f"the {ref.kind} the task points to")
-                for e in targets if not seen.clicked_here(e)]
+                for e in targets if not (seen.clicked(e) or seen.clicked_here(e))]  # once, as the task says
     return []
 
 
