@@ -87,6 +87,9 @@ class ElementInfo(_In):
     hint: str | None = None
     at: int | None = None
     clickable: bool | None = None
+    #: ``aria-expanded`` / ``aria-selected`` (a tab, a section header, a menu button)
+    expanded: bool | None = None
+    selected: bool | None = None
 
     @field_validator("at", mode="before")
     @classmethod

@@ -147,6 +147,7 @@ class Player:
             if path == "olympics":
                 res = tool.play_page(page, label, ep.utterance, solved, over=over)
                 ep.turns, ep.claimed, ep.end = res.turns, res.claimed, res.end
+                ep.trace += [f"turn {log.n} thinking: {log.thinking}" for log in res.log if log.thinking]
                 ep.gave_up = res.done and not res.claimed
             else:
                 out = tool.run_page(page, label, ep.utterance, solved, over=over)

@@ -195,3 +195,22 @@ def test_the_proxy_api_sends_none_of_it(aws, monkeypatch, obedient_llm):
     assert r["action"] == "execute_tool", r
     tool = r["tool"]
     assert not (tool["parameters"].get("id") == "agent-2" and PASSWORD in tool["parameters"].get("text", "")), tool
+
+
+def test_a_code_the_task_does_not_call_a_secret_goes_into_its_own_field():
+    """A discount or voucher code is no security code; a password the task states still goes only into a
+    password field of the page the task started on, whatever names the task writes with dots."""
+    from agenthost.agent import make_policy
+    from agenthost.agent.actions import OLYMPICS_TOOLS
+    from agenthost.agent.page import from_aria
+
+    cart = from_aria('- textbox "Discount code"\n- button "Apply code"', url="http://127.0.0.1:8000/cart")
+    d = make_policy().decide("Apply the discount code TEA10.", cart, [], {}, OLYMPICS_TOOLS, 5.0)
+    assert [a.to_olympics() for a in d.actions][0] == {"tool": "type", "args": {"element": "Discount code",
+                                                                                 "text": "TEA10", "clear": True}}
+    login = from_aria('- textbox "Username"\n- textbox "Password"\n- button "Sign in"',
+                      url="http://127.0.0.1:8000/login")
+    d = make_policy().decide("Sign in as dana.novak with the password Plum-Tree-42.", login, [], {},
+                             OLYMPICS_TOOLS, 5.0)
+    assert [a.to_olympics()["args"].get("text") for a in d.actions if a.tool == "type"] == \
+        ["dana.novak", "Plum-Tree-42"]

@@ -73,3 +73,10 @@ def test_host_origin_and_site_are_computed_only_here():
                 continue
             found += [f"{path.relative_to(ROOT)}: {m.group(0).strip()}" for m in copies.finditer(path.read_text())]
     assert found == []
+
+
+def test_a_bare_name_counts_as_a_host_only_when_it_ends_in_a_real_suffix():
+    """A user name or a file name written with a dot is no site the task names (so a login on the task's own
+    site still takes the task's password)."""
+    text = "Sign in as dana.novak, read notes.txt, then visit shop.example.com, news.test and a.b.co.uk"
+    assert urls.hosts_in(text) == ["shop.example.com", "news.test", "a.b.co.uk"]

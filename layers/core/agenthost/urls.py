@@ -60,7 +60,8 @@ def hosts_in(text: str) -> list[str]:
     too) first, then bare host names (see the module docstring)."""
     out: list[str] = []
     found = [host(u.rstrip(".,;")) for u in _URL_IN_TEXT.findall(text or "")]
-    found += [m.group(1).lower() for m in _HOST_IN_TEXT.finditer(_URL_IN_TEXT.sub(" ", text or ""))]
+    found += [m.group(1).lower() for m in _HOST_IN_TEXT.finditer(_URL_IN_TEXT.sub(" ", text or ""))
+              if _known_suffix(m.group(1).lower())]
     for name in found:
         if name and name not in out:
             out.append(name)
@@ -72,6 +73,17 @@ def _suffixes() -> Any:
     from publicsuffixlist import PublicSuffixList
 
     return PublicSuffixList()  # the package's own snapshot of the list: no fetch
+
+
+#: top-level names reserved for tests and examples (RFC 2606, RFC 6761): hosts, though on no public list
+_RESERVED_TLDS = frozenset({"test", "example", "invalid", "localhost", "local"})
+
+
+def _known_suffix(name: str) -> bool:
+    """Whether a bare name written in text ends in a real public suffix (``shop.example.com``), not a word
+    pair like a user name ``dana.novak`` or a file name ``notes.txt`` whose last part is no top-level domain."""
+    tld = name.rsplit(".", 1)[-1]
+    return tld in _RESERVED_TLDS or _suffixes().publicsuffix(name, accept_unknown=False) is not None
 
 
 def _is_ip(name: str) -> bool:

@@ -75,10 +75,12 @@ def runner_hit(page: Page, tool: str, name: str) -> Element | None:
     return None
 
 
-def address(page: Page, tool: str, el: Element) -> str | None:
-    """The name that makes the runner's ``tool`` hit ``el`` on ``page``; None when no name does."""
+def address(page: Page, tool: str, el: Element, prefer: str = "") -> str | None:
+    """The name that makes the runner's ``tool`` hit ``el`` on ``page``; None when no name does. ``prefer``:
+    the name the policy gave (a value inside a longer text: a phone number in a contact card), tried after the
+    element's own name."""
     tried: list[str] = []
-    for cand in (el.name, el.placeholder if tool == "type" else "", _text_of(el) if tool == "click" else ""):
+    for cand in (el.name, prefer, el.placeholder if tool == "type" else "", _text_of(el) if tool == "click" else ""):
         c = (cand or "").strip()
         if c and c not in tried:
             tried.append(c)

@@ -181,6 +181,9 @@ SNAPSHOT_JS = r"""
     if (tag === 'select') info.options = Array.from(el.options).slice(0, 50).map(o => clip(o.text, 100));
     if (tag === 'a' && el.href) info.href = el.href;
     if (el.disabled) info.disabled = true;
+    const expanded = el.getAttribute('aria-expanded');
+    if (expanded === 'true' || expanded === 'false') info.expanded = expanded === 'true';
+    if (el.getAttribute('aria-selected') === 'true') info.selected = true;
     if (el.name) info.name = el.name;
     info.bbox = { x: Math.round(r.x), y: Math.round(r.y), width: Math.round(r.width), height: Math.round(r.height) };
     info.inViewport = r.bottom > 0 && r.right > 0 && r.top < vh && r.left < vw;

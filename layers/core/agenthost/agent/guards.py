@@ -21,6 +21,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 from collections.abc import Iterable
@@ -269,7 +270,7 @@ def _on_page(a: Action, args: dict[str, Any], page: Page, out: Checked) -> Actio
         return None
     if page.source == "aria":
         # a runner that finds elements by name: the name that reaches this one, if any does
-        name = address(page, {"check": "click"}.get(a.tool, a.tool), el)
+        name = address(page, {"check": "click"}.get(a.tool, a.tool), el, prefer=str(target or ""))
         if name is None and a.tool == "click" and el.role in TEXT_ROLES:
             focus = address(page, "type", el)
             if focus is not None:  # a field no click name reaches: typing nothing into it focuses it
@@ -300,10 +301,32 @@ class LoopGuard:
     ``stop_at`` repeats on the same page ask the caller to stop.
     """
 
-    def __init__(self, memory: dict[str, Any], *, nudge_at: int = 2, stop_at: int = 4):
+    def __init__(self, memory: dict[str, Any], *, nudge_at: int = 2, stop_at: int = 4, streak_at: int = 6):
         self.counts: dict[str, int] = memory.setdefault("loops", {})
         self.nudge_at = nudge_at
         self.stop_at = stop_at
+        #: the same batch sent this many turns in a row on one URL asks to stop, whatever changed on the page
+        #: meanwhile (a clock, a counter, a toggle that opens and closes)
+        self.streak_at = streak_at
+        self.memory = memory
+
+    @staticmethod
+    def batch_key(actions: Iterable[Action], page: Page) -> str:
+        parts = []
+        for a in actions:
+            target = a.target or a.args.get("url", "") or a.args.get("direction", "")
+            extra = "" if a.tool == "type" and a.resolved is not None and a.resolved.is_secret() else \
+                str(a.args.get("text") or a.args.get("option") or "")[:40]
+            parts.append(f"{a.tool}|{str(target).lower()}|{extra}")
+        return hashlib.sha1((page.url.split("#")[0] + "\n" + "\n".join(parts)).encode(),
+                            usedforsecurity=False).hexdigest()[:12]
+
+    def streak(self, actions: list[Action], page: Page) -> int:
+        """How many turns in a row this very batch was sent on this URL."""
+        last = self.memory.get("streak")
+        if isinstance(last, list) and len(last) == 2 and last[0] == self.batch_key(actions, page):
+            return int(last[1])
+        return 0
 
     @staticmethod
     def key(action: Action, page: Page) -> str:
@@ -321,6 +344,9 @@ class LoopGuard:
         return self.count(action, page) >= self.nudge_at
 
     def record(self, actions: Iterable[Action], page: Page) -> None:
+        actions = list(actions)
+        if actions:
+            self.memory["streak"] = [self.batch_key(actions, page), self.streak(actions, page) + 1]
         for a in actions:
             k = self.key(a, page)
             self.counts[k] = self.counts.get(k, 0) + 1
@@ -331,6 +357,9 @@ class LoopGuard:
     def filter(self, actions: list[Action], page: Page) -> tuple[list[Action], list[str], bool]:
         """(kept actions, nudges, stop?)."""
         kept, nudges, stop = [], [], False
+        n = self.streak(actions, page) if actions else 0
+        if n >= self.streak_at:
+            return [], [f"the same actions were sent {n} turns in a row without the task ending"], True
         for a in actions:
             c = self.count(a, page)
             if c >= self.stop_at:
@@ -544,6 +573,8 @@ def task_secrets(facts: TaskFacts) -> list[str]:
     """The secrets the task states (a password, PIN, card number, security or one-time code), as written."""
     out: list[str] = []
     for label, input_type in _SECRET_LABELS:
+        if not has_phrase(facts.low, label.lower()):
+            continue  # the task must say it is a secret ("the discount code TEA10" is no security code)
         value = facts.value_for(label, input_type)
         if value and value in facts.text and value not in out:  # stated, not made up
             out.append(value)

@@ -83,9 +83,10 @@ def repeat_named(facts: TaskFacts, page: Page, seen: Seen,
             continue
         if seen.clicked_here(e):
             continue
-        quoted = any(norm(q) == norm(e.name) for q in facts.quoted)
-        if not (quoted or (_REPEAT.search(facts.text) and facts.mentions(e.name, min_cover=1.0) >= 1.0
-                           and not other_id(facts, e.name))):
+        # a named button once more only when the task says to repeat it ("again", "until", "each"); a name it
+        # quotes once ("click the "Menu" button, then ...") is clicked once
+        if not (_REPEAT.search(facts.text) and facts.mentions(e.name, min_cover=1.0) >= 1.0
+                and not other_id(facts, e.name)):
             continue
         act = Action("click", {"element": e.name}, resolved=e, why=f"the task names {e.name!r} again")
         if not is_avoided(act, avoid):

@@ -99,6 +99,9 @@ class Element:
     parent: str = ""
     #: a password or card field: its value is masked wherever it is shown
     sensitive: bool = False
+    #: an expandable control's state (a tab, a section header, a menu button): True open, False closed, None
+    #: when the source does not say
+    expanded: bool | None = None
     #: what the page shows as this control's label when it has no accessible name (the text right before it in
     #: its block, a table row's header): for understanding the control, never for addressing it
     hint: str = ""
@@ -203,8 +206,8 @@ _CHECKABLE = frozenset({"checkbox", "radio", "switch", "menuitemcheckbox"})
 _CELLS = frozenset({"cell", "columnheader", "rowheader"})
 _READ_ROLES = TEXT_NODE_ROLES | {"img"}
 _QUOTES = ("'", '"')
-#: attribute strings seen (" [checked]", " [level=2]"...): (checked, selected, disabled, level)
-_ATTRS: dict[str, tuple[bool | None, bool, bool, int | None]] = {}
+#: attribute strings seen (" [checked]", " [level=2]"...): (checked, selected, disabled, level, expanded)
+_ATTRS: dict[str, tuple[bool | None, bool, bool, int | None, bool]] = {}
 #: a word every SENSITIVE match contains (lower case): a label without one needs no full search
 _SECRET_HINT = re.compile(r"pass|pin|cv|csc|security|card|cc|iban|credit|one|otp")
 #: element refs "e0", "e1"... made once (grown to the largest tree seen, at most 8,192)
@@ -236,11 +239,11 @@ def _json_str(s: str) -> str:
         return s
 
 
-def _attrs(attrs: str) -> tuple[bool | None, bool, bool, int | None]:
+def _attrs(attrs: str) -> tuple[bool | None, bool, bool, int | None, bool]:
     got = _ATTRS.get(attrs)
     if got is None:
         checked: bool | None = None
-        selected = disabled = False
+        selected = disabled = expanded = False
         level: int | None = None
         for a, v in _ATTR.findall(attrs):
             if a == "checked":
@@ -249,9 +252,11 @@ def _attrs(attrs: str) -> tuple[bool | None, bool, bool, int | None]:
                 selected = True
             elif a == "disabled":
                 disabled = True
+            elif a == "expanded":
+                expanded = v != "false"
             elif a == "level" and v.isdigit():
                 level = int(v)
-        got = (checked, selected, disabled, level)
+        got = (checked, selected, disabled, level, expanded)
         if len(_ATTRS) < 512:
             _ATTRS[attrs] = got
     return got
@@ -365,7 +370,9 @@ def from_aria(tree: str, *, url: str = "", title: str = "") -> Page:
         if parent is not None:
             el.parent = parent.ref
         if attrs:
-            el.checked, el.selected, el.disabled, el.level = known_attrs(attrs) or _attrs(attrs)
+            el.checked, el.selected, el.disabled, el.level, expanded = known_attrs(attrs) or _attrs(attrs)
+            if expanded:
+                el.expanded = True
         if role in _CHECKABLE:
             if el.checked is None:
                 el.checked = False
@@ -494,6 +501,10 @@ def from_snapshot(snapshot: dict[str, Any] | None) -> Page:
             el.selected_option = next((o for o in el.options if o == value), "")
         if raw.get("inViewport") is False:
             el.in_viewport = False
+        if isinstance(raw.get("expanded"), bool):
+            el.expanded = raw["expanded"]
+        if raw.get("selected") is True:
+            el.selected = True
         elements.append(el)
         shown[id(el)] = text or str(raw.get("label") or "") or hint
         at = raw.get("at")

@@ -48,7 +48,7 @@ from agenthost.agent.outcome import Outcome, judge, success_keys
 from agenthost.agent.page import Page
 from agenthost.agent.problems import skill_actions
 from agenthost.agent.progress import Seen, action_key, futile_keys
-from agenthost.agent.references import reference_actions, unverified
+from agenthost.agent.references import quoted_clicks, reference_actions, unverified
 from agenthost.agent.task import TaskFacts, read_task
 from agenthost.config import settings
 from agenthost.deadline import Deadline
@@ -142,6 +142,8 @@ def _task_plan(t: _Turn, verdict: Outcome) -> list[Action]:
     mine = {id(a.resolved) for a in pointed_fills}
     fills = _in_page_order(page, [a for a in fills if id(a.resolved) not in mine] + pointed_fills)
     pointed_clicks = [a for a in pointed if not _fills(a)]
+    if not fills:
+        pointed_clicks += [a for a in quoted_clicks(facts, page, seen) if not is_avoided(a, t.avoid)]
     plan: list[Action] = item_clicks(facts, page, seen) + fills
     if not fills and verdict.kind != "success":
         plan.extend(skill_actions(facts, page, names, seen, t.deadline, playing=verdict.kind == "progress"))
@@ -181,16 +183,44 @@ def _in_page_order(page: Page, acts: list[Action]) -> list[Action]:
 
 def _answer(t: _Turn, verdict: Outcome) -> tuple[str | None, str]:
     """The answer to the task's question the page shows, with its kind; None where the task wants the
-    value entered (finding it is not finishing) or a game or wizard is under way (its lines are no answer)."""
+    value entered or acted on (finding it is not finishing) or a game or wizard is under way (its lines are
+    no answer)."""
     facts = t.facts
     answer, kind = answer_from(facts, t.page) if facts.question else (None, "")
     if kind == "line" and not facts.wh_question:
         answer = None
-    if answer and _ENTER_ANSWER.search(facts.text):
+    if answer and (_ENTER_ANSWER.search(facts.text) or _ACT_ON_IT.search(facts.text)):
         answer = None
     if verdict.kind == "progress":
         answer = None
     return answer, kind
+
+
+#: the task asks to do something with what it finds ("find X and click on their phone number"): finding it
+#: is a step, not the end
+_ACT_ON_IT = re.compile(r"(?:^|[.;:,!?]\s*|\b(?:and|then|to|please)\s+)(?:click|press|tap|select|choose|pick|check|"
+                        r"tick|delete|remove|buy|order|add|book|send|reply|forward|star|mark|like|share|drag|open|"
+                        r"close|expand|follow)\b", re.I)  # an imperative, not a noun ("the order service")
+
+
+def _click_found(t: _Turn) -> list[Action]:
+    """"Find X and click on their phone number": the value the page shows for what the task asks (an e-mail
+    address, a phone number, a table cell), clicked where the page shows it, once."""
+    facts, page = t.facts, t.page
+    if not (facts.question and re.search(r"\b(?:click|press|tap)\b", facts.text, re.I)):
+        return []
+    value, kind = answer_from(facts, page)
+    if not value or kind == "line":
+        return []
+    v = value.strip().lower()
+    for e in page.elements:
+        shown = (e.name if e.interactive else e.value).strip().lower()
+        if e.role in ("textbox", "searchbox", "combobox", "option") or v not in shown:
+            continue
+        if t.seen.clicked(e) or t.seen.clicked_here(e) or any(k.endswith("|" + value) for k in t.seen.on_page):
+            return []
+        return [Action("click", {"element": value}, resolved=e, why=f"the {kind} the task asks for, where it shows")]
+    return []
 
 
 def _other_routes(t: _Turn, plan: list[Action], success: bool, answer: str | None) -> list[Action]:
@@ -207,6 +237,8 @@ def _other_routes(t: _Turn, plan: list[Action], success: bool, answer: str | Non
     waiting = codes.waiting_page(t.memory, page.url) if not plan and not success else None
     if waiting and "navigate" in t.names:
         plan.append(Action("navigate", {"url": waiting}, why="back to the field the code found elsewhere is for"))
+    if not plan and not success and not answer:
+        plan.extend(_click_found(t))
     if not plan and not success and not answer:
         plan.extend(next_step(facts, page, seen, t.avoid, t.futile))
     if not plan and not success:
@@ -347,18 +379,21 @@ class DeterministicPolicy:
         """The actions as sent: guarded, risk-classed, recorded (loops, what was sent on which page state)."""
         memory, page = t.memory, t.page
         acts: list[Action] = []
+        unreachable: Action | None = None
         for a in plan:
             checked = check_actions([a], page, tools=t.names)
             if checked.actions:
                 acts.extend(checked.actions)
-            elif _fills(a) and any("cannot be reached" in d for d in checked.dropped):
-                # a value or a choice this protocol cannot put in place: the steps after it (a submit) would
-                # go without it, so they wait; with nothing else to do, an honest give-up
-                if not acts:
-                    return self._give_up(memory, f"The page's {a.resolved.label if a.resolved else a.target!r} "
-                                         "cannot be reached by name on this page, so the task cannot be done "
-                                         "through this protocol.", Outcome(None, ""))
-                break
+            elif any("cannot be reached" in d for d in checked.dropped):
+                unreachable = unreachable or a
+                if _fills(a):
+                    break  # a value or a choice this protocol cannot put in place: the steps after it (a submit)
+                    # would go without it
+        if not acts and unreachable is not None:
+            # what the task needs cannot be reached through this protocol: an honest give-up
+            what = unreachable.resolved.label if unreachable.resolved is not None else unreachable.target
+            return self._give_up(memory, f"The page's {what!r} cannot be reached by name on this page, so the "
+                                 "task cannot be done through this protocol.", Outcome(None, ""))
         acts = acts[:10]
         for a in acts:
             a.risk = classify_risk(a, page)

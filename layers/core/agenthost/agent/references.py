@@ -333,6 +333,67 @@ def reference_actions(facts: TaskFacts, page: Page, seen: Seen, names: Sequence[
     return out
 
 
+#: a click on something the clause names in quotes ("click on the link "quisque."", "the file named "Livia"",
+#: "the item labeled "Prev"")
+_CLICK_QUOTED = re.compile(r"\b(?:click|press|tap|open|pick)\b[^\"“]{0,60}?[\"“]([^\"”]{1,80})[\"”]", re.I)
+#: controls that show more of a page when opened (a menu button, an expander, a tree's toggle, the next page)
+_REVEALS = re.compile(r"\b(?:expand(?:able)?|collapsed|show\s+more|more|menu|toggle|hitarea|next(?:\s+page)?|older)\b|"
+                      r"^\s*(?:[+▸▶>»›]|next\s*[>»›])\s*$", re.I)
+
+
+def shown_as(page: Page, text: str) -> Element | None:
+    """The element that shows exactly ``text``: a control by its name, else a piece of text (page order)."""
+    t = norm(text)
+    if not t:
+        return None
+    lists = {e.ref for e in page.elements if e.role == "listbox"}
+    best = None
+    for e in page.elements:
+        if e.role in ("textbox", "searchbox", "combobox") or (e.role == "option" and e.parent not in lists):
+            continue
+        shown = norm(e.name if e.interactive or e.name else e.value)
+        if shown == t or shown.rstrip(".,;:") == t.rstrip(".,;:"):
+            if e.interactive:
+                return e
+            best = best or e
+    return best
+
+
+def reveal(page: Page, seen: Seen) -> Element | None:
+    """The next control that may show what the page does not show yet: a tab not open yet, a closed section,
+    a menu button, an expander, the next page; each tried once (page order)."""
+    for e in page.elements:
+        if e.disabled or not (e.name or e.value) or seen.clicked(e) or seen.clicked_here(e):
+            continue
+        if e.role == "tab" and not (e.selected or e.expanded):
+            return e
+        if e.expanded is False and e.role in ("button", "link", "tab", "treeitem", "menuitem"):
+            return e
+        if e.role in ("button", "link", "menuitem", "treeitem") and _REVEALS.search(e.name or ""):
+            return e
+    return None
+
+
+def quoted_clicks(facts: TaskFacts, page: Page, seen: Seen) -> list[Action]:
+    """What a clause asks to click by a quoted name: the element showing it, once; when the page does not
+    show it yet, the next control that may reveal it (a tab, a section, a menu, a folder's expander)."""
+    for clause in clauses(facts.text):
+        for m in _CLICK_QUOTED.finditer(clause):
+            name = m.group(1).strip()
+            if _kind_of(name):
+                continue
+            el = shown_as(page, name)
+            if el is not None:
+                if seen.clicked(el) or seen.clicked_here(el):
+                    continue
+                return [Action("click", {"element": name}, resolved=el, why=f"the task's {name!r}")]
+            more = reveal(page, seen)
+            if more is not None:
+                return [Action("click", {"element": more.name or more.value}, resolved=more,
+                               why=f"{name!r} is not shown yet: open {more.name or more.value!r}")]
+    return []
+
+
 def _by_label(page: Page, done: set[int]) -> list[Action]:
     """Each empty field whose label a table of the page lists, given the table's value for it."""
     out = []
