@@ -26,8 +26,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from agenthost import aws, logs, metering
+from agenthost import deadline as deadlines
 from agenthost.config import settings
-from agenthost.http import logger
+from agenthost.http import logger, request_deadline
 from agenthost.secrets import secret
 from agenthost.store import Store, keys
 from evals import connections
@@ -158,6 +159,12 @@ def _server_invocation(context: Any, run: Callable[[Server], Any]) -> Any:
 
 def handler(event: dict, context: Any) -> Any:
     logs.bind(logger, "evals", context)  # this invocation's identity on every line (agenthost.logs)
+    # every DynamoDB call ends before the Lambda's own time does (HTTP requests: the admin app's budget)
+    with deadlines.bound(request_deadline(float("inf"), context)):
+        return _handle(event, context)
+
+
+def _handle(event: dict, context: Any) -> Any:
     kind = event.get("agenthost")
     if kind == "welcome":
         with _metered() as usage:

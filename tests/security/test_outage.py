@@ -36,3 +36,23 @@ def test_every_route_answers_its_own_way_within_its_budget(mode, tmp_path):
             if why or took > limit:
                 problems.append(f"{probe.name}: {why or 'ok'} after {took:.1f} s (limit {limit:.1f} s)")
     assert problems == [], "\n".join(problems)
+
+
+@pytest.mark.parametrize("route", ["$connect", "$default", "$disconnect"])
+def test_a_websocket_event_during_a_hung_database_ends_within_the_lambdas_time(route, tmp_path):
+    """WebSocket events have no request budget of their own: their DynamoDB calls end before the Lambda's own
+    timeout does (here a Lambda given 3 s), instead of running past it on a database that never answers."""
+    import evals.app as evals_app
+
+    from infra.local.events import LambdaContext, ws_event
+
+    with outage("hung", tmp_path):
+        event = ws_event(route, "Y29ubi1odW5n", body='{"type": "ping"}' if route == "$default" else None)
+        started = time.monotonic()
+        try:
+            evals_app.handler(event, LambdaContext("evals", timeout_s=3))
+        except Exception:  # noqa: BLE001, S110 - how the function fails is not the point: when it does is
+            pass
+        took = time.monotonic() - started
+    # unbounded: 4 attempts of a 5 s read on the first call alone
+    assert took < within(3.0, before=20.0), f"{took:.1f} s"
