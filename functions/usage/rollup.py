@@ -8,12 +8,14 @@ attribute, so Lambda is not invoked for the rest). Each turn's usage rides on th
 so every new image that has it carries it for the first time. (With old images in the stream too, a record
 whose old image has the same usage id is skipped as well.)
 
-A batch is added with one ``TransactWriteItems``: a mark ``ROLLUP#<batch>`` (its records' event ids hashed;
-written only if absent, kept two days, longer than the stream keeps records) and one ``ADD`` per usage item
-the batch touches (summed over its records; ``rolled_at`` set to the newest write time, ``at``, of the usage
-it adds, which budget checks read). Lambda re-delivers the very same batch after an error or a timeout;
-its mark is then there, the transaction is refused as a whole and nothing is counted twice. More than 99
-usage items in one batch are written in parts of 99, each with its own mark. A transaction that conflicts
+The turns' CloudWatch metrics are written here too, one EMF record per protocol and agent in a batch
+(:func:`agenthost.metering.emf.emit_turns`), once the batch's usage is added: a batch delivered again writes
+no metrics again. A batch is added with one ``TransactWriteItems``: a mark ``ROLLUP#<batch>`` (its records'
+event ids hashed; written only if absent, kept two days, longer than the stream keeps records) and one ``ADD``
+per usage item the batch touches (summed over its records; ``rolled_at`` set to the newest write time, ``at``,
+of the usage it adds, which budget checks read). Lambda re-delivers the very same batch after an error or a
+timeout; its mark is then there, the transaction is refused as a whole and nothing is counted twice. More than
+99 usage items in one batch are written in parts of 99, each with its own mark. A transaction that conflicts
 with a concurrent write to a usage item is tried again; one that still fails raises, so Lambda delivers the
 batch again.
 
@@ -29,6 +31,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from agenthost import aws
+from agenthost.metering.carry import counters as entry_counters
+from agenthost.metering.emf import emit_turns
 from agenthost.metering.usage import USAGE_ATTR, USAGE_TTL_S
 from agenthost.store import ConditionFailed, Store, keys, unmarshal
 
@@ -52,8 +56,14 @@ def _usage(image: Mapping[str, Any] | None) -> dict[str, Any] | None:
     return value if isinstance(value, dict) and value.get("id") else None
 
 
+#: what an entry says besides its counters, and the usage item's attribute it sets
+_ATTRS = {"day": "day", "agent": "agent", "protocol": "protocol", "arch": "arch", "mb": "memory_mb",
+          "model": "model"}
+
+
 def totals(records: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
-    """The usage the records carry, summed per usage item: ``(pk, sk) -> {"set": {...}, "add": {...}}``."""
+    """The usage the records carry, summed per usage item: ``(pk, sk) -> {"set", "add", "rolled_at",
+    "turns", "reasons"}`` (``turns``: each turn's counters as its first write carried them, for the metrics)."""
     out: dict[tuple[str, str], dict[str, Any]] = {}
     for record in records:
         ddb = record.get("dynamodb") or {}
@@ -61,15 +71,20 @@ def totals(records: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], dict[s
         if new is None or (old is not None and old.get("id") == new.get("id")):
             continue
         at = float(new.get("at") or 0)
-        for entry in new.get("entries") or []:
+        for entry in new.get("e") or []:
             if not isinstance(entry, dict) or not entry.get("day") or not entry.get("agent"):
                 continue
             key = keys.usage(str(entry["day"]), str(entry["agent"]), str(entry.get("protocol")))
-            found = out.setdefault((key["pk"], key["sk"]), {"set": {}, "add": {}, "rolled_at": 0.0})
-            found["set"].update({k: v for k, v in entry.items() if k != "counters" and v is not None})
-            for name, value in (entry.get("counters") or {}).items():
-                if isinstance(value, (int, float)) and not isinstance(value, bool) and value:
-                    found["add"][name] = found["add"].get(name, 0) + value
+            found = out.setdefault((key["pk"], key["sk"]), {"set": {}, "add": {}, "rolled_at": 0.0, "turns": [],
+                                                            "reasons": {}})
+            found["set"].update({_ATTRS[k]: v for k, v in entry.items() if k in _ATTRS and v is not None})
+            counted = entry_counters(entry)
+            for name, value in counted.items():
+                found["add"][name] = found["add"].get(name, 0) + value
+            if counted.get("invocations"):  # a turn's first write: its values for the metrics
+                found["turns"].append(counted)
+                if entry.get("why"):
+                    found["reasons"][entry["why"]] = found["reasons"].get(entry["why"], 0) + 1
             found["rolled_at"] = max(found["rolled_at"], at)
     return out
 
@@ -97,6 +112,10 @@ def roll_up(records: list[Mapping[str, Any]], store: Store) -> dict[str, Any]:
                                              add=usage["add"], ttl_s=USAGE_TTL_S))
         if _apply(store, writes):
             added += len(chunk)
+            for _, usage in chunk:  # the turns' metrics, once: a part added again emits nothing again
+                if usage["turns"]:
+                    emit_turns(str(usage["set"].get("protocol")), str(usage["set"].get("agent")), usage["turns"],
+                               usage["reasons"])
         else:
             replayed += len(chunk)
     return {"records": len(records), "items": len(ordered), "added": added, "replayed": replayed}

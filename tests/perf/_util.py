@@ -49,3 +49,40 @@ def fresh_seconds(code: str, runs: int = 7) -> float:
 
 def dir_size(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def _value_size(v: dict) -> int:
+    """Bytes of one DynamoDB attribute value by DynamoDB's published sizing rules (strings and binary by
+    length, numbers by significant digits, lists and maps 3 bytes plus 1 per element plus the elements)."""
+    (kind, val), = v.items()
+    if kind == "S":
+        return len(val.encode("utf-8"))
+    if kind == "N":
+        digits = len(str(val).lstrip("-").replace(".", "").strip("0")) or 1
+        return (digits + 1) // 2 + 1
+    if kind == "B":
+        return len(val) if isinstance(val, (bytes, bytearray)) else len(val) * 3 // 4
+    if kind in ("BOOL", "NULL"):
+        return 1
+    if kind == "L":
+        return 3 + sum(1 + _value_size(x) for x in val)
+    if kind == "M":
+        return 3 + sum(1 + len(k.encode("utf-8")) + _value_size(x) for k, x in val.items())
+    if kind in ("SS", "NS", "BS"):
+        return sum(_value_size({kind[0]: x}) for x in val)
+    return 0
+
+
+def item_size(item: dict) -> int:
+    """An item's size in bytes (attribute names plus values), as DynamoDB bills request units by it.
+    Hand-written: boto3 has no sizing function, and this is the published rule in a dozen lines."""
+    return sum(len(k.encode("utf-8")) + _value_size(v) for k, v in item.items())
+
+
+def write_units(size: int) -> int:
+    return max(1, -(-size // 1024))
+
+
+def read_units(size: int, consistent: bool) -> float:
+    units = max(1, -(-size // 4096))
+    return float(units) if consistent else units / 2

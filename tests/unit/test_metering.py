@@ -16,18 +16,26 @@ NOW = 1_795_000_000.0  # 2026-11-18 (UTC)
 DAY = metering.day_of(NOW)
 
 
+_ROLLUP: list = []  # this test's usage rollup, when it uses the table
+
+
 @pytest.fixture(autouse=True)
-def _reset_metering(monkeypatch):
+def _reset_metering(monkeypatch, request):
     for name in ("AGENTHOST_LLM_BUDGET_TOKENS", "AGENTHOST_LLM_BUDGET_USD", "AGENTHOST_LLM_BUDGETS",
                  "AGENTHOST_PRICES", "AGENTHOST_BUDGET_CACHE_S"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("AGENTHOST_MEMORY_MB", "512")
     metering.reset()
+    _ROLLUP[:] = [request.getfixturevalue("rollup")] if "aws" in request.fixturenames else []
     yield
+    _ROLLUP.clear()
     metering.reset()
 
 
 def usage(store: Store, agent: str, protocol: str, day: str = DAY) -> dict:
+    """The agent's usage item once the rollup has added what the table's stream holds (as deployed)."""
+    for rollup in _ROLLUP:
+        rollup()
     return store.get(**metering.usage_key(day, agent, protocol)) or {}
 
 
@@ -120,7 +128,7 @@ def test_a_turns_usage_rides_on_its_own_write_and_the_rollup_adds_it(aws, rollup
         store.put({**keys.task("a", "h1"), "memory": "x"})
     assert store.calls == before + 1  # the protocol's write, and no counter write of metering's own
     assert store.get(**keys.task("a", "h1")) == {**keys.task("a", "h1"), "memory": "x"}  # reads never show it
-    assert usage(store, "a", "olympics") == {}  # not before the stream has been read
+    assert store.get(**metering.usage_key(DAY, "a", "olympics")) is None  # not before the stream has been read
     assert rollup() == {"records": 1, "items": 1, "added": 1, "replayed": 0}
     item = usage(store, "a", "olympics")
     assert (item["turns"], item["tokens_in"], item["llm_calls"], item["model"]) == (1, 5, 1, "gpt-4o-mini")
@@ -220,7 +228,7 @@ def test_metering_never_fails_a_turn(aws, monkeypatch, capsys):
         t.llm(tokens_in=1)
         answer = {"action": "click"}
     assert answer == {"action": "click"}  # reached: the failed write raised nothing out of the turn
-    assert "usage counters not written" in capsys.readouterr().out
+    assert "usage item not written" in capsys.readouterr().out
     assert usage(aws, "a", "olympics") == {}
 
 
@@ -276,7 +284,7 @@ def test_budget_counts_this_containers_turns_before_the_rollup_adds_them_and_onc
             assert t.llm_allowed()
             t.llm(tokens_in=40, tokens_out=20, model="gpt-4o-mini")
             aws.put({**keys.task("b", f"h{n}"), "v": n})  # the usage rides here: no counter write of its own
-    assert usage(aws, "b", "olympics", metering.day_of(time.time())) == {}  # the rollup has not run
+    assert aws.get(**metering.usage_key(metering.day_of(time.time()), "b", "olympics")) is None  # not rolled up
     assert metering.spent_today("b")["tokens"] == 120  # this container's turns in flight
     assert not metering.budget_allows("b")
     rollup()
@@ -300,37 +308,52 @@ def test_bad_budget_configuration_names_the_problem(monkeypatch):
         metering.config()
 
 
-def test_emits_one_emf_record_with_protocol_and_agent_dimensions(aws, monkeypatch, capsys):
-    with metering.turn("werewolf", "seat-3", clock=lambda: NOW) as t:  # metrics disabled: nothing printed,
-        t.llm(tokens_in=99)                                              # and nothing carried over
+def test_the_rollup_emits_one_emf_record_per_protocol_and_agent_with_a_value_per_turn(aws, rollup, monkeypatch,
+                                                                                      capsys):
+    """A turn writes no metrics line of its own: the rollup writes the turns' metrics, once per batch, with
+    both dimension sets and one value per turn (so averages and percentiles are per turn)."""
     monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "false")
     with metering.turn("werewolf", "seat-3", clock=lambda: NOW) as t:
         t.llm(tokens_in=12, tokens_out=3, latency_ms=450.0)
         t.fallback("invalid")
-    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x.startswith("{")]
-    emf = [x for x in lines if "_aws" in x]
-    assert len(emf) == 1
-    rec = emf[0]
+    with metering.turn("werewolf", "seat-3", clock=lambda: NOW, decides=True):
+        aws.put({**keys.game("g", 3), "data": "{}"})
+    assert not [x for x in capsys.readouterr().out.splitlines() if x.startswith('{"_aws"')]  # none from the turns
+    rollup()
+    [rec] = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x.startswith('{"_aws"')]
     meta = rec["_aws"]["CloudWatchMetrics"][0]
     assert meta["Namespace"] == "agenthost"
     assert ["protocol", "agent"] in meta["Dimensions"]
     assert any(d[:1] == ["protocol"] and "agent" not in d for d in meta["Dimensions"])
     assert (rec["protocol"], rec["agent"]) == ("werewolf", "seat-3")
     assert (rec["Turns"], rec["Fallback"], rec["TokensIn"], rec["TokensOut"], rec["LlmLatency"]) == \
-        ([1.0], [1.0], [12.0], [3.0], [450.0])
-    assert rec["DynamoDBCalls"] == [1.0] and rec["fallback_reason"] == "invalid"
+        ([1.0, 1.0], [1.0, 1.0], [12.0], [3.0], [450.0])
+    assert rec["DynamoDBCalls"] == [1.0, 1.0]  # the first turn's own usage item, the second turn's write
+    assert rec["fallback_reasons"] == {"invalid": 1, "no_llm": 1}
+    rollup.again()  # the same batch again: no second record
+    assert not [x for x in capsys.readouterr().out.splitlines() if x.startswith('{"_aws"')]
 
 
-def test_an_invocation_that_is_not_a_turn_counts_its_costs_but_no_turn(aws, monkeypatch, capsys):
+def test_an_invocation_that_is_not_a_turn_counts_its_costs_but_no_turn(aws, rollup, monkeypatch, capsys):
     """A timer or a WebSocket connect: Lambda requests, duration and DynamoDB are paid, but the dashboard
     and the report must not see a turn (turn-based rates would be diluted)."""
     monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "false")
     with metering.turn("evals", "e", clock=lambda: NOW, counts_as_turn=False) as t:
         t.ws(messages=1)
+    item = usage(aws, "e", "evals")
     [rec] = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x.startswith('{"_aws"')]
     assert rec["Turns"] == [0.0]
-    item = usage(aws, "e", "evals")
     assert item.get("turns", 0) == 0 and item["invocations"] == 1 and item["ws_messages"] == 1
+
+
+def test_a_turn_whose_answer_was_due_says_so_in_its_own_metrics_line(aws, monkeypatch, capsys):
+    from agenthost.deadline import Deadline
+
+    monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "false")
+    with metering.turn("olympics", "late", clock=lambda: NOW, deadline=Deadline.after(0.1)):
+        pass
+    [rec] = [json.loads(x) for x in capsys.readouterr().out.splitlines() if x.startswith('{"_aws"')]
+    assert rec["UsageLate"] == [1.0] and (rec["protocol"], rec["agent"]) == ("olympics", "late")
 
 
 class FakeProvider:

@@ -40,7 +40,7 @@ def test_werewolf_turns_are_counted_and_priced_in_the_report(aws, rollup):
     assert 0 < row["cost"]["infra"] and row["cost"]["llm"] == 0
 
 
-def test_wrapped_handler_meters_only_turns_and_counts_5xx_as_errors(aws):
+def test_wrapped_handler_meters_only_turns_and_counts_5xx_as_errors(aws, rollup):
     def app(event, context):
         return {"statusCode": 500 if event["rawPath"].endswith("/boom") else 200, "body": "{}"}
 
@@ -48,6 +48,7 @@ def test_wrapped_handler_meters_only_turns_and_counts_5xx_as_errors(aws):
                                     is_turn=lambda e: e["rawPath"].startswith("/api/"), ws_messages=0)
     for path in ("/api/search", "/api/boom", "/.well-known/agents.json"):
         handler({"rawPath": path}, None)
+    rollup()
     day = metering.day_of(__import__("time").time())
     item = aws.get(**metering.usage_key(day, "shop", "agents_api"))
     assert (item["turns"], item["errors"]) == (2, 1)

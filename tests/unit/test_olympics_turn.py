@@ -238,7 +238,7 @@ def test_a_reported_page_error_becomes_a_note(aws, secret):
 
 def test_a_turn_is_one_read_and_one_write_with_its_usage_riding_on_the_memory_write(aws, secret, rollup):
     """A whole turn is one DynamoDB read and the task memory's one write, which carries the turn's usage to
-    the stream (no counter write of its own); a replayed body is its read and metering's own counter write."""
+    the stream (no counter write of its own); a replayed body is its read and the turn's own usage item."""
     from agenthost import metering
     from tests.support.usage import DynamoCalls
 
@@ -252,7 +252,7 @@ def test_a_turn_is_one_read_and_one_write_with_its_usage_riding_on_the_memory_wr
         post(replayed)
         calls.ops.clear()
         post(replayed)  # the same signed body again: its first answer, no second decision
-        assert calls.ops == ["GetItem", "UpdateItem"]
+        assert calls.ops == ["GetItem", "PutItem"]
     rollup()
     [item] = aws.query(f"USAGE#{metering.day_of(time.time())}")
     assert (item["turns"], item["agent"], item["ddb_calls"]) == (4, "agent-1", 8)

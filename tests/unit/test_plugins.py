@@ -22,20 +22,43 @@ from tests.support.werewolf import turn as ww_turn
 AGENTS = "tests.support.user_agents:"
 
 
+_ROLLUP: list = []  # this test's usage rollup (when it uses the table)
+_ROLLED: list[dict] = []  # the metrics records the rollup wrote, one per turn (rolled up after each)
+
+
 @pytest.fixture(autouse=True)
-def _fresh(monkeypatch):
-    monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "false")  # the EMF line says why a turn fell back
+def _fresh(monkeypatch, request):
+    monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "false")  # the EMF record says why a turn fell back
     monkeypatch.delenv("AGENTHOST_WEREWOLF_API_KEY", raising=False)
     plugins.reset()
     metering.reset()
+    _ROLLUP[:] = [request.getfixturevalue("rollup")] if "aws" in request.fixturenames else []
+    _ROLLED.clear()
     yield
     plugins.reset()
     metering.reset()
 
 
+def _roll() -> None:
+    """Add the last turn's usage as the stream does; the rollup writes its metrics (one record per turn here)."""
+    import io
+    from contextlib import redirect_stdout
+
+    for rollup in _ROLLUP:
+        written = io.StringIO()
+        with redirect_stdout(written):
+            rollup()
+        for line in written.getvalue().splitlines():
+            if line.startswith('{"_aws"'):
+                rec = json.loads(line)
+                rec["fallback_reason"] = next(iter(rec.get("fallback_reasons") or {}), None)
+                _ROLLED.append(rec)
+
+
 def _emf(out: str) -> list[dict]:
-    recs = [json.loads(x) for x in out.splitlines() if x.startswith("{")]
-    return [r for r in recs if "_aws" in r and "protocol" in r]
+    """The turns' metrics records, each saying why its turn fell back (``fallback_reason``), oldest first."""
+    _roll()
+    return list(_ROLLED)
 
 
 def ours(out: dict) -> bool:
@@ -61,8 +84,10 @@ def olympics(monkeypatch, agent: str, *, turn: int = 1, previous=None, **env: st
     raw, headers = signed(turn_body(turn, previous=previous))
     t0 = time.monotonic()
     resp = call(app.handler, "POST", "/olympics/turn", body=raw, headers=headers)
+    elapsed = time.monotonic() - t0
     assert resp.status == 200
-    return resp.json(), time.monotonic() - t0
+    _roll()
+    return resp.json(), elapsed
 
 
 def test_olympics_good_agent_plays_and_keeps_its_memory(aws, monkeypatch, capsys):
@@ -72,7 +97,7 @@ def test_olympics_good_agent_plays_and_keeps_its_memory(aws, monkeypatch, capsys
     out2, _ = olympics(monkeypatch, "good", turn=2, previous=[{"tool": "type", "args": out["actions"][0]["args"]}])
     assert out2["thinking"] == "user agent turn 2"  # its memory came back
     emf = _emf(capsys.readouterr().out)
-    assert len(emf) == 2 and all("fallback_reason" not in r and r["Fallback"] == [0.0] for r in emf)
+    assert len(emf) == 2 and all(r["fallback_reason"] is None and r["Fallback"] == [0.0] for r in emf)
 
 
 def test_olympics_raising_agent_falls_back_without_leaking(aws, monkeypatch, capsys, caplog):
@@ -235,8 +260,10 @@ def werewolf(monkeypatch, agent: str, action: str = "vote", **env: str):
     body = json.dumps(ww_turn(action), ensure_ascii=False).encode()
     t0 = time.monotonic()
     resp = call(app.handler, "POST", "/werewolf/turn", body=body, headers={"content-type": "application/json"})
+    elapsed = time.monotonic() - t0
     assert resp.status == 200
-    return resp.json(), time.monotonic() - t0
+    _roll()
+    return resp.json(), elapsed
 
 
 def test_werewolf_good_agent_answers_and_keeps_its_memory(aws, monkeypatch, capsys):

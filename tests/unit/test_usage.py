@@ -91,9 +91,10 @@ def test_filters_by_agent_protocol_and_date_range(seeded):
     assert body["rows"] == [] and body["totals"]["turns"] == 0 and body["totals"]["cost"]["total"] == 0
 
 
-def test_default_range_is_the_last_seven_days_and_includes_todays_turns(aws):
+def test_default_range_is_the_last_seven_days_and_includes_todays_turns(aws, rollup):
     with metering.turn("olympics", "today-agent") as t:
         t.llm(tokens_in=100, tokens_out=10, model="gpt-4o-mini")
+    rollup()
     body = get().json()
     from datetime import date, timedelta
 

@@ -264,7 +264,7 @@ def test_handler_survives_a_slow_store_by_skipping_the_write(aws, monkeypatch):
     assert r.status == 200 and r.json()["target"] in {"柯南", "路飞", "小丸子", "银时", "鸣人"}
     assert calls.ops == [] and Slow.updates == 0
     [waiting] = metering.carry.waiting()
-    assert (waiting["protocol"], waiting["counters"]["turns"]) == ("werewolf", 1)
+    assert (waiting["protocol"], metering.carry.counters(waiting)["turns"]) == ("werewolf", 1)
 
 
 # ------------------------------------------------------------------------------------------ own name
@@ -600,7 +600,7 @@ def test_handler_uses_the_configured_llm(aws, fake, monkeypatch):
 
 def test_handler_turn_is_one_read_and_one_write_with_its_usage(aws, rollup):
     """One memory read and one write: the memory when the turn changed it (the usage rides on it), else
-    metering's own counter write. The rollup counts both turns."""
+    metering's own usage item. The rollup counts both turns."""
     from agenthost import metering
     from tests.support.usage import DynamoCalls
 
@@ -609,7 +609,7 @@ def test_handler_turn_is_one_read_and_one_write_with_its_usage(aws, rollup):
         assert r.status == 200 and calls.ops == ["GetItem", "PutItem"]
         calls.ops.clear()
         again = post(turn("seer_check", role="seer", rnd=1, phase="night_seer", game_id="rt"))
-        assert again.status == 200 and calls.ops == ["GetItem", "UpdateItem"]  # nothing new: no memory write
+        assert again.status == 200 and calls.ops == ["GetItem", "PutItem"]  # nothing new: the turn's usage item
     rollup()
     item = aws.get(**metering.usage_key(metering.day_of(__import__("time").time()), "werewolf", "werewolf"))
     assert (item["turns"], item["ddb_calls"]) == (2, 4)

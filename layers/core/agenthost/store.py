@@ -175,6 +175,11 @@ class keys:  # noqa: N801 - a namespace of key builders, used as ``keys.run(id)`
         return {"pk": f"IDEMP#{scope}#{key}", "sk": "META"}
 
     @staticmethod
+    def turn_usage(turn_id: str) -> Key:
+        """A turn's own usage item, when the turn wrote nothing else to carry it (read from the stream)."""
+        return {"pk": f"TURNUSAGE#{turn_id}", "sk": "META"}
+
+    @staticmethod
     def rollup(batch: str) -> Key:
         """The mark that one stream batch's usage was added (the rollup's idempotency)."""
         return {"pk": f"ROLLUP#{batch}", "sk": "META"}

@@ -18,20 +18,20 @@ The turn's usage rides on the writes it makes anyway (:mod:`~agenthost.metering.
 ``Put``/``Update`` sent through :class:`agenthost.store.Store` while the turn is open carries, in its
 ``usage`` attribute, what the turn recorded since its previous write. The table's DynamoDB Stream delivers
 the item to the usage rollup (``functions/usage/rollup.py``), which adds the entries to the agent's daily
-usage item once per stream record (a re-delivered batch is not counted twice). A turn that wrote nothing of
-its own (a replayed webhook, a read-only call) adds its counters itself on exit with one ``UpdateItem``
-(``ADD``), unless its answer is due (``AGENTHOST_USAGE_WRITE_RESERVE_S`` before its deadline): then they,
-like anything recorded after a turn's last write, wait for the container's next write. On exit the turn also
-emits one EMF record through Powertools Metrics (namespace ``agenthost``; dimension sets ``[protocol,
-service]`` and ``[protocol, agent]``): ``Turns``, ``Errors``, ``LlmCalls``, ``LlmErrors``, ``TokensIn``,
-``TokensOut``, ``LlmLatency``, ``Fallback``, ``BudgetFallback``, ``Duration``, ``DynamoDBCalls``,
-``DynamoDBThrottles``, ``UsageLate``.
+usage item once per stream record (a re-delivered batch is not counted twice) and writes the turns' EMF
+metrics (namespace ``agenthost``; dimension sets ``[protocol, service]`` and ``[protocol, agent]``:
+``Turns``, ``Errors``, ``LlmCalls``, ``LlmErrors``, ``TokensIn``, ``TokensOut``, ``LlmLatency``, ``Fallback``,
+``BudgetFallback``, ``Duration``, ``DynamoDBCalls``, ``DynamoDBThrottles``; :mod:`~agenthost.metering.emf`). A
+turn that wrote nothing of its own (a replayed webhook, a read-only call) writes one small usage item of its
+own on exit (``TURNUSAGE#<id>``, read from the stream like any other), unless its answer is due
+(``AGENTHOST_USAGE_WRITE_RESERVE_S`` before its deadline): then its usage, like anything recorded after a
+turn's last write, waits for the container's next write, and the turn's own EMF line says ``UsageLate``.
 
 DynamoDB calls, throttles and consumed capacity are counted by a botocore hook on the shared DynamoDB
 client for the turn that is active in the calling thread (:func:`current`), so protocol code does not
 report them. Code without a turn object (the LLM client) reports through ``metering.current()``,
-which is a no-op recorder outside a turn. Metering never fails a turn: a failed counter write is logged
-and its counters wait for the next write.
+which is a no-op recorder outside a turn. Metering never fails a turn: a failed usage write is logged
+and its usage waits for the next write.
 
 Usage items: ``pk = USAGE#<yyyy-mm-dd>`` (UTC), ``sk = <agent>#<protocol>``, attributes ``agent``,
 ``protocol``, ``day``, the counters in :data:`COUNTERS`, and ``model``/``arch``/``memory_mb`` of the
@@ -50,9 +50,9 @@ read from :mod:`agenthost.config`), :mod:`~agenthost.metering.usage` (the usage 
 :mod:`~agenthost.metering.budget` (today's spend per agent: rolled up, cached, plus the turns in flight),
 :mod:`~agenthost.metering.turns` (the per-turn recorder, which turn is active, the rider on its writes),
 :mod:`~agenthost.metering.carry` (usage riding on writes, and what waits for the next one),
-:mod:`~agenthost.metering.writes` (metering's own counter write), :mod:`~agenthost.metering.emf` (the EMF
-record), :mod:`~agenthost.metering.hooks` (the botocore hooks) and :mod:`~agenthost.metering.wrappers`
-(``turn()``, ``wrap_handler``, ``metered``).
+:mod:`~agenthost.metering.writes` (a turn's own usage item), :mod:`~agenthost.metering.emf` (the EMF
+records the rollup writes), :mod:`~agenthost.metering.hooks` (the botocore hooks) and
+:mod:`~agenthost.metering.wrappers` (``turn()``, ``wrap_handler``, ``metered``).
 """
 
 from __future__ import annotations

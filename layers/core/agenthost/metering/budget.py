@@ -6,8 +6,7 @@ seconds after its write. Each usage item says how far the rollup got (``rolled_a
 ``at``, of the usage it added); the tokens of this container's own turns written after that are added
 here (:func:`flying`), so a container never misses its own spending. Other containers' turns count once
 the rollup has added them: that lag (the stream's batching window and the rollup's run, seconds) plus the
-cache's age is how late a check can be. A counter write of metering's own refreshes the cached row at once
-(:func:`remember`)."""
+cache's age is how late a check can be."""
 
 from __future__ import annotations
 
@@ -45,16 +44,6 @@ def reset() -> None:
 def _row(item: Mapping[str, Any]) -> dict[str, Any]:
     return {"tokens_in": item.get("tokens_in", 0), "tokens_out": item.get("tokens_out", 0),
             "model": item.get("model"), "rolled_at": float(item.get("rolled_at") or 0)}
-
-
-def remember(day: str, agent: str, protocol: str, item: Mapping[str, Any], now: float) -> None:
-    """Refresh the cached row of ``protocol`` from the usage item our own counter write returned."""
-    with _cache_lock:
-        fetched, rows = _day_cache.get((day, agent), (0.0, {}))
-        rows = dict(rows)
-        rows[protocol] = _row(item)
-        # a row refreshed from our own write does not make the other protocols' rows fresher
-        _day_cache[(day, agent)] = (fetched, rows)
 
 
 def flying(day: str, agent: str, protocol: str, tokens_in: float, tokens_out: float, model: str | None,

@@ -8,8 +8,8 @@ its own for metering.
 
 What a turn records after its last write waits here, merged per (day, agent, protocol), for the
 container's next write (:func:`hold`, :func:`take`): its cost counters (the time after the write, a read
-after it), or the whole turn when it wrote nothing and too little of its deadline was left to write the
-counters itself. What waits is lost only when the container is retired first (the cost tail of its last
+after it), or the whole turn when it wrote nothing and too little of its deadline was left to write its
+own usage item. What waits is lost only when the container is retired first (the cost tail of its last
 turn, typically well under a millisecond of handler time).
 
 Hand-written because it is the bookkeeping of our own counters; the write itself is the protocol's.
@@ -24,18 +24,32 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from agenthost.metering.usage import USAGE_ATTR
+from agenthost.metering.usage import COUNTERS, USAGE_ATTR
 
-Entry = dict[str, Any]  # {"day", "agent", "protocol", "arch", "memory_mb", "model"?, "counters": {...}}
+#: one agent's, protocol's and day's usage: {"day", "agent", "protocol", "arch", "mb", "model"?, "why"?, "c": [...]}
+#: (``c``: the counters in :data:`~agenthost.metering.usage.COUNTERS` order, trailing zeros left out; ``why``:
+#: why the deterministic policy answered, for the metrics)
+Entry = dict[str, Any]
 
 _lock = threading.Lock()
 _waiting: dict[tuple[str, str, str], Entry] = {}
-_quiet: contextvars.ContextVar[bool] = contextvars.ContextVar("agenthost_usage_quiet", default=False)
+_riding: contextvars.ContextVar[Carrier | None] = contextvars.ContextVar("agenthost_usage_riding", default=None)
 
 
-def entry(attrs: Mapping[str, Any], counters: Mapping[str, float]) -> Entry:
-    """One agent's, protocol's and day's counters (only the non-zero ones) as a usage entry."""
-    return {**attrs, "counters": {k: round(v, 3) if isinstance(v, float) else v for k, v in counters.items() if v}}
+def entry(attrs: Mapping[str, Any], counters: Mapping[str, float], why: str | None = None) -> Entry:
+    """One agent's, protocol's and day's counters as a usage entry (see :data:`Entry`)."""
+    values = [round(v, 3) if isinstance(v, float) else v for v in (counters.get(k, 0) for k in COUNTERS)]
+    while values and not values[-1]:
+        values.pop()
+    out = {**attrs, "c": values}
+    if why:
+        out["why"] = why
+    return out
+
+
+def counters(e: Mapping[str, Any]) -> dict[str, float]:
+    """The counters of entry ``e`` by name (the non-zero ones)."""
+    return {k: v for k, v in zip(COUNTERS, e.get("c") or (), strict=False) if isinstance(v, (int, float)) and v}
 
 
 def _key(e: Entry) -> tuple[str, str, str]:
@@ -45,17 +59,18 @@ def _key(e: Entry) -> tuple[str, str, str]:
 def hold(e: Entry) -> None:
     """Keep ``e`` for the container's next write (merged with what waits for the same day, agent and
     protocol)."""
-    if not e.get("counters"):
+    if not e.get("c"):
         return
     with _lock:
         found = _waiting.get(_key(e))
         if found is None:
-            _waiting[_key(e)] = {**e, "counters": dict(e["counters"])}
+            _waiting[_key(e)] = dict(e)
             return
-        merged = dict(found["counters"])
-        for k, v in e["counters"].items():
+        merged = counters(found)
+        for k, v in counters(e).items():
             merged[k] = merged.get(k, 0) + v
-        _waiting[_key(e)] = {**found, **{k: v for k, v in e.items() if k != "counters"}, "counters": merged}
+        attrs = {k: v for k, v in {**found, **e}.items() if k not in ("c", "why")}
+        _waiting[_key(e)] = entry(attrs, merged, e.get("why") or found.get("why"))
 
 
 def take() -> list[Entry]:
@@ -78,17 +93,17 @@ def reset() -> None:
 
 
 @contextmanager
-def quiet() -> Iterator[None]:
-    """Writes in this block carry nothing (metering's own counter write)."""
-    token = _quiet.set(True)
+def riding(carrier: Carrier) -> Iterator[None]:
+    """Writes in this block carry ``carrier`` (metering's own write for a turn that wrote nothing)."""
+    token = _riding.set(carrier)
     try:
         yield
     finally:
-        _quiet.reset(token)
+        _riding.reset(token)
 
 
-def silenced() -> bool:
-    return _quiet.get()
+def forced() -> Carrier | None:
+    return _riding.get()
 
 
 class Carrier:
@@ -102,7 +117,7 @@ class Carrier:
     def __init__(self, entries: list[Entry], taken: list[Entry], at: float,
                  on_applied: Callable[[], None] | None = None, on_refused: Callable[[], None] | None = None):
         self.at = round(at, 3)
-        self.value = {"id": uuid.uuid4().hex, "at": self.at, "entries": entries + taken}
+        self.value = {"id": uuid.uuid4().hex[:16], "at": self.at, "e": entries + taken}
         self._taken = taken
         self._on_applied = on_applied
         self._on_refused = on_refused

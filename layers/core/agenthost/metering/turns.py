@@ -15,8 +15,8 @@ from typing import Any
 from agenthost import store as store_mod
 from agenthost.deadline import Deadline
 from agenthost.metering import carry
-from agenthost.metering.budget import budget_allows, flying, remember
-from agenthost.metering.emf import emit
+from agenthost.metering.budget import budget_allows, flying
+from agenthost.metering.emf import emit_late
 from agenthost.metering.settings import config, core, log_warning
 from agenthost.metering.usage import COUNTERS, MAX_ID, USAGE_ATTR, USAGE_COST_COUNTERS, clean_id, day_of
 from agenthost.metering.writes import attributes
@@ -66,8 +66,6 @@ class Turn:
         #: what the turn's applied writes carried so far (see :func:`rider`)
         self.carried: dict[str, float] = dict.fromkeys(COUNTERS, 0)
         self._llm_latencies: list[float] = []
-        #: the usage item after metering's own counter write (None: the turn's writes carried everything)
-        self.written: dict[str, Any] | None = None
         #: the answer was due: what no write carried waits for the container's next write
         self.usage_late = False
 
@@ -161,12 +159,17 @@ class Turn:
     def _answered_by_llm(self, c: dict[str, float]) -> bool:
         return c["llm_calls"] - c["llm_errors"] > 0 or (self.agent_answered and not self.counters["fallbacks"])
 
+    def _why(self, c: dict[str, float]) -> str | None:
+        """Why the deterministic policy answered (None: it did not)."""
+        if self.budget_blocked and not self._answered_by_llm(c):
+            return "budget"
+        if self.decides and not self._answered_by_llm(c):
+            return self.fallback_reason or ("llm_error" if c["llm_errors"] else "no_llm")
+        return self.fallback_reason if c["fallbacks"] else None
+
     def _finish_counters(self) -> None:
         c = self.counters = self.final()
-        if self.budget_blocked and not self._answered_by_llm(c):
-            self.fallback_reason = "budget"
-        elif self.decides and not self._answered_by_llm(c):
-            self.fallback_reason = self.fallback_reason or ("llm_error" if c["llm_errors"] else "no_llm")
+        self.fallback_reason = self._why(c)
 
     def uncarried(self) -> dict[str, float]:
         """What the turn recorded that no applied write of it carried."""
@@ -179,52 +182,55 @@ class Turn:
         snapshot["ddb_calls"] += 1
         snapshot["ddb_wru"] += 1
         delta = {k: v - self.carried.get(k, 0) for k, v in snapshot.items() if v - self.carried.get(k, 0)}
-        mine = [carry.entry(self._attributes(), delta)] if delta else []
+        mine = [carry.entry(self._attributes(), delta, self._why(snapshot) if delta.get("fallbacks") else None)
+                ] if delta else []
         at = self.clock()
 
         def applied() -> None:
             self.carried = snapshot
-            tokens_in, tokens_out = delta.get("tokens_in", 0), delta.get("tokens_out", 0)
-            if tokens_in or tokens_out:
-                flying(self.day, self.agent, self.protocol, tokens_in, tokens_out, self.model, found.at)
+            self._flying(delta, found.at)
 
         found = carry.Carrier(mine, carry.take(), at, applied)
         return found
 
     def _emit(self) -> None:
-        emit(self.protocol, self.agent, self.counters, self._llm_latencies, self.fallback_reason, self.usage_late)
+        """The turn's metrics come from the rollup (``usage.rollup``), with its usage; the turn itself says
+        only that its answer was due before its usage could be written."""
+        if self.usage_late:
+            emit_late(self.protocol, self.agent)
 
     def _write(self) -> None:
         """At the end: what no write carried. Anything but cost counters (the turn itself, when it wrote
-        nothing) is added with one ``UpdateItem`` unless the answer is due; cost counters alone (the time
-        after the turn's last write) wait for the container's next write."""
+        nothing) goes in one small usage item of its own (``TURNUSAGE#``, read by the rollup from the stream
+        like any other), unless the answer is due; cost counters alone (the time after the turn's last
+        write) wait for the container's next write."""
         left = self.uncarried()
         if not left:
             return
-        e = carry.entry(self._attributes(), left)
         if not any(k not in USAGE_COST_COUNTERS for k in left):
-            carry.hold(e)
+            carry.hold(carry.entry(self._attributes(), left))
             return
         reserve = core().usage_write_reserve_s
         if self.deadline is not None and self.deadline.remaining() <= reserve:
-            carry.hold(e)
+            carry.hold(carry.entry(self._attributes(), left, self.fallback_reason if left.get("fallbacks") else None))
             self.usage_late = True
-            log_warning("usage counters left for the next write: the answer is due", exc_info=False)
+            log_warning("usage left for the container's next write: the answer is due", exc_info=False)
             return
-        from agenthost.metering.writes import add_counters
+        from agenthost.metering.writes import write_own
 
-        left["ddb_calls"] = left.get("ddb_calls", 0) + 1  # the counter write itself
+        left["ddb_calls"] = left.get("ddb_calls", 0) + 1  # the usage item's write itself
         left["ddb_wru"] = left.get("ddb_wru", 0) + 1
         self.counters["ddb_calls"] += 1
         self.counters["ddb_wru"] += 1
-        try:
-            with carry.quiet():
-                item = add_counters(self.store, self.day, self._attributes(), left)
-        except Exception:
-            carry.hold(carry.entry(self._attributes(), left))
-            raise
-        self.written = item
-        remember(self.day, self.agent, self.protocol, item, self.clock())
+        mine = carry.entry(self._attributes(), left, self.fallback_reason if left.get("fallbacks") else None)
+        carrier = carry.Carrier([mine], carry.take(), self.clock(), lambda: self._flying(left, carrier.at),
+                                lambda: carry.hold(mine))
+        write_own(self.store, carrier)
+
+    def _flying(self, delta: dict[str, float], at: float) -> None:
+        tokens_in, tokens_out = delta.get("tokens_in", 0), delta.get("tokens_out", 0)
+        if tokens_in or tokens_out:
+            flying(self.day, self.agent, self.protocol, tokens_in, tokens_out, self.model, at)
 
 
 class _NullTurn(Turn):
@@ -300,9 +306,11 @@ def closed(t: Turn, token: contextvars.Token[Turn | None]) -> None:
 
 def rider() -> carry.Carrier | None:
     """What rides on a write about to be sent (see :mod:`agenthost.metering.carry`): the active turn's usage
-    and whatever waits; outside a turn, whatever waits; None when there is nothing, or in metering's own write."""
-    if carry.silenced():
-        return None
+    and whatever waits; outside a turn, whatever waits; in metering's own write, what it carries; None when
+    there is nothing."""
+    own = carry.forced()
+    if own is not None:
+        return own
     t = active_turn()
     if t is not None:
         return t.carrier()

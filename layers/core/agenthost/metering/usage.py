@@ -6,8 +6,8 @@ last turn and ``rolled_at`` (the newest ``at`` of the usage the rollup added, ep
 :data:`USAGE_TTL_S`.
 
 :data:`USAGE_ATTR` is the attribute a turn's usage rides in on the item it writes (see
-:mod:`agenthost.metering.carry`): ``{"id": <unique per write>, "at": <epoch s>, "entries": [{"day", "agent",
-"protocol", "arch", "memory_mb", "model"?, "counters": {...}}]}``.
+:mod:`agenthost.metering.carry`): ``{"id": <unique per write>, "at": <epoch s>, "e": [<entry>...]}``, an entry
+being ``{"day", "agent", "protocol", "arch", "mb", "model"?, "why"?, "c": [<counters in COUNTERS order>]}``.
 """
 
 from __future__ import annotations

@@ -1,49 +1,39 @@
-"""Metering's own counter write, for a turn whose writes carried none of its usage (it wrote nothing, or
-something was recorded after its last write): one atomic ``UpdateItem`` (``SET`` the turn's attributes,
-``ADD`` its counters) on the daily usage item, through a store whose wait is bounded (0.5 s connect, 1 s
-read, one request: within the 2 s of ``AGENTHOST_USAGE_WRITE_RESERVE_S``, and the deadline bound to the
-work), so it never makes an answer late."""
+"""Metering's own write, for a turn whose writes carried none of its usage (it wrote nothing, or something
+not a cost was recorded after its last write): one small item of its own, ``TURNUSAGE#<id>``, carrying the
+usage like any other write (the rollup reads it from the table's stream), through a client whose wait is
+bounded (1 s connect, 1 s read, one request: at most the 2 s of ``AGENTHOST_USAGE_WRITE_RESERVE_S``), so it
+never makes an answer late. A failed write leaves the usage for the container's next write."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Mapping
 from typing import Any
 
-from agenthost import aws
-from agenthost.metering.settings import config
-from agenthost.metering.usage import USAGE_TTL_S
-from agenthost.store import CallLimits, Store
+from agenthost.metering import carry
+from agenthost.metering.settings import config, log_warning
+from agenthost.store import CallLimits, Store, keys
+
+#: how long a turn's own usage item stays in the table (the stream has brought it to the rollup long before)
+OWN_TTL_S = 86_400
 
 
 def attributes(agent: str, protocol: str, day: str, model: str | None) -> dict[str, Any]:
-    """What a usage entry sets on the usage item (besides the counters and the expiry)."""
-    attrs: dict[str, Any] = {"agent": agent, "protocol": protocol, "day": day, "arch": config().arch,
-                             "memory_mb": config().memory_mb}
+    """What a usage entry says besides its counters (the usage item's attributes)."""
+    attrs: dict[str, Any] = {"day": day, "agent": agent, "protocol": protocol, "arch": config().arch,
+                             "mb": config().memory_mb}
     if model:
         attrs["model"] = model
     return attrs
 
 
-#: metering's own write: one request, 0.5 s connect and 1 s read at most (``agenthost.dynamo.TIMEOUTS``)
-COUNTER_LIMITS = CallLimits(connect_s=1.0, read_s=1.0, attempts=1)
+#: metering's own write: one request, 1 s connect and 1 s read at most (and the deadline bound to the work)
+OWN_LIMITS = CallLimits(connect_s=1.0, read_s=1.0, attempts=1)
 
 
-def add_counters(store: Store | None, day: str, attrs: Mapping[str, Any],
-                 counters: Mapping[str, float]) -> dict[str, Any]:
-    """Add ``counters`` (the non-zero ones) to the usage item with one ``UpdateItem``; returns the item. The
-    rollup's transaction on the same item makes DynamoDB refuse it with a conflict: tried again, 3 times
-    in all."""
-    target = store or Store(writes=COUNTER_LIMITS)
-    for attempt in range(3):
-        try:
-            item: dict[str, Any] = target.update(
-                f"USAGE#{day}", f"{attrs['agent']}#{attrs['protocol']}",
-                set_=dict(attrs), add={k: v for k, v in counters.items() if v}, ttl_s=USAGE_TTL_S,
-            )
-            return item
-        except Exception as exc:
-            if aws.error_code(exc) != "TransactionConflictException" or attempt == 2:
-                raise
-            time.sleep(0.01 * (attempt + 1))
-    raise AssertionError("unreachable")  # pragma: no cover
+def write_own(store: Store | None, carrier: carry.Carrier) -> None:
+    """Write ``carrier`` on a usage item of its own (one ``PutItem``); never raises."""
+    target = store or Store(writes=OWN_LIMITS)
+    try:
+        with carry.riding(carrier):
+            target.put({**keys.turn_usage(str(carrier.value["id"]))}, ttl_s=OWN_TTL_S)
+    except Exception:  # noqa: BLE001 - its usage waits for the next write (the rider was told it failed)
+        log_warning("usage item not written; its usage waits for the container's next write")
