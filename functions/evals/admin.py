@@ -29,6 +29,7 @@ from typing import Any
 from fastapi import Depends, Request
 from fastapi.responses import HTMLResponse
 
+from agenthost import aws
 from agenthost.aws import AwsBadInput
 from agenthost.config import settings
 from agenthost.http import ApiError, create_app, make_handler
@@ -165,7 +166,7 @@ def _store_definition(item: dict[str, Any]) -> None:
     try:
         Store().put(item)
     except AwsBadInput as exc:
-        detail = str((exc.response.get("Error") or {}).get("Message") or exc.code)[:200]
+        detail = (aws.error_message(exc) or exc.code)[:200]
         raise ApiError(400, f"invalid definition: it cannot be stored ({detail})") from None
 
 

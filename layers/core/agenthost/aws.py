@@ -209,6 +209,18 @@ def response_of(exc: BaseException) -> dict[str, Any]:
     return found if isinstance(found, dict) else {}
 
 
+def answer_code(parsed: Any) -> str:
+    """The error code in a service's parsed answer (a botocore hook's ``parsed``; "" when it holds none)."""
+    error = parsed.get("Error") if isinstance(parsed, dict) else None
+    return str(error.get("Code") or "") if isinstance(error, dict) else ""
+
+
+def error_message(exc: BaseException) -> str:
+    """The service's own message carried by ``exc`` ("" when no answer came)."""
+    error = response_of(exc).get("Error")
+    return str(error.get("Message") or "") if isinstance(error, dict) else ""
+
+
 def fault(exc: BaseException, service: str = "") -> Fault | None:
     """What ``exc`` means, or None when it is not an AWS error. ``service`` (``"dynamodb"``...) picks the
     service's own meaning of a code where it differs from the common one."""
@@ -219,7 +231,7 @@ def fault(exc: BaseException, service: str = "") -> Fault | None:
     if not isinstance(exc, ClientError):
         return _transport(exc)
     response = response_of(exc)
-    code = str((response.get("Error") or {}).get("Code") or "")
+    code = answer_code(response)
     status = int((response.get("ResponseMetadata") or {}).get("HTTPStatusCode") or 0)
     meaning = _BY_SERVICE.get(service, {}).get(code) or _CODES.get(code)
     if meaning is None:

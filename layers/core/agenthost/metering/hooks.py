@@ -82,6 +82,6 @@ def _on_retry(response: Any = None, **_: Any) -> None:
     if t is None or not response or not isinstance(response, tuple) or len(response) < 2:
         return
     parsed = response[1] or {}
-    code = parsed.get("Error", {}).get("Code") if isinstance(parsed, dict) else None
+    code = aws.answer_code(parsed)
     if aws.throttle_code(code):
         t.counters["ddb_throttles"] += 1
