@@ -191,12 +191,19 @@ def test_simulated_hunter_shots_never_hit_a_player_held_good():
     assert len(shots) >= 5 and all(t not in good or all_good for t, good, all_good in shots), shots
 
 
-def test_the_witch_clears_the_player_she_saved_when_the_village_turns_on_them():
+def witch_saved(victim: str, game_id: str) -> Any:
+    """The store of our witch (seat 3) who saved ``victim`` on night 1."""
     from werewolf.memory import InMemoryStore
 
     store = InMemoryStore()
-    as_seat("MyBot", "witch_decide", role="witch", store=store, rnd=1, phase="night_witch", game_id="witch",
-            extra={"wolfVictimName": "路飞", "wolfVictimId": "x", "hasSavePotion": True, "hasPoisonPotion": True})
+    a = as_seat("MyBot", "witch_decide", role="witch", store=store, rnd=1, phase="night_witch", game_id=game_id,
+                extra={"wolfVictimName": victim, "wolfVictimId": "x", "hasSavePotion": True, "hasPoisonPotion": True})
+    assert a == {"witch_action": "save"}
+    return store
+
+
+def test_the_witch_clears_the_player_she_saved_when_the_village_turns_on_them():
+    store = witch_saved("路飞", "witch")
     chat = [(SYS, "天亮了，第1天。昨晚是平安夜。"), ("柯南", "我怀疑路飞，投路飞。"), ("银时", "路飞很可疑，投路飞。")]
     a = as_seat("MyBot", "speak", role="witch", store=store, rnd=1, chat=chat, game_id="witch")
     chat.append(("MyBot", a["message"]))
@@ -206,11 +213,7 @@ def test_the_witch_clears_the_player_she_saved_when_the_village_turns_on_them():
 
 
 def test_the_witch_keeps_quiet_when_nobody_suspects_the_player_she_saved():
-    from werewolf.memory import InMemoryStore
-
-    store = InMemoryStore()
-    as_seat("MyBot", "witch_decide", role="witch", store=store, rnd=1, phase="night_witch", game_id="quiet-witch",
-            extra={"wolfVictimName": "路飞", "wolfVictimId": "x", "hasSavePotion": True, "hasPoisonPotion": True})
+    store = witch_saved("路飞", "quiet-witch")
     # the village's case is against 柯南 (he claimed a role 鸣人 had claimed first), not against 路飞
     chat = [(SYS, "天亮了，第1天。昨晚是平安夜。"), ("鸣人", "我是猎人。"), ("柯南", "我是猎人。")]
     a = as_seat("MyBot", "speak", role="witch", store=store, rnd=1, chat=chat, game_id="quiet-witch")
