@@ -13,7 +13,7 @@ import pytest
 
 from infra.local.defaults import LOCAL_SECRETS
 from tests.support.evals import PagesServer, Scripted, chat_eval, client_state, upload_client, wait_finished
-from tests.support.timing import within
+from tests.support.timing import waited, within
 
 pytestmark = pytest.mark.e2e
 SECRET = LOCAL_SECRETS["AGENTHOST_EVALS_SECRET"]
@@ -458,9 +458,23 @@ def test_a_100_kb_result_round_trip(stack):
     assert ev["result"]["output"]["response"] == text
 
 
-def test_usage_report_counts_evaluation_messages_and_connection_minutes(stack):
+@pytest.fixture
+def quiet_stack():
+    """A stack of its own: on the module's shared stack, earlier tests' evaluations (their timers and the
+    usage the stream rolls up a moment later) land in the counters between the two readings."""
+    from tests.support.stack import start_stack
+
+    running = start_stack({"AGENTHOST_EVALS_AGENT_ID": "usage-probe"})
+    yield running
+    running.stop()
+
+
+def test_usage_report_counts_evaluation_messages_and_connection_minutes(quiet_stack):
+    stack = quiet_stack
+
     def evals_row():
-        rows = httpx.get(f"{stack.http_url}/usage", params={"protocol": "evals"}, timeout=30).json()["rows"]
+        rows = httpx.get(f"{stack.http_url}/usage", params={"protocol": "evals", "agent": "usage-probe"},
+                         timeout=30).json()["rows"]
         return rows[-1] if rows else {"turns": 0, "invocations": 0, "ws_messages": 0, "ws_connection_minutes": 0}
 
     before = evals_row()
@@ -474,10 +488,13 @@ def test_usage_report_counts_evaluation_messages_and_connection_minutes(stack):
         await c.close()  # $disconnect: connection minutes
 
     asyncio.run(scenario())
-    end = time.monotonic() + 15
-    while True:
+    end = time.monotonic() + waited(15)
+    while True:  # the stream rolls the usage up a moment after each invocation
         after = evals_row()
-        if after["ws_connection_minutes"] > before["ws_connection_minutes"] or time.monotonic() > end:
+        arrived = (after["ws_connection_minutes"] > before["ws_connection_minutes"]
+                   and after["invocations"] - before["invocations"] >= 4
+                   and after["ws_messages"] - before["ws_messages"] >= 3)
+        if arrived or time.monotonic() > end:
             break
         time.sleep(0.3)
     assert after["turns"] - before["turns"] == 1
