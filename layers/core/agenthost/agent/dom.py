@@ -93,11 +93,25 @@ SNAPSHOT_JS = r"""
   // elements a page makes clickable by script show a pointer cursor: the outermost one of a region, and any
   // text-less one inside it (an icon)
   const pointer = (el) => getComputedStyle(el).cursor === 'pointer';
+  // an icon shows an image: its own (an img, an svg, a CSS content or background image) or a child's
+  const pictured = (el) => {
+    if (['IMG', 'SVG', 'svg', 'CANVAS'].includes(el.tagName)) return true;
+    const cs = getComputedStyle(el);
+    return /^url\(/.test(cs.content || '') || /url\(/.test(cs.backgroundImage || '') || !!el.querySelector('img,svg');
+  };
+  // the items of a list shown as a dropdown (an absolutely positioned list under a menu button)
+  const dropdownItem = (el) => {
+    if (el.tagName !== 'LI' || clip(el.innerText, 41).length > 40) return false;
+    const list = el.parentElement;
+    return !!list && ['UL', 'OL'].includes(list.tagName) &&
+      ['absolute', 'fixed'].includes(getComputedStyle(list).position);
+  };
   const clickable = (el) => {
     if (['HTML', 'BODY'].includes(el.tagName)) return false;
+    if (dropdownItem(el)) return true;
     if (!pointer(el)) return el.tagName === 'IMG' || /^url\(/.test(getComputedStyle(el).content || '');
     const parent = el.parentElement;
-    return !parent || !pointer(parent) || !clip(el.innerText, 1);
+    return !parent || !pointer(parent) || (!clip(el.innerText, 1) && pictured(el));
   };
   // the visible text, one pass over the text nodes in page order, and where each element starts in it
   const shownCache = new Map();

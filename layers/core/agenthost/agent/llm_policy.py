@@ -340,7 +340,8 @@ class LlmPolicy:
         if kept:
             memory["acted"] = True
         thinking = str(obj.get("thinking") or "")[:2000]
-        success, result = _success(done, claimed, kept, page, memory, result)
+        success, result = _success(done, claimed, kept, page, memory, result,
+                                   rules.facts.text if rules is not None else "")
         return Decision(actions=kept, done=done, success=success, thinking=strip_script(thinking),
                         result=None if result is None else strip_script(str(result))[:4000], source=self.name,
                         memory=memory), problems
@@ -377,14 +378,14 @@ def _proposed(obj: dict[str, Any], page: Page, task_urls: Sequence[str], rules: 
 
 
 def _success(done: bool, claimed: bool | None, kept: Sequence[Action], page: Page, memory: dict[str, Any],
-             result: Any) -> tuple[bool | None, Any]:
+             result: Any, task: str = "") -> tuple[bool | None, Any]:
     """``(success, result)`` of a decision: None while not done; a done the page contradicts (a score line,
     zero correct, an error, with nothing left to do) is not a success, and the result says why."""
     if not done:
         return None, result
     if claimed is not None:
         return claimed, result
-    verdict = judge(page, memory.get("before") or ())
+    verdict = judge(page, memory.get("before") or (), task)
     if not kept and verdict.kind in ("progress", "failure", "error"):
         # the model says done, the page says otherwise (a score line, zero correct, an error): not a success
         return False, f"Not completed: the page shows {verdict.text!r}" + (f" ({result})" if result else "")

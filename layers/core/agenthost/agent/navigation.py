@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from urllib.parse import urljoin
 
+from agenthost.agent import scope
 from agenthost.agent.actions import Action, is_avoided, norm
 from agenthost.agent.forms import NEXT_STEP, NOT_SUBMIT, SUBMIT, blocked
 from agenthost.agent.guards import LoopGuard, off_site, resolve
@@ -19,8 +20,9 @@ from agenthost.agent.outcome import judge
 from agenthost.agent.page import TEXT_ROLES, Element, Page
 from agenthost.agent.progress import Seen, action_key
 from agenthost.agent.task import TaskFacts
-from agenthost.agent.wording import ID, id_kind, identifiers, words
+from agenthost.agent.wording import ID, has_phrase, id_kind, identifiers, stem, words
 
+_EVERY = re.compile(r"\b(?:all|every|each)\b", re.I)
 _REPEAT = re.compile(r"\b(until|again|repeat|each|every|all of|one by one)\b", re.I)
 _HIGHEST = re.compile(r"\b(highest|largest|biggest|greatest|most|maximum|last|top)\b", re.I)
 _LOWEST = re.compile(r"\b(lowest|smallest|least|minimum|first|fewest)\b", re.I)
@@ -32,15 +34,22 @@ def named_clicks(facts: TaskFacts, page: Page, seen: Seen, fills: list[Action],
     form's submit button is held back while a field the task refers to is still empty."""
     found: list[tuple[int, float, Element]] = []
     filling = {id(a.resolved) for a in fills}
-    for e in page.elements:
-        if e.role not in ("button", "link", "tab", "menuitem") or not e.name or e.disabled:
-            continue
-        if seen.clicked(e) or seen.clicked_here(e):
-            continue
+    named = [e for e in page.elements if e.role in ("button", "link", "tab", "menuitem") and e.name and not e.disabled
+             and _name_score(facts, e.name) >= 0.9]
+    same: dict[str, list[Element]] = {}
+    for e in named:
+        same.setdefault(norm(e.name), []).append(e)
+    every = bool(_EVERY.search(facts.text))
+    mine = {id(e) for g in same.values() if len(g) > 1 for e in scope.scoped(page, g, facts, every=every)}
+    for e in named:
+        several = len(same[norm(e.name)]) > 1
+        if seen.clicked_here(e) or (seen.clicks.get(norm(e.ref)) if several else seen.clicked(e)):
+            continue  # (one of several alike: this very one, by its id)
         score = _name_score(facts, e.name)
-        if score < 0.9:
-            continue
-        if resolve(page, "click", e.name) is not e:
+        if len(same[norm(e.name)]) > 1:
+            if id(e) not in mine:
+                continue  # a control every item has: the task's item's own (its anchor decides), or none
+        elif resolve(page, "click", e.name) is not e:
             continue  # the runner would click another element with this name first
         if e.role == "link" and e.href and off_site(urljoin(page.url, e.href), seen.home, facts):
             continue
@@ -212,10 +221,31 @@ def _name_score(facts: TaskFacts, name: str) -> float:
         return 0.0
     if facts.mentions(name, min_cover=1.0) >= 1.0:
         return 1.0
+    if _by_synonym(facts, name):
+        return 0.9
     if facts.numbers and any(c.isdigit() for c in name) and \
             set(re.findall(r"(?<![\d.])\d{2,}(?!\d|\.\d)", ID.sub(" ", name))) & facts.numbers:
         return 0.9
     return 0.0
+
+
+#: what a task says for a control's usual names (an icon called "forward" is what "send it on to Ana" asks for)
+_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "forward": ("send it to", "send it on", "send to", "send this to", "pass it on", "pass on"),
+    "trash": ("delete", "remove", "bin", "discard"), "delete": ("trash", "remove", "discard", "bin"),
+    "remove": ("delete", "trash", "discard"), "star": ("important", "flag", "favorite", "favourite"),
+    "reply": ("respond", "answer", "write back"), "retweet": ("share", "repost"), "like": ("favorite", "heart"),
+}
+
+
+def _by_synonym(facts: TaskFacts, name: str) -> bool:
+    """Every word of a control's name is what the task says in other words ("trash" for "delete")."""
+    ws = [w for w in re.findall(r"[a-z]+", name.lower()) if len(w) > 2]
+    if not ws or len(ws) > 3:
+        return False
+    return all(w in facts.words or stem(w) in facts.words or
+               any(has_phrase(facts.low, syn) for syn in _SYNONYMS.get(w, ())) for w in ws) and \
+        any(w in _SYNONYMS for w in ws)
 
 
 def other_id(facts: TaskFacts, name: str) -> bool:

@@ -84,6 +84,10 @@ _LAST_STEP = re.compile(r"\b(?:step|stage|slide|page|part)\s*#?\s*(\d{1,3})\s*(?
 _GAME_WORDS = re.compile(r"\b(?:question|round|level|puzzle|problem|card|word|game|quiz|score|points?)\b", re.I)
 
 
+#: where a task's text is cut into sentences (each is looked for on the page on its own)
+_TASK_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
 @dataclass
 class Outcome:
     """``kind``: ``success`` | ``failure`` (over, not achieved) | ``error`` (a problem to fix, e.g. a form
@@ -136,16 +140,24 @@ def full_score(text: str) -> bool:
     return bool(fr) and all(a == b for a, b in fr)
 
 
-def candidate_lines(page: Page) -> list[tuple[str, bool]]:
+def candidate_lines(page: Page, task: str = "") -> list[tuple[str, bool]]:
     """(line, from a status/alert region) for the lines a verdict may come from: status and alert regions
-    first, then the page's non-interactive text, then its title."""
+    first, then the page's non-interactive text, then its title. Where the page repeats the task's own
+    sentences (an instruction box), they are left out: the task's words are no verdict ("... the email Neille
+    sent me" is not "sent")."""
     out: list[tuple[str, bool]] = []
     for e in page.elements:
         if e.role in ("status", "alert") and (e.value or e.name):
             out.append(((e.value or e.name).strip(), True))
     labels = {e.name for e in page.elements if e.interactive and e.name}
+    said = [" ".join(s.split()) for s in _TASK_SENTENCE.split(task or "") if len(s.strip()) >= 12]
     for line in page.text.splitlines()[:MAX_LINES]:
         line = line.strip()
+        if said:
+            flat = " ".join(line.split())
+            for sentence in said:
+                flat = flat.replace(sentence, " ")
+            line = flat.strip()
         if line and line not in labels and len(line) <= 400:
             out.append((line, False))
     if page.title:
@@ -159,10 +171,11 @@ def _hits(text: str, starts: list[int], rx: re.Pattern[str]) -> set[int]:
     return {bisect_right(starts, m.start()) - 1 for m in rx.finditer(text)}
 
 
-def judge(page: Page, before: Collection[str] = ()) -> Outcome:
+def judge(page: Page, before: Collection[str] = (), task: str = "") -> Outcome:
     """The page's verdict on the task (see the module docstring). ``before``: :func:`line_key` s of lines
-    shown before the agent acted (they are no evidence)."""
-    lines = candidate_lines(page)
+    shown before the agent acted (they are no evidence); ``task``: the task, whose own sentences on the page
+    are no evidence either."""
+    lines = candidate_lines(page, task)
     if not lines:
         return Outcome()
     texts = [ln for ln, _ in lines]

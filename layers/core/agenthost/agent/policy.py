@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agenthost import urls
-from agenthost.agent import codes
+from agenthost.agent import codes, scope
 from agenthost.agent.actions import Action, Decision, approval_question, avoid_set, is_avoided, tool_names
 from agenthost.agent.answers import answer_from
 from agenthost.agent.forms import fill_fields, item_clicks, submit_button
@@ -121,7 +121,7 @@ def _page_verdict(t: _Turn) -> Outcome:
         home = urls.host(facts.urls[0]) if facts.urls else urls.host(page.url)
         if home:
             memory["home"] = home
-    verdict = judge(page, memory.get("before") or ())
+    verdict = judge(page, memory.get("before") or (), facts.text)
     if verdict.kind in ("success", "failure") and off_site(page.url, memory.get("home", ""), facts):
         return Outcome(None, "")
     return verdict
@@ -238,7 +238,15 @@ def _other_routes(t: _Turn, plan: list[Action], success: bool, answer: str | Non
     if waiting and "navigate" in t.names:
         plan.append(Action("navigate", {"url": waiting}, why="back to the field the code found elsewhere is for"))
     if not plan and not success and not answer:
-        plan.extend(_click_found(t))
+        plan.extend(a for a in _click_found(t) if not is_avoided(a, t.avoid))
+    if not plan and not success and not answer and _ACT_ON_IT.search(facts.text):
+        item = scope.opener(page, facts)
+        if item is not None and not (t.seen.clicked(item) or t.seen.clicked_here(item)):
+            # what the task wants done is not on this page: open the item it is about first
+            opening = Action("click", {"element": item.name or item.value}, resolved=item,
+                             why="open the item the task is about")
+            if not is_avoided(opening, t.avoid):
+                plan.append(opening)
     if not plan and not success and not answer:
         plan.extend(next_step(facts, page, seen, t.avoid, t.futile))
     if not plan and not success:
@@ -250,6 +258,12 @@ def _other_routes(t: _Turn, plan: list[Action], success: bool, answer: str | Non
         if not plan:
             plan = escalate(facts, page, seen, t.visited, t.avoid, t.loops, t.futile, t.names)
     return plan
+
+
+#: an imperative that needs a pointer gesture no protocol tool performs (drag, draw, highlight a text, resize,
+#: hover or keep the mouse somewhere)
+_GESTURE = re.compile(r"(?:^|[.;:,!?]\s*|\b(?:and|then|to|please)\s+)(?:drag\b|draw\b|highlight\b|resize\b|hover\b|"
+                      r"keep\s+(?:your|the)\s+mouse\b|move\s+the\s+(?:mouse|cursor|pointer)\b)", re.I)
 
 
 def _scroll(why: str) -> Action:
@@ -275,6 +289,11 @@ class DeterministicPolicy:
         opening = self._open(t)
         if opening is not None:
             return opening
+        gesture = _GESTURE.search(task)
+        if gesture and not page.is_empty():
+            # a step no tool of these protocols performs: the later steps (a submit) would go without it
+            return self._give_up(t.memory, f"The task needs a pointer gesture ({gesture.group(0).strip()!r}) that "
+                                 "this protocol's tools cannot perform.", Outcome(None, ""))
         verdict = _page_verdict(t)
         t.seen.home = str(t.memory.get("home") or "")
         acted = bool(t.memory.get("acted"))

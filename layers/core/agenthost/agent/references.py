@@ -22,6 +22,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from agenthost.agent import scope
 from agenthost.agent.actions import Action, norm
 from agenthost.agent.page import TEXT_ROLES, Element, Page
 from agenthost.agent.progress import Seen
@@ -57,6 +58,9 @@ _QUOTED = re.compile(r"\"([^\"]*)\"|“([^”]*)”")
 _DATE = re.compile(r"\b\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}\b")
 _TIME = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?(?![\w:])", re.I)
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:[.,]\d+)?(?![\w/:])")
+#: a text to put in a message ("reply with the text "Thanks"", "a note saying "On my way"")
+_WITH_TEXT = re.compile(r"\b(?:with|saying|reading|that says)\s+(?:the\s+)?(?:text|message|words?|note|comment|"
+                        r"reply)?\s*[\"“]", re.I)
 #: a value right after a typing verb ("Enter 09/10/2012 as ...", "type "Ana" ...", "enter the number 16")
 _DIRECT = re.compile(r"\b(?:enter|type|input|write|key\s+in)\s+(?:the\s+(?:number|value|text|date|time|word)\s+)?"
                      r"(?:\"[^\"]+\"|“[^”]+”|\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}|\d{1,2}:\d{2}|[-+]?\d+(?:[.,]\d+)?)", re.I)
@@ -151,8 +155,16 @@ def _destinations(clause: str, refs: Sequence[Ref]) -> list[Ref]:
 
 
 def clauses(text: str) -> list[str]:
-    """The task cut into clauses ("..., then ...", "... and then ...", sentences)."""
-    return [c.strip(" ,") for c in _CLAUSE_SPLIT.split(text or "") if c and c.strip(" ,")]
+    """The task cut into clauses ("..., then ...", "... and then ...", sentences); never inside quotes."""
+    quoted: list[str] = []
+
+    def hide(m: re.Match[str]) -> str:
+        quoted.append(m.group(0))
+        return f"\x00{len(quoted) - 1}\x00"
+
+    hidden = _QUOTED.sub(hide, text or "")
+    parts = [c.strip(" ,") for c in _CLAUSE_SPLIT.split(hidden) if c and c.strip(" ,")]
+    return [re.sub(r"\x00(\d+)\x00", lambda m: quoted[int(m.group(1))], c) for c in parts]
 
 
 def _is_textarea(e: Element) -> bool:
@@ -166,6 +178,8 @@ def candidates(page: Page, kind: str) -> list[Element]:
     els = [e for e in page.elements if not e.disabled or kind in ("text", "textarea")]
     if kind == "textarea":
         return [e for e in els if e.role in TEXT_ROLES and _is_textarea(e)]
+    if kind == "field":
+        return [e for e in els if e.role in ("textbox", "searchbox")]
     if kind == "text":
         boxes = [e for e in els if e.role in ("textbox", "searchbox")]
         plain = [e for e in boxes if not (e.tag and e.tag == "textarea")]
@@ -314,16 +328,18 @@ def reference_actions(facts: TaskFacts, page: Page, seen: Seen, names: Sequence[
         refs = refs_in(clause)
         verbs = _verbs_text(clause, refs)
         typing = _TYPE_VERB.search(verbs)
-        if typing and not _destinations(clause, refs) and _DIRECT.search(clause):
-            # "Enter 09/10/2012 as the date": a value for a field it does not point to by kind: the page's
-            # only empty text field, when no other rule fills one
-            refs = [*refs, Ref("text", start=len(clause), end=len(clause))]
+        if (typing and not _destinations(clause, refs) and _DIRECT.search(clause)) or \
+                (not refs and _WITH_TEXT.search(clause)):
+            # "Enter 09/10/2012 as the date", "reply with the text "Thanks"": a value for a field the clause does
+            # not point to by kind: the page's only empty text field (a text area too), when no rule fills one
+            refs = [*refs, Ref("field", start=len(clause), end=len(clause))]
+            typing = typing or _WITH_TEXT.search(clause)
         if typing and _BY_LABEL.search(clause) and "type" in names:
             out.extend(a for a in _by_label(page, done) if id(a.resolved) not in done)
             done.update(id(a.resolved) for a in out if a.resolved is not None)
         for ref in refs:
-            if typing and ref.kind in ("text", "textarea", "spinbutton") and ref not in _destinations(clause, refs) \
-                    and ref.start < len(clause):
+            if typing and ref.kind in ("text", "textarea", "spinbutton", "field") and \
+                    ref not in _destinations(clause, refs) and ref.start < len(clause):
                 continue  # a field the clause reads from, not one it types into
             act = _act_on(ref, clause, verbs, [*parts[:i], clause], page, facts, seen, names, answer)
             for a in act:
@@ -359,18 +375,27 @@ def shown_as(page: Page, text: str) -> Element | None:
     return best
 
 
-def reveal(page: Page, seen: Seen) -> Element | None:
+def reveal(page: Page, seen: Seen, facts: TaskFacts | None = None) -> Element | None:
     """The next control that may show what the page does not show yet: a tab not open yet, a closed section,
-    a menu button, an expander, the next page; each tried once (page order)."""
+    a menu button, an expander, the next page; each tried once (page order). Of several alike (every post's
+    "more" menu), the one of the task's item (:func:`agenthost.agent.scope.scoped`)."""
+    found: list[Element] = []
     for e in page.elements:
-        if e.disabled or not (e.name or e.value) or seen.clicked(e) or seen.clicked_here(e):
+        if e.disabled or not (e.name or e.value) or seen.clicks.get(norm(e.ref)) or seen.clicked_here(e):
             continue
-        if e.role == "tab" and not (e.selected or e.expanded):
-            return e
-        if e.expanded is False and e.role in ("button", "link", "tab", "treeitem", "menuitem"):
-            return e
-        if e.role in ("button", "link", "menuitem", "treeitem") and _REVEALS.search(e.name or ""):
-            return e
+        if (e.role == "tab" and not (e.selected or e.expanded)) or \
+                (e.expanded is False and e.role in ("button", "link", "tab", "treeitem", "menuitem")) or \
+                (e.role in ("button", "link", "menuitem", "treeitem") and _REVEALS.search(e.name or "")):
+            found.append(e)
+    for e in found:
+        alike = [x for x in found if norm(x.name) == norm(e.name)]
+        if len(alike) > 1 and facts is not None:
+            mine = scope.scoped(page, alike, facts)
+            if mine:
+                return mine[0]
+        if len(alike) == 1 and seen.clicked(e):
+            continue
+        return e
     return None
 
 
@@ -384,10 +409,12 @@ def quoted_clicks(facts: TaskFacts, page: Page, seen: Seen) -> list[Action]:
                 continue
             el = shown_as(page, name)
             if el is not None:
-                if seen.clicked(el) or seen.clicked_here(el):
+                alike = [e for e in page.elements if e.role == el.role and norm(e.name) == norm(el.name)]
+                el = (scope.scoped(page, alike, facts) or [el])[0] if len(alike) > 1 else el
+                if seen.clicks.get(norm(el.ref)) or seen.clicked_here(el) or (len(alike) == 1 and seen.clicked(el)):
                     continue
                 return [Action("click", {"element": name}, resolved=el, why=f"the task's {name!r}")]
-            more = reveal(page, seen)
+            more = reveal(page, seen, facts)
             if more is not None:
                 return [Action("click", {"element": more.name or more.value}, resolved=more,
                                why=f"{name!r} is not shown yet: open {more.name or more.value!r}")]
@@ -410,7 +437,7 @@ def _by_label(page: Page, done: set[int]) -> list[Action]:
 def _act_on(ref: Ref, clause: str, verbs: str, earlier: Sequence[str], page: Page, facts: TaskFacts, seen: Seen,
             names: Sequence[str], answer: str | None) -> list[Action]:
     typing = _TYPE_VERB.search(verbs) is not None
-    if ref.kind in ("text", "textarea", "spinbutton") and (typing or ref.kind == "spinbutton"):
+    if ref.kind == "field" or (ref.kind in ("text", "textarea", "spinbutton") and (typing or ref.kind == "spinbutton")):
         if "type" not in names:
             return []
         value = _stated_value(clause)

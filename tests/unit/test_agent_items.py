@@ -1,0 +1,112 @@
+"""Pages that repeat one control for every item (inboxes, feeds): the task's item decides which control
+(``agent.scope``), an item is opened when its control is not shown yet, a control's usual name in the task's
+other words, text for a message field, pointer gestures no tool performs, and the task's own sentence on the
+page never read as a verdict. Pages written for these tests, worded unlike any benchmark's."""
+
+from __future__ import annotations
+
+from agenthost.agent import Action
+from agenthost.agent import page as pages
+from agenthost.agent.actions import PROXY_TOOLS
+from agenthost.agent.outcome import judge
+from agenthost.agent.references import clauses
+from tests.support.policy import decide, wire
+
+
+def _snap(elements, text):
+    """A snapshot page whose elements say where they start in ``text`` (``at``: the offset of ``anchor``)."""
+    out = []
+    for el in elements:
+        el = dict(el)
+        anchor = el.pop("anchor", None)
+        if anchor is not None:
+            el["at"] = text.index(anchor)
+        out.append(el)
+    return pages.from_snapshot({"url": "https://mail.test/", "title": "", "visibleText": text, "elements": out})
+
+
+INBOX_TEXT = "Inbox Ama Owusu Lunch on Friday? Kofi Mensah Quarterly numbers Efua Boateng Invoice 2231 END"
+INBOX = [
+    {"id": "r1", "tag": "div", "text": "Ama Owusu Lunch on Friday?", "anchor": "Ama Owusu"},
+    {"id": "x1", "tag": "span", "hint": "archive", "anchor": "Kofi Mensah"},
+    {"id": "r2", "tag": "div", "text": "Kofi Mensah Quarterly numbers", "anchor": "Kofi Mensah"},
+    {"id": "x2", "tag": "span", "hint": "archive", "anchor": "Efua Boateng"},
+    {"id": "r3", "tag": "div", "text": "Efua Boateng Invoice 2231", "anchor": "Efua Boateng"},
+    {"id": "x3", "tag": "span", "hint": "archive", "anchor": "END"},
+]
+
+
+def _proxy(task, page, **kw):
+    d = decide(task, page, tools=PROXY_TOOLS, **kw)
+    return [(a.tool, a.resolved.ref if a.resolved else a.target) for a in d.actions], d
+
+
+def test_the_control_of_the_item_the_task_names_not_the_first_one():
+    page = _snap(INBOX, INBOX_TEXT)
+    acts, _ = _proxy("Archive the message from Kofi.", page)
+    assert acts == [("click", "x2")]
+    acts, _ = _proxy("Please archive the mail Efua Boateng sent.", page)
+    assert acts == [("click", "x3")]
+
+
+def test_without_an_item_to_single_out_no_repeated_control_is_guessed():
+    acts, d = _proxy("Archive a message.", _snap(INBOX, INBOX_TEXT))
+    assert ("click", "x1") not in acts and ("click", "x2") not in acts and ("click", "x3") not in acts
+
+
+def test_every_item_of_a_person_when_the_task_says_all():
+    text = "Feed Ama @ama Good morning Kofi @kofi Market day Ama @ama Rain again END"
+    feed = _snap([{"id": "p1", "tag": "p", "text": "Ama @ama Good morning", "anchor": "Ama @ama Good"},
+                  {"id": "l1", "tag": "span", "hint": "like", "anchor": "Kofi @kofi"},
+                  {"id": "p2", "tag": "p", "text": "Kofi @kofi Market day", "anchor": "Kofi @kofi"},
+                  {"id": "l2", "tag": "span", "hint": "like", "anchor": "Ama @ama Rain"},
+                  {"id": "p3", "tag": "p", "text": "Ama @ama Rain again", "anchor": "Ama @ama Rain"},
+                  {"id": "l3", "tag": "span", "hint": "like", "anchor": "END"}], text)
+    acts, d = _proxy("Like all posts by @ama.", feed)
+    assert acts == [("click", "l1"), ("click", "l3")]
+
+
+def test_an_item_is_opened_when_the_control_the_task_wants_is_not_shown_yet():
+    page = _snap(INBOX, INBOX_TEXT)
+    acts, _ = _proxy("Forward the invoice from Efua Boateng to the accountant.", page)
+    assert acts == [("click", "r3")]  # opened first: its Forward control shows inside it
+
+
+def test_a_control_is_found_under_its_usual_name_in_the_tasks_other_words():
+    text = "Message from Kofi Mensah: the numbers are attached."
+    opened = _snap([{"id": "t", "tag": "span", "hint": "trash", "anchor": "Message"},
+                    {"id": "f", "tag": "span", "hint": "forward", "anchor": "Message"}], text)
+    acts, _ = _proxy("Delete the message Kofi sent me.", opened)
+    assert acts == [("click", "t")]
+    acts, _ = _proxy("Send it on to Ama.", opened)
+    assert acts[0] == ("click", "f")
+
+
+def test_text_for_a_message_field_from_with_the_text():
+    reply = _snap([{"id": "to", "tag": "input", "type": "text", "value": "kofi@mail.test", "hint": "To",
+                    "anchor": "To"},
+                   {"id": "body", "tag": "textarea", "anchor": "END"},
+                   {"id": "go", "tag": "span", "hint": "send", "anchor": "END"}], "Reply To END")
+    acts, d = _proxy('Answer Kofi with the text "Noted. See you Friday."', reply)
+    assert ("type", "body") in acts
+    assert next(a for a in d.actions if a.tool == "type").args["text"] == "Noted. See you Friday."
+    assert clauses('Reply with the text "Noted. See you." Then close it.') == \
+        ['Reply with the text "Noted. See you."', "close it."]
+
+
+def test_a_pointer_gesture_the_tools_cannot_perform_is_an_honest_give_up_not_a_submit():
+    tree = '- text: Set the volume\n- slider "Volume"\n- button "Save"'
+    d = decide("Drag the volume slider to 70 and save.", tree)
+    assert d.done and d.success is False and "gesture" in d.result and wire(d) == []
+    d = decide("Hover over the map legend, then press Save.", tree)
+    assert d.done and d.success is False
+
+
+def test_the_tasks_own_sentence_on_the_page_is_no_verdict():
+    task = "Tell the shop the parcel was sent back."
+    page = pages.from_aria(f"- text: {task}\n- textbox \"Message\"\n- button \"Send\"")
+    assert judge(page, task=task).kind is None
+    assert judge(pages.from_aria("- status: Your message was sent.")).kind == "success"
+    done = pages.from_aria(f"- text: {task}\n- status: Thanks, your message was sent.")
+    d = decide(task, done, memory={"acted": True, "before": []}, history=[Action("click", {"element": "Send"})])
+    assert d.done and d.success
