@@ -108,3 +108,15 @@ def test_a_snapshot_keeps_page_order_and_names_icons_by_their_hint():
     # on a snapshot page every element is reached by its id, named or not
     acts = check_actions([Action("click", {"element": "agent-2"})], page).actions
     assert [a.args["element"] for a in acts] == ["agent-2"]
+
+
+def test_a_tab_is_reached_through_the_link_it_holds():
+    page = from_aria(
+        "- text: \"Click on Tab #1.\"\n- tablist:\n  - 'tab \"Tab #1\"':\n    - 'link \"Tab #1\"':\n"
+        "      - /url: \"#tabs-1\"\n  - 'tab \"Tab #2\" [selected]':\n    - 'link \"Tab #2\"':\n"
+        "      - /url: \"#tabs-2\"\n- paragraph: Some text.\n")
+    tab = next(e for e in page.elements if e.role == "tab" and e.name == "Tab #1")
+    assert tab.parent and any(e.role == "link" and e.parent == tab.ref for e in page.elements)  # quoted keys
+    assert address(page, "click", tab) == "Tab #1"
+    text = next(e for e in page.elements if e.role == "paragraph")
+    assert address(page, "type", text) is None

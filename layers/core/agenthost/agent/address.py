@@ -29,6 +29,10 @@ _TEXT_HOLDERS = TEXT_NODE_ROLES | {"button", "link", "tab", "menuitem", "listite
                                     "radio", "switch", "menuitemcheckbox", "menuitemradio", "treeitem"}
 
 
+#: controls small enough that a click on them lands on what they hold
+_SMALL = frozenset({"button", "link", "tab", "menuitem", "option", "treeitem", "checkbox", "radio"})
+
+
 def _norm(s: str) -> str:
     return re.sub(r"\s+", " ", (s or "").strip().lower())
 
@@ -84,8 +88,28 @@ def address(page: Page, tool: str, el: Element, prefer: str = "") -> str | None:
         c = (cand or "").strip()
         if c and c not in tried:
             tried.append(c)
-            if runner_hit(page, tool, c) is el:
+            if _reaches(page, tool, runner_hit(page, tool, c), el):
                 return c
     if tool in ("type", "select") and runner_hit(page, tool, "") is el:
         return ""  # the first control of its kind: the runner takes it for an empty name
     return None
+
+
+def _reaches(page: Page, tool: str, hit: Element | None, el: Element) -> bool:
+    """Whether acting on ``hit`` acts on ``el``: the same element, or for a click one inside the other (the
+    link inside a tab, the text inside a button)."""
+    if hit is None or hit is el:
+        return hit is el
+    if tool != "click":
+        return False
+    by_ref = {e.ref: e for e in page.elements}
+    pairs = [(hit, el)]
+    if hit.role in _SMALL:
+        pairs.append((el, hit))  # a click lands on a control's middle: inside a big container it may miss el
+    for inner, outer in pairs:
+        up = by_ref.get(inner.parent or "")
+        while up is not None:
+            if up is outer:
+                return True
+            up = by_ref.get(up.parent or "")
+    return False

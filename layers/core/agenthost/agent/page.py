@@ -300,7 +300,9 @@ def from_aria(tree: str, *, url: str = "", title: str = "") -> Page:
             other = body
             body = body.rstrip()
             if body[:1] in _QUOTES:
-                m = _LINE.match(" " * indent + "- " + _unquote_yaml(body))
+                # a quoted line; one with children is a quoted key ('tab "Tab #1"':), its colon outside
+                colon = ":" if body[-1:] == ":" and body[-2:-1] == body[:1] else ""
+                m = _LINE.match(" " * indent + "- " + _unquote_yaml(body[:-1] if colon else body) + colon)
                 if m is None:
                     continue
                 _, role, name, attrs, rest, other = m.groups()
