@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from agenthost import metering
 from agenthost.config import settings
-from agenthost.http import bounded, create_app, make_handler
 from agenthost.store import Store
+from agenthost.webapp import bounded, create_app, make_handler
 from agents_api.catalog import DynamoCatalog
 from agents_api.checkout import SignedCheckout
 from agents_api.sdk import BASE_PATH, AgentsSite, Limits, SiteInfo, error_body

@@ -18,8 +18,8 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from agenthost.http import ApiError
 from agenthost.store import Store
+from agenthost.webapp import ApiError
 from agents_api.sessions import Session, Sessions
 from agents_api.site import SiteConfig
 from agents_api.wire import token_of

@@ -21,8 +21,8 @@ import re
 from typing import Any
 
 from agenthost.config import settings
-from agenthost.http import RETRY_AFTER_S, UNAVAILABLE_MESSAGE, logger, unavailable
 from agenthost.store import Store
+from agenthost.webapp import RETRY_AFTER_S, UNAVAILABLE_MESSAGE, logger, unavailable
 from agents_api.deps import INVALID, MAX_TOKEN, MISSING, SESSION_SCOPE
 from agents_api.idempotency import MAX_KEY, Conflict, Idempotency, fingerprint
 from agents_api.ratelimit import Verdict

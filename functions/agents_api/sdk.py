@@ -1,9 +1,9 @@
 """The site SDK: a reusable FastAPI router that makes any catalog an agents.json site.
 
 Configure it with site info, a catalog backend and a checkout handler, then install it on an app made
-by :func:`agenthost.http.create_app` with :data:`error_body` (the ``{ok, data|error}`` envelope)::
+by :func:`agenthost.webapp.create_app` with :data:`error_body` (the ``{ok, data|error}`` envelope)::
 
-    from agenthost.http import create_app, make_handler
+    from agenthost.webapp import create_app, make_handler
     from agents_api.sdk import AgentsSite, SiteInfo, error_body
     from agents_api.catalog import MemoryCatalog
     from agents_api.checkout import SignedCheckout

@@ -16,14 +16,14 @@ from fastapi import Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ValidationError
 
-from agenthost.http import ApiError
+from agenthost.webapp import ApiError
 from agents_api.catalog import Filters, Product
 
 SORTS = ("relevance", "price_asc", "price_desc", "name")
 
 
 def error_body(status: int, code: str, message: str) -> dict[str, Any]:
-    """The spec's error envelope, for :func:`agenthost.http.create_app`."""
+    """The spec's error envelope, for :func:`agenthost.webapp.create_app`."""
     return {"ok": False, "error": message}
 
 

@@ -28,9 +28,9 @@ from typing import Any
 from agenthost import aws, logs, metering
 from agenthost import deadline as deadlines
 from agenthost.config import settings
-from agenthost.http import logger, request_deadline
 from agenthost.secrets import secret
 from agenthost.store import Store, keys
+from agenthost.webapp import logger, request_deadline
 from evals import connections
 from evals.registry import forget_connection
 from evals.runtime import build_server, self_function

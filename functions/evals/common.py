@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from agenthost.http import logger
 from agenthost.store import Store
+from agenthost.webapp import logger
 from evals.definitions import Catalog
 from evals.judging import JsRunner, LlmJudge
 

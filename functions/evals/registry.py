@@ -13,8 +13,8 @@ import secrets
 from typing import Any
 
 from agenthost import limits
-from agenthost.http import logger
 from agenthost.store import ConditionFailed, keys
+from agenthost.webapp import logger
 from evals.common import (
     CLIENT_ID_RE,
     CLIENT_INDEX_PK,

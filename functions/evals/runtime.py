@@ -8,8 +8,8 @@ from functools import lru_cache
 from typing import Any
 
 from agenthost.config import settings
-from agenthost.http import logger
 from agenthost.store import Store
+from agenthost.webapp import logger
 from evals import connections
 from evals.common import DEFS_PK, Options
 from evals.definitions import Catalog, DefinitionError, definitions_dir, load_dir, parse_document

@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from agenthost import aws
-from agenthost.http import logger
+from agenthost.webapp import logger
 
 _NAME_OK = re.compile(r"[^0-9A-Za-z_.-]")
 

@@ -14,7 +14,7 @@ from typing import Any
 from agenthost.agent.page import Page, from_aria
 from agenthost.config import settings
 from agenthost.deadline import Deadline
-from olympics import guard
+from olympics import executable
 from olympics.memory import MemoryStore, TaskMemory, task_hash
 from olympics.models import TurnRequest, TurnResponse
 
@@ -113,12 +113,12 @@ def ping_decision(page: Page, task_prompt: str) -> Decision | None:
 def clean_thinking(text: Any) -> str:
     s = str(text or "")
     s = re.sub(r"<[^>]{0,200}>", "", s)  # no markup reaches spectators
-    if guard.scripty(s):
-        s = guard._SCRIPTY.sub("[removed]", s)
+    if executable.scripty(s):
+        s = executable._SCRIPTY.sub("[removed]", s)
     return s[:MAX_THINKING]
 
 
-def _accepted(decision: Decision, verdict: guard.Verdict) -> bool:
+def _accepted(decision: Decision, verdict: executable.Verdict) -> bool:
     return bool(verdict.actions) or decision.done
 
 
@@ -163,12 +163,12 @@ def play(
     if decided is None and tree != request.pageState.accessibilityTree and not request.previousActions:
         decision = ping_decision(page, request.task.taskPrompt)  # a test ping's one-line form, first turn
         if decision is not None:
-            decided = decision, guard.sanitize(decision.actions, tree, offered, page)
+            decided = decision, executable.sanitize(decision.actions, tree, offered, page)
     if decided is None:
         det_deadline = deadline.reserve(cfg.guard_reserve_s, "guard and memory write")
         stats.budget = stats.budget or det_deadline.describe("deterministic")
         decision = deterministic(TurnInput(request, page, memory, offered, det_deadline))
-        decided = decision, guard.sanitize(decision.actions, tree, offered, page)
+        decided = decision, executable.sanitize(decision.actions, tree, offered, page)
     response = _answer(decided, request, memory, stats)
     memory.remember_answer(digest, response.wire())
     if answered is not None:
@@ -195,7 +195,7 @@ def _new_memory(agent: str, request: TurnRequest) -> TaskMemory:
 
 
 def _ask_llm(llm: Policy, inp: TurnInput, tree: str,
-             stats: TurnStats) -> tuple[Decision, guard.Verdict] | None:
+             stats: TurnStats) -> tuple[Decision, executable.Verdict] | None:
     """The LLM's decision and the guard's verdict on it, if it answered in time with something executable
     (it works on its own thread to a deadline that keeps the fallback's reserve); else None, and why in
     ``stats.llm_error`` and the task memory's notes."""
@@ -209,7 +209,7 @@ def _ask_llm(llm: Policy, inp: TurnInput, tree: str,
                               TurnInput(inp.request, inp.page, inp.memory, inp.offered, llm_deadline))
         try:
             candidate = future.result(timeout=remaining)
-            v = guard.sanitize(candidate.actions, tree, inp.offered, inp.page)
+            v = executable.sanitize(candidate.actions, tree, inp.offered, inp.page)
             if _accepted(candidate, v):
                 decided = candidate, v
             else:
@@ -226,7 +226,7 @@ def _ask_llm(llm: Policy, inp: TurnInput, tree: str,
     return decided
 
 
-def _answer(decided: tuple[Decision, guard.Verdict], request: TurnRequest, memory: TaskMemory,
+def _answer(decided: tuple[Decision, executable.Verdict], request: TurnRequest, memory: TaskMemory,
             stats: TurnStats) -> TurnResponse:
     """The response the guard lets through, recorded in the stats and the task memory."""
     decision, verdict = decided
@@ -238,7 +238,7 @@ def _answer(decided: tuple[Decision, guard.Verdict], request: TurnRequest, memor
         thinking=clean_thinking(decision.thinking),
         actions=verdict.actions,
         done=bool(decision.done),
-        result=guard.clean_result(decision.result, request.task.taskPrompt, decision.success)
+        result=executable.clean_result(decision.result, request.task.taskPrompt, decision.success)
         if decision.done else None,
     )
     memory.record_actions([{"tool": a.tool, "args": a.args} for a in response.actions])

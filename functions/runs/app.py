@@ -14,7 +14,7 @@ from fastapi import Body, Depends
 from fastapi.responses import JSONResponse
 
 from agenthost.config import settings
-from agenthost.http import ApiError, create_app, make_handler
+from agenthost.webapp import ApiError, create_app, make_handler
 from runs import security
 from runs.models import (
     AnswerRequest,

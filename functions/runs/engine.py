@@ -37,8 +37,8 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
-from agenthost.http import ApiError
 from agenthost.store import VersionConflict
+from agenthost.webapp import ApiError
 from runs import careful, reflect
 from runs.brain import Brain, Decision, StepContext
 from runs.masking import RunSecrets

@@ -26,7 +26,7 @@ from typing import Any
 
 from agenthost import metering
 from agenthost.config import settings
-from agenthost.http import ApiError, logger
+from agenthost.webapp import ApiError, logger
 from runs.models import END_STATES, StepRequest
 
 EVENT_KIND = "agenthost.runs.hosted_step"

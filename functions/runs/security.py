@@ -22,8 +22,8 @@ from typing import Any
 from fastapi import Header
 
 from agenthost.config import settings
-from agenthost.http import ApiError
 from agenthost.secrets import secret
+from agenthost.webapp import ApiError
 
 ALLOWED_METHODS = "GET, POST, OPTIONS"
 ALLOWED_HEADERS = "content-type, x-api-key, authorization, x-request-id"

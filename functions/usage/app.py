@@ -15,10 +15,10 @@ from typing import Any
 from fastapi import Query, Request
 
 from agenthost.config import settings
-from agenthost.http import ApiError, create_app, make_handler
 from agenthost.pricing import prices
 from agenthost.secrets import secret
 from agenthost.store import Store
+from agenthost.webapp import ApiError, create_app, make_handler
 from usage.report import MAX_DAYS, build, collect
 
 app = create_app("usage")

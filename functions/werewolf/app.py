@@ -50,8 +50,8 @@ from agenthost.config import raw as raw_setting
 from agenthost.config import settings
 from agenthost.deadline import Deadline
 from agenthost.errors import Unavailable
-from agenthost.http import annotate, create_app, logger, make_handler
 from agenthost.secrets import secret
+from agenthost.webapp import annotate, create_app, logger, make_handler
 from werewolf.player import GENERIC, Policy, play
 from werewolf.speech import Say
 

@@ -13,8 +13,8 @@ from agents_api.sdk import AgentsSite, Limits, SiteInfo, error_body
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from agenthost.http import create_app, make_handler
 from agenthost.store import Store
+from agenthost.webapp import create_app, make_handler
 from tests.support.apigw import call
 
 API = "/.well-known/agents/api"

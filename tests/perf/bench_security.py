@@ -245,7 +245,7 @@ def signatures(attempts: int, seed: int) -> int:
 def header_replays(bodies: int, seed: int) -> int:
     """Signed AI Olympics turns resent with altered unsigned headers; returns the fresh decisions."""
     import olympics.app as olympics_app
-    from olympics import brain
+    from olympics import agent_adapter
 
     from agenthost import signing
     from agenthost.store import Store
@@ -256,7 +256,7 @@ def header_replays(bodies: int, seed: int) -> int:
     rng = random.Random(seed)
     store = Store()
     decisions = [0]
-    real = brain.deterministic
+    real = agent_adapter.deterministic
 
     def counted(inp: Any) -> Any:
         decisions[0] += 1
@@ -273,7 +273,7 @@ def header_replays(bodies: int, seed: int) -> int:
     resent = fresh = 0
     tasks_before = len(items("TASK#"))
     metered_before = metered()  # (the fuzz before meters the agentId its signed bodies name)
-    brain.deterministic = counted  # type: ignore[assignment]
+    agent_adapter.deterministic = counted  # type: ignore[assignment]
     try:
         for i in range(bodies):
             now = int(time.time() * 1000)
@@ -303,7 +303,7 @@ def header_replays(bodies: int, seed: int) -> int:
                 resent += 1
             fresh += decisions[0] - before
     finally:
-        brain.deterministic = real  # type: ignore[assignment]
+        agent_adapter.deterministic = real  # type: ignore[assignment]
     new_tasks = len(items("TASK#")) - tasks_before - bodies
     chosen = metered() - metered_before - {"hdr-1"}
     print(f"signed turns resent with altered unsigned headers: {resent} ({len(variants)} kinds), fresh decisions: "

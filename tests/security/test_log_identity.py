@@ -11,7 +11,7 @@ import threading
 
 import pytest
 
-from agenthost.http import logger
+from agenthost.webapp import logger
 from infra.local.events import LambdaContext, http_event, http_response
 from tests.security.routes import WEREWOLF_KEY, prepare
 

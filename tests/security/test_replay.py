@@ -119,11 +119,11 @@ def _task_items(store) -> list[dict]:
 
 
 def _count_decisions(monkeypatch) -> list[int]:
-    from olympics import brain
+    from olympics import agent_adapter
 
     decisions: list[int] = []
-    real = brain.deterministic
-    monkeypatch.setattr(brain, "deterministic", lambda inp: decisions.append(1) or real(inp))
+    real = agent_adapter.deterministic
+    monkeypatch.setattr(agent_adapter, "deterministic", lambda inp: decisions.append(1) or real(inp))
     return decisions
 
 
@@ -168,11 +168,11 @@ def test_an_unlisted_agent_id_does_not_take_the_default_secret_when_agents_are_c
 def test_a_replayed_give_up_is_the_same_answer(store, monkeypatch):
     """A give-up is sent with the spec's ``done`` tool (success false) beside ``done``/``result``; its replay
     is that same answer, not one with a second ``done`` tool."""
-    from olympics import brain
+    from olympics import agent_adapter
 
     from agenthost.agent import Decision as BrainDecision
 
-    monkeypatch.setattr(brain, "deterministic", lambda inp: brain._convert(
+    monkeypatch.setattr(agent_adapter, "deterministic", lambda inp: agent_adapter._convert(
         BrainDecision(done=True, success=False, result="Not completed: nothing left to try"), inp))
     raw, headers = signed(turn_body(4, tree=NAME_FORM, prompt="Type the name Ada Lovelace into the form and send it."))
     first = post(raw, headers).json()

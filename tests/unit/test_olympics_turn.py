@@ -6,7 +6,7 @@ import threading
 import time
 
 import pytest
-from olympics import app, brain, turn
+from olympics import agent_adapter, app, turn
 from olympics.memory import MemoryStore, task_hash
 from olympics.models import TurnRequest
 from olympics.turn import Decision, play
@@ -60,11 +60,11 @@ def test_turn_reads_once_writes_once_and_remembers(aws, secret):
 def test_one_dynamodb_read_and_one_write_per_turn(aws):
     store = MemoryStore()
     req = TurnRequest.model_validate(turn_body(1, prompt=PROMPT))
-    _, stats = play(req, "agent-1", memory_store=store, deterministic=brain.deterministic)
+    _, stats = play(req, "agent-1", memory_store=store, deterministic=agent_adapter.deterministic)
     assert stats.dynamodb_calls == 2
     store = MemoryStore()
     _, stats = play(TurnRequest.model_validate(turn_body(2, prompt=PROMPT)), "agent-1", memory_store=store,
-                    deterministic=brain.deterministic)
+                    deterministic=agent_adapter.deterministic)
     assert stats.dynamodb_calls == 2
 
 
@@ -105,7 +105,7 @@ def test_internal_error_still_answers_200(aws, secret, monkeypatch):
     def boom(_inp):
         raise RuntimeError("policy exploded")
 
-    monkeypatch.setattr(brain, "deterministic", boom)
+    monkeypatch.setattr(agent_adapter, "deterministic", boom)
     out = post(turn_body(1, prompt=PROMPT))
     assert out["actions"] == [] and out["done"] is False and "exploded" not in out["thinking"]
 
@@ -222,7 +222,7 @@ def test_a_check_on_a_box_already_in_that_state_is_not_sent_as_a_toggling_click(
                                Action("check", {"element": news.name, "checked": False}, resolved=news)])
     inp = turn.TurnInput(TurnRequest.model_validate(turn_body(1, tree=tree)), page,
                          TaskMemory(agent="a", task="t"), ("click",), Deadline.after(5))
-    out = brain._convert(d, inp)
+    out = agent_adapter._convert(d, inp)
     assert out.actions == [{"tool": "click", "args": {"element": "Send me offers"}},
                            {"tool": "click", "args": {"element": "Email me product news"}}]
 
@@ -288,7 +288,7 @@ def test_a_give_up_quoting_script_like_page_text_is_never_turned_into_success(qu
     """The policy's outcome decides a result's success: a give-up (success false, or loop detection's stop)
     whose reason quotes script-like page text is sent as a give-up with the text withheld, never as
     ``{"success": true}``; no script-like text reaches the runner either way."""
-    from olympics import guard
+    from olympics import executable
 
     from agenthost.agent import Decision as BrainDecision
 
@@ -296,13 +296,13 @@ def test_a_give_up_quoting_script_like_page_text_is_never_turned_into_success(qu
         reason = f"Not completed: the page offers only {quote}"
         d = (BrainDecision(done=True, success=False, result=reason) if how == "give-up"
              else BrainDecision(done=True, stop=True, result=reason))
-        return brain._convert(d, inp)
+        return agent_adapter._convert(d, inp)
 
     req = TurnRequest.model_validate(turn_body(3, prompt=prompt))
     resp, _ = play(req, "agent-1", memory_store=None, deterministic=gives_up)
     wire = resp.wire()
     assert wire["done"] is True and wire["result"]["success"] is False, wire["result"]
-    assert not guard.scripty(wire), wire
+    assert not executable.scripty(wire), wire
     done_tools = [a for a in wire["actions"] if a["tool"] == "done"]
     assert done_tools and done_tools[0]["args"]["success"] is False
 
@@ -314,10 +314,12 @@ def test_a_claimed_result_keeps_the_policys_outcome_when_its_text_is_withheld(qu
     from agenthost.agent import Decision as BrainDecision
 
     def achieved(inp):
-        return brain._convert(BrainDecision(done=True, success=True, result=f"Done; the page said {quote}"), inp)
+        return agent_adapter._convert(BrainDecision(done=True, success=True, result=f"Done; the page said {quote}"),
+                                      inp)
 
     def claims_but_gave_up(inp):
-        return brain._convert(BrainDecision(done=True, success=False, result='{"success": true, "total": 5}'), inp)
+        return agent_adapter._convert(BrainDecision(done=True, success=False, result='{"success": true, "total": 5}'),
+                                      inp)
 
     req = TurnRequest.model_validate(turn_body(3, prompt=PROMPT))
     ok, _ = play(req, "agent-1", memory_store=None, deterministic=achieved)

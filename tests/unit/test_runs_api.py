@@ -350,7 +350,7 @@ def test_expired_run_is_404_and_items_carry_ttl(aws, monkeypatch):
     items = list(Store(clock=lambda: clock[0]).query(f"RUN#{rid}"))
     assert {i["expires_at"] for i in items} == {1_003_600}
     clock[0] += 3601
-    from agenthost.http import ApiError
+    from agenthost.webapp import ApiError
 
     with pytest.raises(ApiError) as err:
         eng.get(rid)

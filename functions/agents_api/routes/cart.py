@@ -12,8 +12,8 @@ from typing import Annotated, NoReturn
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
-from agenthost.http import ApiError
 from agenthost.store import Store
+from agenthost.webapp import ApiError
 from agents_api import models
 from agents_api.catalog import Catalog, Product
 from agents_api.deps import LiveSession, SessionsDep, SiteDep, StoreDep, session_gone

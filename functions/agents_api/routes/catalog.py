@@ -5,8 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from agenthost.http import ApiError
 from agenthost.store import Store
+from agenthost.webapp import ApiError
 from agents_api.deps import SiteDep, StoreDep
 from agents_api.site import SiteConfig
 from agents_api.wire import filters, integer, ok, product_out, query

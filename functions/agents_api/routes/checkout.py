@@ -10,7 +10,7 @@ from urllib.parse import parse_qs
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, Response
 
-from agenthost.http import ApiError
+from agenthost.webapp import ApiError
 from agents_api import models
 from agents_api.checkout import SignedCheckout
 from agents_api.deps import LiveSession, SiteDep, StoreDep

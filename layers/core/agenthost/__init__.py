@@ -11,7 +11,6 @@ Only what two or more functions use lives here; the core imports no protocol. Ea
 * ``deadline``: one time budget per turn, cut only by named reserves, and bound to the work it limits.
 * ``dynamo``: one DynamoDB request after another within the time the work has left (timeouts, retries).
 * ``errors``: ``AgentHostError``, the root of every exception agenthost defines, and its kinds.
-* ``http``: the FastAPI app factory (JSON errors, request ids, body limits) and the Lambda handler.
 * ``limits``: one nesting-depth limit for every body agenthost parses.
 * ``llm`` (package): LLM providers behind one ``complete_json`` interface (Bedrock, OpenAI-compatible).
 * ``logs``: each invocation's log identity, kept per invocation.
@@ -25,6 +24,7 @@ Only what two or more functions use lives here; the core imports no protocol. Ea
 * ``skills`` (package): exact solvers for structured problems a web task can pose.
 * ``store``: the single DynamoDB table: keys, typed reads and writes, conditional writes, transactions, TTL.
 * ``urls``: a URL's host and origin, and a host's site by the Public Suffix List (one place for each).
+* ``webapp``: the FastAPI app factory (JSON errors, request ids, body limits) and its Lambda handler.
 """
 
 __version__ = "0.1.0"

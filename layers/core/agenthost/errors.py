@@ -15,7 +15,7 @@
     │                      that could not be fetched in time, a connection gone mid-send, a missing engine)
     ├── Declined       code asked for an answer gave none that can be used (a plugin, a skill)
     ├── ActionError    a browser action could not be carried out on the page (the message says why)
-    └── ApiError       an answer with its own HTTP status, in the app's error shape (``agenthost.http``)
+    └── ApiError       an answer with its own HTTP status, in the app's error shape (``agenthost.webapp``)
 
 The classes here carry no behaviour: each protocol keeps answering in its own error shape, decided where the
 error is caught (a webhook still answers 200 with its idle reply, the agents.json site its envelope, the

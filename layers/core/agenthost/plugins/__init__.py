@@ -35,12 +35,13 @@ Written here rather than taken from a plugin library: loading is one ``importlib
 is the guard, which is specific to our decision types and protocols.
 
 Modules: ``interfaces`` (what the agent implements and is given), ``loading`` (``AGENTHOST_AGENT``, once per
-process), ``calls`` (user code on its own thread under a deadline), ``guard`` (:class:`GuardedWebPolicy`).
+process), ``calls`` (user code on its own thread under a deadline), ``guarded`` (:class:`GuardedWebPolicy`:
+the agent behind our guards).
 Import the names below from :mod:`agenthost.plugins`.
 """
 
 from agenthost.plugins.calls import Refused, agent_deadline, call_with_deadline, stuck
-from agenthost.plugins.guard import (
+from agenthost.plugins.guarded import (
     MAX_MEMORY_CHARS,
     MEMORY_KEY,
     GuardedWebPolicy,

@@ -4,7 +4,7 @@ import json
 
 from pydantic import BaseModel
 
-from agenthost.http import ApiError, annotate, create_app, make_handler
+from agenthost.webapp import ApiError, annotate, create_app, make_handler
 from tests.support.apigw import call
 
 

@@ -15,7 +15,7 @@
 
 Example::
 
-    from agenthost.http import create_app, make_handler
+    from agenthost.webapp import create_app, make_handler
     app = create_app("runs")
 
     @app.get("/health")

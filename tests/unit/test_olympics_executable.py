@@ -1,14 +1,14 @@
-"""The response guard: only actions the runner can execute leave the webhook."""
+"""Only actions the AI Olympics runner can execute leave the webhook (olympics.executable)."""
 
 import pytest
-from olympics import guard
+from olympics import executable
 from olympics.models import SPEC_TOOLS
 
 from tests.support.olympics import FORM_TREE
 
 
 def kept(actions, tree=FORM_TREE, tools=SPEC_TOOLS):
-    v = guard.sanitize(actions, tree, tools)
+    v = executable.sanitize(actions, tree, tools)
     return [(a.tool, a.args) for a in v.actions], v.dropped
 
 
@@ -91,12 +91,12 @@ def test_garbage_is_dropped_not_raised():
 
 
 def test_result_is_a_json_object_when_the_task_asks_for_one():
-    assert guard.clean_result("42", "Return the answer as a JSON object") == {"answer": "42"}
-    assert guard.clean_result('{"price": "$5"}', "Report the price as JSON") == {"price": "$5"}
-    assert guard.clean_result("Graz has 298,479 people", "How many people live in Graz?") == \
+    assert executable.clean_result("42", "Return the answer as a JSON object") == {"answer": "42"}
+    assert executable.clean_result('{"price": "$5"}', "Report the price as JSON") == {"price": "$5"}
+    assert executable.clean_result("Graz has 298,479 people", "How many people live in Graz?") == \
         "Graz has 298,479 people"
-    assert guard.clean_result(None, "anything") == {"success": True}
-    assert "withheld" in guard.clean_result("<script>x</script>", "x")["note"]
+    assert executable.clean_result(None, "anything") == {"success": True}
+    assert "withheld" in executable.clean_result("<script>x</script>", "x")["note"]
 
 
 def test_a_name_the_runner_would_resolve_to_another_element_first_is_dropped():
