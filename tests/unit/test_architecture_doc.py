@@ -4,7 +4,8 @@ The lists are read from the tree: a module added, moved, split or removed fails 
 Both directions are checked:
 
 * every module and package under ``layers/core/agenthost`` has a row in the shared-library table (its own,
-  or, inside a package, named in the package's row); every module of ``functions/<pkg>`` is named in the row
+  or, inside a package, named in the package's row or in the package's own section, a ``###`` heading naming
+  ``agenthost.<package>``); every module of ``functions/<pkg>`` is named in the row
   of the function whose handler is ``<pkg>.app.handler``;
 * every row key, every ``name.py``/``name/`` in a function's row, every repository path and every dotted
   ``agenthost.…`` name the doc mentions exists.
@@ -70,6 +71,15 @@ def names(text: str) -> set[str]:
 
 
 LAYER_ROWS = rows("Shared library (`layers/core/agenthost`)")
+
+
+def package_text(package: str) -> str:
+    """What the doc says a layer package holds: its row, and its own ``### … (`agenthost.<package>`)`` section."""
+    text = LAYER_ROWS.get(package, "")
+    match = re.search(rf"^### [^\n]*`agenthost\.{package}`[^\n]*\n(?:(?!#).*\n?)*", DOC, re.MULTILINE)
+    return text + (match.group(0) if match else "")
+
+
 FUNCTION_ROWS = rows("Functions")
 
 
@@ -86,9 +96,8 @@ def test_every_layer_module_is_named(parts):
         assert dotted in LAYER_ROWS, f"ARCHITECTURE.md: no shared-library row for `{dotted}`"
         return
     own_row = any(dotted == key or dotted.startswith(key + ".") for key in LAYER_ROWS if "." in key)
-    package_row = LAYER_ROWS.get(parts[0], "")
-    assert own_row or set(parts[1:]) <= names(package_row), \
-        f"ARCHITECTURE.md: `{dotted}` is not named in the `{parts[0]}` row (nor has a row of its own)"
+    assert own_row or set(parts[1:]) <= names(package_text(parts[0])), \
+        f"ARCHITECTURE.md: `{dotted}` is not named in the `{parts[0]}` row or section (nor has a row of its own)"
 
 
 LAMBDA_PACKAGES = sorted(p.name for p in FUNCTIONS.iterdir() if (p / "app.py").is_file())
