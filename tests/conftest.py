@@ -27,15 +27,19 @@ fastmoto.tune()  # the same DynamoDB emulation the local stack runs (serialized 
 
 @pytest.fixture(autouse=True)
 def _clean_settings(monkeypatch):
+    from agenthost import metering
+
     env.apply()
     config.reset()
     secrets.reset()
     aws_clients.reset()
+    metering.reset()  # no usage left waiting for a write by a test before (agenthost.metering.carry)
     _settings_follow(monkeypatch)
     yield
     config.reset()
     secrets.reset()
     aws_clients.reset()
+    metering.reset()
 
 
 @pytest.fixture(autouse=True)

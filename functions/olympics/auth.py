@@ -40,7 +40,6 @@ from agenthost.config import settings
 from agenthost.secrets import resolve, secret
 
 DEFAULT_SECRET = "AGENTHOST_OLYMPICS_SECRET"  # noqa: S105 - the setting's name, not a secret
-AGENTS_SETTING = "AGENTHOST_OLYMPICS_AGENTS"
 WINDOW_S = 300.0
 #: most seconds the timestamp header may differ from the signed body's (both are taken when the request is made)
 AGREE_S = 5.0

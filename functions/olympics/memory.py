@@ -7,26 +7,32 @@ recorded in the item; ``turnNumber`` 1 (or a turn number that went backwards) st
 re-running the same prompt never mixes attempts. At most one read and one write per turn. Text typed into
 password or card fields is stored masked.
 
-Contents (bounded so the item stays small): the turns seen with their tree fingerprints and URLs, the
-actions sent each turn, inferred failures (the tree did not change after our actions), and free-form notes
-for the LLM.
+Contents, bounded and stored as one zlib-compressed JSON attribute (``data_z``) so the item stays within
+one write unit (1 KB) on most turns: the last turns seen with their tree fingerprint, URL and the actions
+sent (from which a page that did not change after our actions becomes a note), notes for the LLM, the
+brain's own memory, and the last answers by request digest (:class:`agenthost.replay.KeptAnswers`: a
+replayed signed body gets the answer it got). Items written before (one attribute per field) are still read.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import time
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
 from agenthost import urls
 from agenthost.agent.page import MASK, is_sensitive
-from agenthost.store import CallLimits, Store, keys
+from agenthost.dynamo import CallLimits
+from agenthost.replay import KeptAnswers
+from agenthost.store import Store, keys
 
 TTL_S = 86_400
-MAX_TURNS = 30
-MAX_FAILURES = 30
-MAX_NOTES = 20
+#: turns kept: the previous one tells whether our actions changed the page
+MAX_TURNS = 3
+MAX_NOTES = 10
 MAX_ANSWERS = 5
 
 
@@ -54,51 +60,22 @@ class TaskMemory:
     started_at: float = 0.0
     last_turn: int = 0
     turns: list[dict[str, Any]] = field(default_factory=list)   # {n, url, fp, actions:[{tool,args}]}
-    failures: list[dict[str, Any]] = field(default_factory=list)  # {n, tool, args, why}
     notes: list[str] = field(default_factory=list)
     #: the brain's own memory (``Decision.memory``), handed back to it next turn
     brain: dict[str, Any] = field(default_factory=dict)
     #: the last turns' answers by request digest (sha256 of the signed body): a replayed body gets its answer
-    answers: dict[str, Any] = field(default_factory=dict)
+    answers: KeptAnswers = field(default_factory=lambda: KeptAnswers({}, MAX_ANSWERS))
     #: set by :meth:`MemoryStore.load` when this request was answered before: the answer given then
     replayed: dict[str, Any] | None = None
-    version: int = 0
-    fresh: bool = True
-
-    # -- derived views --------------------------------------------------------------------------
-    def last(self) -> dict[str, Any] | None:
-        return self.turns[-1] if self.turns else None
-
-    def tried(self) -> list[dict[str, Any]]:
-        """Every action sent on this task, oldest first."""
-        return [a for t in self.turns for a in t.get("actions", [])]
-
-    def failed_keys(self) -> set[tuple[str, str, str]]:
-        """(tool, target, fingerprint) of actions that changed nothing."""
-        return {(f.get("tool", ""), _target(f.get("args", {})), f.get("fp", "")) for f in self.failures}
-
-    def unchanged_streak(self) -> int:
-        """How many consecutive recent turns saw the same tree."""
-        streak = 0
-        for prev, cur in zip(reversed(self.turns[:-1]), reversed(self.turns), strict=False):
-            if prev.get("fp") != cur.get("fp"):
-                break
-            streak += 1
-        return streak
 
     # -- updates --------------------------------------------------------------------------------
     def observe(self, turn: int, url: str, fp: str) -> None:
-        """Record the page seen at ``turn``; infer failures from the previous turn's actions."""
-        prev = self.last()
+        """Record the page seen at ``turn``; a page that did not change after the previous turn's actions
+        becomes a note (try something else)."""
+        prev = self.turns[-1] if self.turns else None
         if prev is not None and prev.get("fp") == fp and prev.get("actions"):
-            tried = []
-            for a in prev["actions"]:
-                if a.get("tool") in ("click", "type", "select", "submit"):
-                    self.failures.append({"n": prev.get("n"), "tool": a.get("tool"),
-                                          "args": _bounded(a.get("args", {})), "fp": fp,
-                                          "why": "page unchanged after the action"})
-                    tried.append(f"{a.get('tool')} {_target(a.get('args', {}))!r}")
-            self.failures = self.failures[-MAX_FAILURES:]
+            tried = [f"{a.get('tool')} {_target(a.get('args', {}))!r}" for a in prev["actions"]
+                     if a.get("tool") in ("click", "type", "select", "submit")]
             if tried:
                 self.note(f"Turn {prev.get('n')}: the page did not change after " + ", ".join(tried[:5])
                           + "; try something else.")
@@ -118,26 +95,31 @@ class TaskMemory:
     def remember_answer(self, digest: str, answer: dict[str, Any]) -> None:
         """Keep ``answer`` for the request ``digest`` (the last :data:`MAX_ANSWERS`). An answer that types into
         a password or card field is kept masked (never stored in clear), so its replay is an idle turn."""
-        if not digest:
-            return
         secret = any(a.get("args", {}).get("text") == MASK for a in _masked_actions(answer.get("actions") or []))
-        kept = {"idle": True} if secret else answer
-        self.answers = {k: v for k, v in self.answers.items() if k != digest}
-        self.answers[digest] = kept
-        self.answers = dict(list(self.answers.items())[-MAX_ANSWERS:])
+        self.answers.keep(digest, {"idle": True} if secret else answer)
+
+    def payload(self) -> dict[str, Any]:
+        """What is stored of this memory (inside ``data_z``)."""
+        return {"first_url": self.first_url[:500], "started_at": self.started_at, "last_turn": self.last_turn,
+                "turns": self.turns, "notes": self.notes, "brain": self.brain, "answers": self.answers.kept}
 
     def to_item(self) -> dict[str, Any]:
-        return {
-            **keys.task(self.agent, self.task),
-            "first_url": self.first_url[:500],
-            "started_at": self.started_at,
-            "last_turn": self.last_turn,
-            "turns": self.turns,
-            "failures": self.failures,
-            "notes": self.notes,
-            "brain": self.brain,
-            "answers": self.answers,
-        }
+        raw = json.dumps(self.payload(), ensure_ascii=False, separators=(",", ":"), default=str)
+        return {**keys.task(self.agent, self.task), "data_z": zlib.compress(raw.encode("utf-8"), 9)}
+
+
+def stored(item: dict[str, Any] | None) -> dict[str, Any]:
+    """A task memory item's contents (``data_z`` unpacked; an item written field by field as it is)."""
+    if not item:
+        return {}
+    packed = item.get("data_z")
+    if packed is None:
+        return item
+    try:
+        found = json.loads(zlib.decompress(bytes(getattr(packed, "value", packed))).decode("utf-8"))
+    except (ValueError, zlib.error):
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 def _target(args: dict[str, Any]) -> str:
@@ -167,31 +149,24 @@ class MemoryStore:
         """The task's memory for ``turn``; when the request ``digest`` was answered before (a replayed signed
         body), ``replayed`` holds that answer and nothing else should be done or written."""
         th = task_hash(task_prompt, url)
-        item = self.store.get(**keys.task(agent, th))
-        answers = dict(item.get("answers") or {}) if item else {}
-        if digest and digest in answers:
-            return TaskMemory(agent=agent, task=th, replayed=dict(answers[digest]), fresh=False,
-                              version=int(item.get("version", 0)) if item else 0)
-        fresh = TaskMemory(agent=agent, task=th, first_url=url, started_at=self.clock())
-        if item is None or turn <= 1 or turn <= int(item.get("last_turn", 0)):
-            fresh.version = int(item.get("version", 0)) if item else 0
-            return fresh
+        item = stored(self.store.get(**keys.task(agent, th)))
+        answers = KeptAnswers(item.get("answers"), MAX_ANSWERS)
+        replayed = answers.find(digest)
+        if replayed is not None:
+            return TaskMemory(agent=agent, task=th, replayed=dict(replayed))
+        if not item or turn <= 1 or turn <= int(item.get("last_turn", 0)):
+            return TaskMemory(agent=agent, task=th, first_url=url, started_at=self.clock())
         return TaskMemory(
             agent=agent, task=th,
             first_url=str(item.get("first_url", "")),
             started_at=float(item.get("started_at", 0) or 0),
             last_turn=int(item.get("last_turn", 0)),
-            turns=list(item.get("turns") or []),
-            failures=list(item.get("failures") or []),
-            notes=list(item.get("notes") or []),
+            turns=list(item.get("turns") or [])[-MAX_TURNS:],
+            notes=list(item.get("notes") or [])[-MAX_NOTES:],
             brain=dict(item.get("brain") or {}),
             answers=answers,
-            version=int(item.get("version", 0)),
-            fresh=False,
         )
 
     def save(self, memory: TaskMemory) -> None:
         """One write (the open turn's usage rides on it: :mod:`agenthost.metering.carry`)."""
-        item = memory.to_item()
-        item["version"] = memory.version + 1
-        self.store.put(item, ttl_s=TTL_S)
+        self.store.put(memory.to_item(), ttl_s=TTL_S)

@@ -37,6 +37,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+from agenthost.replay import KeptAnswers
 from agenthost.store import VersionConflict
 from agenthost.webapp import ApiError
 from runs import careful, reflect
@@ -421,10 +422,13 @@ class RunEngine:
 
     @staticmethod
     def _replay(meta: dict[str, Any], rhash: str) -> dict[str, Any] | None:
-        last = meta.get("last")
-        if last and last.get("hash") == rhash:
-            return copy.deepcopy(last["response"])
-        return None
+        """The answer kept for the request ``rhash`` (the run's last answer, :class:`agenthost.replay.KeptAnswers`
+        of one), or None."""
+        last = meta.get("last") or {}
+        if "hash" in last:  # as runs stored it before KeptAnswers: {"hash", "response"}
+            last = {last["hash"]: last.get("response")}
+        found = KeptAnswers(last, 1).find(rhash)
+        return copy.deepcopy(found) if found is not None else None
 
     def _commit(self, before: dict[str, Any], meta: dict[str, Any], response: dict[str, Any], rhash: str,
                 secrets: RunSecrets) -> dict[str, Any]:
@@ -446,7 +450,9 @@ class RunEngine:
             response = {**kept, "tool": response["tool"]}
         else:
             response = kept
-        meta["last"] = {"hash": rhash, "response": kept}
+        answers = KeptAnswers({}, 1)
+        answers.keep(rhash, kept)
+        meta["last"] = answers.kept
         meta["version"] = before["version"]
         try:
             self.repo.save(meta, dropped)

@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from agenthost.replay import KeptAnswers
 from agenthost.store import CallLimits, Store, keys
 
 TTL_S = 2 * 24 * 3600
@@ -69,10 +70,14 @@ class GameMemory:
     answers: dict[str, Any] = field(default_factory=dict)
 
     def remember_answer(self, digest: str, answer: dict[str, Any]) -> None:
-        if digest:
-            self.answers = {k: v for k, v in self.answers.items() if k != digest}
-            self.answers[digest] = answer
-            self.answers = dict(list(self.answers.items())[-MAX_ANSWERS:])
+        kept = KeptAnswers(self.answers, MAX_ANSWERS)
+        kept.keep(digest, answer)
+        self.answers = kept.kept
+
+    def answered(self, digest: str) -> dict[str, Any] | None:
+        """The answer given to the body ``digest`` before, or None (:class:`agenthost.replay.KeptAnswers`)."""
+        found = KeptAnswers(self.answers, MAX_ANSWERS).find(digest)
+        return dict(found) if isinstance(found, dict) else None
 
     def fingerprint(self) -> str:
         return json.dumps(vars(self), sort_keys=True, ensure_ascii=False)

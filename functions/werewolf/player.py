@@ -73,10 +73,11 @@ def play(raw: Any, store: StoreLike | None, *, say: Say | None = None, policy: P
             on_decided("fallback")
         return Outcome(dict(GENERIC), "fallback", ["unparseable turn"])
     mem, store = _load(store, turn, logger)
-    if digest and digest in mem.answers and store is not None:
+    replayed = mem.answered(digest) if store is not None else None
+    if replayed is not None:
         # this very body was answered already (a replay, or the platform retrying): the same answer, no
         # second decision and no second write
-        return Outcome(dict(mem.answers[digest]), "replay", [])
+        return Outcome(replayed, "replay", [])
     before = mem.fingerprint()
     try:
         view = build_view(turn, mem)

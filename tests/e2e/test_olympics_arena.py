@@ -7,7 +7,8 @@ import time
 import boto3
 import httpx
 import pytest
-from olympics.memory import task_hash
+from boto3.dynamodb.types import TypeDeserializer
+from olympics.memory import stored, task_hash
 
 from infra.arena import runner as platform
 from infra.arena import suite
@@ -80,9 +81,10 @@ def test_arena_plays_the_suite_against_the_local_stack(stack):
     # task memory landed in the stack's DynamoDB
     ddb = boto3.client("dynamodb", endpoint_url=stack.dynamodb_url, region_name="us-east-1",
                        aws_access_key_id="local", aws_secret_access_key="local")
-    item = ddb.get_item(TableName="agenthost", Key={
+    raw = ddb.get_item(TableName="agenthost", Key={
         "pk": {"S": f"TASK#e2e-arena#{task_hash(BASIC[0].prompt, first_url)}"}, "sk": {"S": "META"}}).get("Item")
-    assert item and int(item["last_turn"]["N"]) == results[0].turns
+    item = stored({k: TypeDeserializer().deserialize(v) for k, v in (raw or {}).items()})
+    assert item and int(item["last_turn"]) == results[0].turns
 
 
 def test_stack_rejects_bad_signatures_with_401_json(stack):

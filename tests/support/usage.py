@@ -36,22 +36,27 @@ class Rollup:
 
 
 class DynamoCalls:
-    """Every DynamoDB operation this process sends, by name (``ops``), counted at botocore's edge: what a
-    turn costs, seen from outside the code that makes the calls. Use as a context manager."""
+    """Every DynamoDB operation this process sends, by name (``ops``; ``written``: the partition key of each
+    item a put or update wrote), counted at botocore's edge: what a turn costs, seen from outside the code
+    that makes the calls. Use as a context manager."""
 
     def __init__(self) -> None:
         self.ops: list[str] = []
+        self.written: list[str] = []
         self._real: Any = None
 
     def __enter__(self) -> DynamoCalls:
         import botocore.client
 
         real = self._real = botocore.client.BaseClient._make_api_call
-        ops = self.ops
+        ops, written = self.ops, self.written
 
         def counting(client: Any, operation: str, params: Any) -> Any:
             if client.meta.service_model.service_name == "dynamodb":
                 ops.append(operation)
+                key = (params.get("Item") or params.get("Key") or {}).get("pk", {})
+                if operation in ("PutItem", "UpdateItem") and isinstance(key, dict):
+                    written.append(str(key.get("S", "")))
             return real(client, operation, params)
 
         botocore.client.BaseClient._make_api_call = counting  # type: ignore[method-assign]

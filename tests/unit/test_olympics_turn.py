@@ -7,7 +7,7 @@ import time
 
 import pytest
 from olympics import agent_adapter, app, turn
-from olympics.memory import MemoryStore, task_hash
+from olympics.memory import MemoryStore, stored, task_hash
 from olympics.models import TurnRequest
 from olympics.turn import Decision, play
 
@@ -38,22 +38,24 @@ def post(body):
 
 def test_turn_reads_once_writes_once_and_remembers(aws, secret):
     out = post(turn_body(1, prompt=PROMPT))
-    item = aws.get(**keys.task("agent-1", task_hash(PROMPT, URL)))
+    item = stored(aws.get(**keys.task("agent-1", task_hash(PROMPT, URL))))
     assert item["last_turn"] == 1 and item["first_url"].endswith("/registration/index.html")
-    assert 86_000 < item["expires_at"] - time.time() <= 86_400
+    raw = aws.get(**keys.task("agent-1", task_hash(PROMPT, URL)))
+    packed = bytes(getattr(raw["data_z"], "value", raw["data_z"]))
+    assert 86_000 < raw["expires_at"] - time.time() <= 86_400 and len(packed) < 1024  # one write unit
     sent_pw = [a["args"]["text"] for a in out["actions"] if a["args"].get("element") == "Password"]
     assert sent_pw and len(sent_pw[0]) >= 12  # a generated password is sent to the page...
-    stored = [a for a in item["turns"][0]["actions"]]
-    assert stored == [dict(a, args={**a["args"], "text": "••••••"}) if a["args"].get("element") == "Password"
-                      else a for a in out["actions"]]
+    kept = [a for a in item["turns"][0]["actions"]]
+    assert kept == [dict(a, args={**a["args"], "text": "••••••"}) if a["args"].get("element") == "Password"
+                    else a for a in out["actions"]]
     assert sent_pw[0] not in json.dumps(item, ensure_ascii=False)  # ...but never stored
-    # turn 2 on the same tree: the actions of turn 1 changed nothing and are recorded as inferred failures
+    # turn 2 on the same tree: the actions of turn 1 changed nothing, which becomes a note
     previous = [{"name": a["tool"], "arguments": a["args"]} for a in out["actions"]]
     post(turn_body(2, prompt=PROMPT, previous=previous))
-    item = aws.get(**keys.task("agent-1", task_hash(PROMPT, URL)))
+    item = stored(aws.get(**keys.task("agent-1", task_hash(PROMPT, URL))))
     assert item["last_turn"] == 2 and len(item["turns"]) == 2
     assert item["turns"][0]["fp"] == item["turns"][1]["fp"]
-    assert {f["tool"] for f in item["failures"]} & {"type", "click", "select"}
+    assert any("the page did not change after" in n and "'password'" in n for n in item["notes"])
     assert item["brain"], "the brain's memory is kept for the next turn"
 
 
@@ -72,8 +74,8 @@ def test_turn_one_starts_afresh(aws, secret):
     post(turn_body(1, prompt=PROMPT))
     post(turn_body(2, prompt=PROMPT))
     post(turn_body(1, prompt=PROMPT, url="http://127.0.0.1:8000/other.html"))
-    item = aws.get(**keys.task("agent-1", task_hash(PROMPT, URL)))
-    assert item["last_turn"] == 1 and len(item["turns"]) == 1 and item["failures"] == []
+    item = stored(aws.get(**keys.task("agent-1", task_hash(PROMPT, URL))))
+    assert item["last_turn"] == 1 and len(item["turns"]) == 1 and item["notes"] == []
     assert item["first_url"] == "http://127.0.0.1:8000/other.html"
 
 
@@ -82,8 +84,8 @@ def test_the_same_prompt_on_two_sites_keeps_two_records(aws, secret):
     post(turn_body(1, prompt=PROMPT))
     post(turn_body(1, prompt=PROMPT, url=other))
     post(turn_body(2, prompt=PROMPT))
-    here = aws.get(**keys.task("agent-1", task_hash(PROMPT, URL)))
-    there = aws.get(**keys.task("agent-1", task_hash(PROMPT, other)))
+    here = stored(aws.get(**keys.task("agent-1", task_hash(PROMPT, URL))))
+    there = stored(aws.get(**keys.task("agent-1", task_hash(PROMPT, other))))
     assert here["last_turn"] == 2 and len(here["turns"]) == 2 and here["first_url"] == URL
     assert there["last_turn"] == 1 and there["first_url"] == other
     assert task_hash(PROMPT, URL) == task_hash(PROMPT, "http://127.0.0.1:8000/somewhere/else?x=1")
@@ -232,7 +234,7 @@ def test_a_reported_page_error_becomes_a_note(aws, secret):
     body["pageState"]["error"] = "Element 'Sumbit' not found"
     post(turn_body(1, prompt=PROMPT))
     post(body)
-    item = aws.get(**keys.task("agent-1", task_hash(PROMPT, URL)))
+    item = stored(aws.get(**keys.task("agent-1", task_hash(PROMPT, URL))))
     assert any("Element 'Sumbit' not found" in n for n in item["notes"])
 
 
@@ -260,17 +262,17 @@ def test_a_turn_is_one_read_and_one_write_with_its_usage_riding_on_the_memory_wr
 
 def test_typed_passwords_never_reach_the_task_memory(aws, secret):
     """The runner shows typed values in the tree and sends them back in previousActions; the stored task
-    memory (turns, inferred failures, the brain's loop keys) keeps them masked."""
+    memory (turns, notes of what failed, the brain's loop keys) keeps them masked."""
     password = "Winter2024!"
     prompt = f"Sign in with username jdoe and password {password}."
     tree = '- textbox "Username"\n- textbox "Password"\n- button "Sign in"'
     out = post(turn_body(1, prompt=prompt, tree=tree))
     assert {"tool": "type", "args": {"element": "Password", "text": password, "clear": True}} in out["actions"]
     previous = [{"name": a["tool"], "arguments": a["args"]} for a in out["actions"]]
-    post(turn_body(2, prompt=prompt, tree=tree, previous=previous))  # unchanged page: inferred failures
-    item = aws.get(**keys.task("agent-1", task_hash(prompt, URL)))
-    stored = json.dumps(item, ensure_ascii=False)
-    assert item["failures"] and "jdoe" in stored and password not in stored
+    post(turn_body(2, prompt=prompt, tree=tree, previous=previous))  # unchanged page: a note of what failed
+    item = stored(aws.get(**keys.task("agent-1", task_hash(prompt, URL))))
+    text = json.dumps(item, ensure_ascii=False)
+    assert item["notes"] and "jdoe" in text and password not in text
 
 
 # --- a give-up stays a give-up whatever page text its reason quotes -----------------------------------------
