@@ -34,7 +34,7 @@ from agenthost.agent.actions import avoid_set, is_avoided
 from agenthost.agent.guards import check_actions, classify_risk
 from agenthost.config import settings
 from agenthost.deadline import Deadline
-from runs.brain import Decision, Risk, StepContext
+from runs.brain import Risk, StepContext, ToolCall
 from runs.text_tables import tables_from_text
 
 #: the Proxy Server API's tools, as the brain names them
@@ -123,7 +123,7 @@ class AgentBrain:
             page.tables = tables_from_text(page.text, labels=[e.name for e in page.elements if e.interactive])
         return page
 
-    def decide(self, ctx: StepContext) -> Decision:
+    def decide(self, ctx: StepContext) -> ToolCall:
         page = self._page(ctx)
         memory = dict(ctx.memory or {})
         # the adapter's own keys: the policy gets its memory without them
@@ -154,14 +154,14 @@ class AgentBrain:
         memory[SENT_KEY] = sent
         thinking = (d.thinking or "")[:500]
         if d.stop:
-            return Decision("finish", {}, thinking=thinking, stop=f"Stuck in a loop: {thinking}", memory=memory)
+            return ToolCall("finish", {}, thinking=thinking, stop=f"Stuck in a loop: {thinking}", memory=memory)
         if d.actions:
             a = d.actions[0]
             if a.tool == "ask_user":
-                return Decision("ask_user", {}, thinking=thinking, text=str(a.args.get("question", "")),
+                return ToolCall("ask_user", {}, thinking=thinking, text=str(a.args.get("question", "")),
                                 memory=memory, raw=a)
             if a.tool == "done":
-                return Decision("finish", {}, thinking=thinking, text=str(a.args.get("result") or d.result or ""),
+                return ToolCall("finish", {}, thinking=thinking, text=str(a.args.get("result") or d.result or ""),
                                 memory=memory)
             rest = make_plan(d.actions[1:], page, ctx.step, ctx.task)
             if rest is not None:
@@ -169,19 +169,19 @@ class AgentBrain:
             return self._hand_out(a, ctx, memory, sent, thinking)
         if d.done and getattr(d, "success", None) is False:
             # the result says what was not achieved: a give-up is never reported as a success
-            return Decision("finish", {}, thinking=thinking, text=d.failure_text(), memory=memory)
+            return ToolCall("finish", {}, thinking=thinking, text=d.failure_text(), memory=memory)
         if d.done:
-            return Decision("finish", {}, thinking=thinking, text=d.result or "Done.", memory=memory)
-        return Decision("observe", {}, thinking=thinking or "nothing to do yet; observe again", memory=memory)
+            return ToolCall("finish", {}, thinking=thinking, text=d.result or "Done.", memory=memory)
+        return ToolCall("observe", {}, thinking=thinking or "nothing to do yet; observe again", memory=memory)
 
     @staticmethod
     def _hand_out(a: Action, ctx: StepContext, memory: dict[str, Any], sent: list[dict[str, Any]],
-                  thinking: str) -> Decision:
+                  thinking: str) -> ToolCall:
         """The Proxy API tool for ``a``; remembers the brain-level action for the history of later steps."""
         wire = a.to_proxy()
         record = {"step": ctx.step, "wire": wire["name"], "tool": a.tool, "args": brain_args(a)}
         memory[SENT_KEY] = (sent + [record])[-MAX_SENT:]
-        return Decision(wire["name"], wire.get("parameters") or {}, thinking=thinking[:500], memory=memory, raw=a)
+        return ToolCall(wire["name"], wire.get("parameters") or {}, thinking=thinking[:500], memory=memory, raw=a)
 
     def _policy_decide(self, task: str, page: pages.Page, history: list[Action], memory: dict[str, Any],
                        deadline: Deadline, *, careful: bool, avoid: list[tuple[str, str]]) -> Any:
@@ -195,7 +195,7 @@ class AgentBrain:
                 self._avoid_ok = False  # a policy without avoid=: the hints still carry the nudge
         return self.policy.decide(task, page, history, memory, PROXY_TOOLS, deadline, careful=careful)
 
-    def assess(self, decision: Decision, ctx: StepContext) -> Risk | None:
+    def assess(self, decision: ToolCall, ctx: StepContext) -> Risk | None:
         page = self._page(ctx)
         action = decision.raw if isinstance(decision.raw, Action) else None
         if action is None:
@@ -224,7 +224,7 @@ def _norm(text: str) -> str:
     return " ".join(str(text).lower().split())[:200]
 
 
-def approval_element(decision: Decision, el: Any) -> str:
+def approval_element(decision: ToolCall, el: Any) -> str:
     """What an approval of ``decision`` is for: the resolved element's role and name (its id can change
     on a reload), the URL for navigate, the key for a press without an element."""
     if el is not None:

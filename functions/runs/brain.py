@@ -15,8 +15,10 @@ from runs.models import PageSnapshot
 
 
 @dataclass
-class Decision:
-    """One Proxy API tool call: ``tool`` is a spec ToolName, ``parameters`` its wire parameters."""
+class ToolCall:
+    """One Proxy API tool call, the engine's step: ``tool`` is a spec ToolName, ``parameters`` its wire
+    parameters. Not a second decision type: the policy decides with :class:`agenthost.agent.Decision` (several
+    actions), and :mod:`runs.agent_adapter` sends it to the engine one tool call per step."""
 
     tool: str
     parameters: dict[str, Any] = field(default_factory=dict)
@@ -78,7 +80,7 @@ class StepContext:
 
 
 class Brain(Protocol):
-    def decide(self, ctx: StepContext) -> Decision: ...
+    def decide(self, ctx: StepContext) -> ToolCall: ...
 
-    def assess(self, decision: Decision, ctx: StepContext) -> Risk | None: ...
+    def assess(self, decision: ToolCall, ctx: StepContext) -> Risk | None: ...
 

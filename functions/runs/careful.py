@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from agenthost import urls
-from runs.brain import Brain, Decision, Risk, StepContext
+from runs.brain import Brain, Risk, StepContext, ToolCall
 
 #: an approval not used within this many steps lapses (the user approved what the page showed then)
 APPROVAL_STEPS = 10
@@ -64,7 +64,7 @@ def settle_approvals(meta: dict[str, Any]) -> None:
     meta["approvals"] = kept
 
 
-def unapproved_risk(meta: dict[str, Any], brain: Brain, decision: Decision, ctx: StepContext,
+def unapproved_risk(meta: dict[str, Any], brain: Brain, decision: ToolCall, ctx: StepContext,
                     n: int) -> tuple[Risk, dict[str, str]] | None:
     """The risk of ``decision`` and what an approval of it would cover, when the user must be asked; None
     when it is not risky, is credentials for a trusted site, or an unused approval covers it (which this
@@ -82,7 +82,7 @@ def unapproved_risk(meta: dict[str, Any], brain: Brain, decision: Decision, ctx:
     return risk, key
 
 
-def approval_key(risk: Risk, decision: Decision, url: str) -> dict[str, str]:
+def approval_key(risk: Risk, decision: ToolCall, url: str) -> dict[str, str]:
     """What an approval of this risky action covers (besides the amount)."""
     path = urlsplit(url).path if url else ""
     return {"category": str(risk.category or "risky"), "domain": (risk.domain or urls.host(url)).lower(),
@@ -102,7 +102,7 @@ def matching_approval(approvals: list[dict[str, Any]], key: dict[str, str], amou
     return None
 
 
-def question(risk: Risk, decision: Decision) -> str:
+def question(risk: Risk, decision: ToolCall) -> str:
     summary = (risk.summary or "").strip().rstrip(".")
     if not summary:
         what = str(risk.category or "risky").replace("_", " ")

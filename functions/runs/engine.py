@@ -41,7 +41,7 @@ from agenthost.replay import KeptAnswers
 from agenthost.store import VersionConflict
 from agenthost.webapp import ApiError
 from runs import careful, reflect
-from runs.brain import Brain, Decision, StepContext
+from runs.brain import Brain, StepContext, ToolCall
 from runs.masking import RunSecrets
 from runs.models import (
     END_STATES,
@@ -293,7 +293,7 @@ class RunEngine:
         snap = _masked_snapshot(req.snapshot, secrets)
         fp = page_fingerprint(snap) if snap is not None else None
         if snap is None:
-            decision = Decision("observe", {}, thinking="no page snapshot yet: observe the page first")
+            decision = ToolCall("observe", {}, thinking="no page snapshot yet: observe the page first")
             stop = None
         else:
             careful.trust_first_page(meta, snap.url)
@@ -321,7 +321,7 @@ class RunEngine:
         self._after_step(meta, snap, n, now)
         return response
 
-    def _conclude(self, meta: dict[str, Any], decision: Decision) -> dict[str, Any]:
+    def _conclude(self, meta: dict[str, Any], decision: ToolCall) -> dict[str, Any]:
         """A ``finish`` (the run completes with its result) or an ``ask_user`` (it waits for the answer)."""
         if decision.tool == "finish":
             # masked with everything the step stores and answers (_commit)
@@ -333,7 +333,7 @@ class RunEngine:
         meta["pending"] = {"kind": "question", "question": question}
         return self._response(meta, "ask_user", question=question)
 
-    def _act(self, meta: dict[str, Any], decision: Decision, snap: PageSnapshot | None, n: int,
+    def _act(self, meta: dict[str, Any], decision: ToolCall, snap: PageSnapshot | None, n: int,
              entry: dict[str, Any], memory_before: Any) -> dict[str, Any]:
         """A browser tool: sent to the extension, or, in careful mode, withheld behind the user's approval
         when it is risky and no approval covers it."""
@@ -365,7 +365,7 @@ class RunEngine:
             meta["reflections"] = (meta["reflections"] + [reflect.reflect(window, n, now)])[-MAX_REFLECTIONS:]
 
     def _decide(self, meta: dict[str, Any], snap: PageSnapshot, fp: str | None,
-                n: int) -> tuple[Decision, str | None]:
+                n: int) -> tuple[ToolCall, str | None]:
         """The brain's decision, with loop nudges; returns (decision, error that ends the run or None)."""
         ctx = self._context(meta, snap, n)
         decision = self._remember(meta, self.brain.decide(ctx))
@@ -373,7 +373,7 @@ class RunEngine:
             return decision, decision.stop
         window = meta["recent"][-LOOP_WINDOW:]
 
-        def repeats(d: Decision) -> int:
+        def repeats(d: ToolCall) -> int:
             return sum(1 for e in window if (e.get("tool"), e.get("target"), e.get("url"), e.get("fp"))
                        == (d.tool, d.target, snap.url, fp))
 
@@ -398,7 +398,7 @@ class RunEngine:
         return decision, None
 
     @staticmethod
-    def _remember(meta: dict[str, Any], decision: Decision) -> Decision:
+    def _remember(meta: dict[str, Any], decision: ToolCall) -> ToolCall:
         if decision.memory is not None:
             meta["memory"] = decision.memory
         return decision
@@ -512,7 +512,7 @@ def _masked_snapshot(snap: PageSnapshot | None, secrets: RunSecrets) -> PageSnap
     return PageSnapshot.model_validate(secrets.mask_all(snap.model_dump(mode="json", exclude_none=True), UNMASKED))
 
 
-def _masked_parameters(decision: Decision, snap: PageSnapshot | None) -> dict[str, Any]:
+def _masked_parameters(decision: ToolCall, snap: PageSnapshot | None) -> dict[str, Any]:
     """The decision's parameters as stored for display: text typed into a secret field is masked (the
     extension still gets it in the response)."""
     p = decision.parameters

@@ -12,7 +12,7 @@ import uuid
 
 import pytest
 import runs.app as runs_app
-from runs.brain import Decision, Risk
+from runs.brain import Risk, ToolCall
 
 from tests.support.apigw import call
 from tests.unit.runs_support import API_KEY, H, api, install_brain, start_run, step_run
@@ -117,7 +117,7 @@ def test_step_null_snapshot_and_null_result_on_first_call(brain):
 
 
 def test_step_execute_tool(brain):
-    brain.choose = lambda ctx: Decision("click", {"id": "agent-1"})
+    brain.choose = lambda ctx: ToolCall("click", {"id": "agent-1"})
     rid = start()
     r = step(rid)
     assert r.status == 200
@@ -128,11 +128,11 @@ def test_step_execute_tool(brain):
 
 
 @pytest.mark.parametrize("decision,parameters", [
-    (Decision("navigate", {"url": "https://example.com/contact"}), {"url": "https://example.com/contact"}),
-    (Decision("type", {"id": "agent-7", "text": "green tea"}), {"id": "agent-7", "text": "green tea"}),
-    (Decision("scroll", {"direction": "down"}), {"direction": "down"}),
-    (Decision("press", {"key": "Enter"}), {"key": "Enter"}),
-    (Decision("observe", {}), {}),
+    (ToolCall("navigate", {"url": "https://example.com/contact"}), {"url": "https://example.com/contact"}),
+    (ToolCall("type", {"id": "agent-7", "text": "green tea"}), {"id": "agent-7", "text": "green tea"}),
+    (ToolCall("scroll", {"direction": "down"}), {"direction": "down"}),
+    (ToolCall("press", {"key": "Enter"}), {"key": "Enter"}),
+    (ToolCall("observe", {}), {}),
 ])
 def test_step_every_executable_tool(brain, decision, parameters):
     brain.choose = lambda ctx: decision
@@ -143,16 +143,16 @@ def test_step_every_executable_tool(brain, decision, parameters):
 
 
 def test_step_ask_user_from_careful_mode(brain):
-    brain.choose = lambda ctx: Decision("click", {"id": "agent-5"})
+    brain.choose = lambda ctx: ToolCall("click", {"id": "agent-5"})
     brain.risky = {"agent-5": Risk("payment", "about to click 'Pay Now' on example.com, which would pay",
                                    "example.com", 20.0, "$20.00")}
     rid = start(mode="careful")
     snap = {**SPEC_SNAPSHOT, "visibleText": "Total $20.00",
             "elements": [{"id": "agent-5", "tag": "button", "text": "Pay Now"}]}
     for _ in range(4):  # take a few steps first, like the spec's example at currentStep 5
-        brain.choose = lambda ctx: Decision("scroll", {"direction": "down"})
+        brain.choose = lambda ctx: ToolCall("scroll", {"direction": "down"})
         step(rid, {**snap, "visibleText": f"Total $20.00 {_}"})
-    brain.choose = lambda ctx: Decision("click", {"id": "agent-5"})
+    brain.choose = lambda ctx: ToolCall("click", {"id": "agent-5"})
     r = step(rid, snap)
     assert r.status == 200
     body = r.json()
@@ -162,7 +162,7 @@ def test_step_ask_user_from_careful_mode(brain):
 
 
 def test_step_ask_user_from_the_policy(brain):
-    brain.choose = lambda ctx: Decision("ask_user", {}, text="Which size should I pick?")
+    brain.choose = lambda ctx: ToolCall("ask_user", {}, text="Which size should I pick?")
     rid = start()
     body = step(rid).json()
     assert body == {"action": "ask_user", "question": "Which size should I pick?",
@@ -171,7 +171,7 @@ def test_step_ask_user_from_the_policy(brain):
 
 def test_step_finish(brain):
     result = "Contact info: email@example.com, phone: +1-234-567-8900"
-    brain.choose = lambda ctx: Decision("finish", {}, text=result)
+    brain.choose = lambda ctx: ToolCall("finish", {}, text=result)
     rid = start()
     r = step(rid)
     assert r.status == 200
@@ -182,7 +182,7 @@ def test_step_finish(brain):
 
 
 def test_step_error_maximum_steps_reached(brain):
-    brain.choose = lambda ctx: Decision("scroll", {"direction": "down"})
+    brain.choose = lambda ctx: ToolCall("scroll", {"direction": "down"})
     rid = start(maxSteps=2)
     for i in range(2):
         assert step(rid, {**SPEC_SNAPSHOT, "visibleText": f"page {i}"}).json()["action"] == "execute_tool"
@@ -199,7 +199,7 @@ def test_step_400_404_409(brain):
     rid = start()
     err = assert_error(step(rid, {"url": "https://example.com", "elements": "not a list"}), 400, "bad_request")
     assert "snapshot.elements" in err["message"]
-    brain.choose = lambda ctx: Decision("ask_user", {}, text="Which one?")
+    brain.choose = lambda ctx: ToolCall("ask_user", {}, text="Which one?")
     step(rid)
     later = {**SPEC_SNAPSHOT, "timestamp": SPEC_SNAPSHOT["timestamp"] + 1000}
     assert "answer" in assert_error(step(rid, later), 409, "conflict")["message"]
@@ -208,12 +208,12 @@ def test_step_400_404_409(brain):
 # ---------------------------------------------------------------- POST /agent/run/:runId/answer
 
 def test_answer_approved(brain):
-    brain.choose = lambda ctx: Decision("ask_user", {}, text="Proceed?")
+    brain.choose = lambda ctx: ToolCall("ask_user", {}, text="Proceed?")
     rid = start()
     for _ in range(5):
-        brain.choose = lambda ctx: Decision("scroll", {"direction": "down"})
+        brain.choose = lambda ctx: ToolCall("scroll", {"direction": "down"})
         step(rid, {**SPEC_SNAPSHOT, "visibleText": f"more {_}"})
-    brain.choose = lambda ctx: Decision("ask_user", {}, text="Proceed?")
+    brain.choose = lambda ctx: ToolCall("ask_user", {}, text="Proceed?")
     assert step(rid).json()["state"] == {"status": "waiting_user", "currentStep": 6, "maxSteps": 150}
     r = api("POST", f"/agent/run/{rid}/answer", {"approved": True, "answer": "optional text answer"})
     assert r.status == 200
@@ -222,13 +222,13 @@ def test_answer_approved(brain):
     assert body == {"action": "execute_tool", "tool": {"name": "observe", "parameters": {}},
                     "state": {"status": "running", "currentStep": 7, "maxSteps": 150}}
     # "Call /step again to continue execution"
-    brain.choose = lambda ctx: Decision("finish", {}, text=f"done: {ctx.answers[-1]}")
+    brain.choose = lambda ctx: ToolCall("finish", {}, text=f"done: {ctx.answers[-1]}")
     after = {**SPEC_SNAPSHOT, "timestamp": SPEC_SNAPSHOT["timestamp"] + 9000}
     assert step(rid, after, {"success": True, "message": "Observed"}).json()["result"] == "done: optional text answer"
 
 
 def test_answer_not_approved_cancels(brain):
-    brain.choose = lambda ctx: Decision("ask_user", {}, text="Proceed?")
+    brain.choose = lambda ctx: ToolCall("ask_user", {}, text="Proceed?")
     rid = start()
     step(rid)
     r = api("POST", f"/agent/run/{rid}/answer", {"approved": False})
@@ -260,8 +260,8 @@ def test_cancel_200_404_and_end_state_409(brain):
 # ---------------------------------------------------------------- GET /agent/run/:runId
 
 def test_get_run(brain):
-    decisions = iter([Decision("observe", {}), Decision("click", {"id": "agent-1"})]
-                     + [Decision("scroll", {"direction": "down"})] * 3)
+    decisions = iter([ToolCall("observe", {}), ToolCall("click", {"id": "agent-1"})]
+                     + [ToolCall("scroll", {"direction": "down"})] * 3)
     brain.choose = lambda ctx: next(decisions)
     rid = start(task="Find contact information")
     step(rid, result=None)
@@ -316,7 +316,7 @@ def test_server_error_500_in_the_error_shape(brain):
 
 
 def test_every_element_info_field_is_accepted_and_kept(brain):
-    brain.choose = lambda ctx: Decision("type", {"id": "agent-7", "text": "green tea"})
+    brain.choose = lambda ctx: ToolCall("type", {"id": "agent-7", "text": "green tea"})
     rid = start()
     assert step(rid, {**SPEC_SNAPSHOT, "elements": [FULL_ELEMENT]}).status == 200
     el = api("GET", f"/agent/run/{rid}").json()["state"]["currentSnapshot"]["elements"][0]
@@ -325,15 +325,15 @@ def test_every_element_info_field_is_accepted_and_kept(brain):
 
 def test_statuses_are_the_spec_run_statuses(brain):
     seen = set()
-    brain.choose = lambda ctx: Decision("ask_user", {}, text="?")
+    brain.choose = lambda ctx: ToolCall("ask_user", {}, text="?")
     rid = start()
     seen.add(api("GET", f"/agent/run/{rid}").json()["state"]["status"])
     seen.add(step(rid).json()["state"]["status"])
     seen.add(api("POST", f"/agent/run/{rid}/answer", {"approved": True}).json()["state"]["status"])
-    brain.choose = lambda ctx: Decision("finish", {}, text="ok")
+    brain.choose = lambda ctx: ToolCall("finish", {}, text="ok")
     seen.add(step(rid, {**SPEC_SNAPSHOT, "timestamp": 1}).json()["state"]["status"])
     rid = start(maxSteps=1)
-    brain.choose = lambda ctx: Decision("scroll", {"direction": "down"})
+    brain.choose = lambda ctx: ToolCall("scroll", {"direction": "down"})
     step(rid)
     seen.add(step(rid, {**SPEC_SNAPSHOT, "visibleText": "other"}).json()["state"]["status"])
     rid = start()

@@ -315,7 +315,7 @@ def masking_sweep(runs: int, seed: int) -> int:
     from urllib.parse import quote, quote_plus
 
     import runs.app as runs_app
-    from runs.brain import Decision
+    from runs.brain import ToolCall
     from runs.models import unpack_snapshot
 
     from agenthost.store import Store
@@ -368,9 +368,9 @@ def masking_sweep(runs: int, seed: int) -> int:
             password = "".join(rng.choice(alphabet) for _ in range(rng.randint(10, 20))).strip() + "Q1"
             card = luhn_card(rng.choice(["4", "51", "37", "6011"]), rng.choice([15, 16, 16, 19]))
             shown = [luhn_card("4", 16), luhn_card("5", 16)]
-            plan = iter([Decision("type", {"id": "agent-1", "text": password}, thinking=f"type {password}"),
-                         Decision("type", {"id": "agent-2", "text": grouped(card)}, thinking=f"card {card}"),
-                         Decision("finish", {}, text=f"done {password} {card} {' '.join(shown)}")])
+            plan = iter([ToolCall("type", {"id": "agent-1", "text": password}, thinking=f"type {password}"),
+                         ToolCall("type", {"id": "agent-2", "text": grouped(card)}, thinking=f"card {card}"),
+                         ToolCall("finish", {}, text=f"done {password} {card} {' '.join(shown)}")])
             runs_app._brain = ScriptedBrain(choose=lambda ctx, plan=plan: next(plan))
             r = call(runs_app.handler, "POST", "/agent/run/start", json_body={"task": f"Sign up {i}"},
                      headers=headers)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from runs.brain import Decision, Risk, StepContext
+from runs.brain import Risk, StepContext, ToolCall
 
 API_KEY = "test-runs-key-0123456789"
 H = {"x-api-key": API_KEY}
@@ -44,17 +44,17 @@ def install_brain(monkeypatch: Any, brain: Any = None) -> Any:
 class ScriptedBrain:
     """Decides with ``choose(ctx)`` and judges risk with ``risky`` (element id -> Risk)."""
 
-    def __init__(self, choose: Callable[[StepContext], Decision] | None = None,
+    def __init__(self, choose: Callable[[StepContext], ToolCall] | None = None,
                  risky: dict[str, Risk] | None = None):
-        self.choose = choose or (lambda ctx: Decision("click", {"id": ctx.snapshot.elements[0].id}))
+        self.choose = choose or (lambda ctx: ToolCall("click", {"id": ctx.snapshot.elements[0].id}))
         self.risky = risky or {}
         self.contexts: list[StepContext] = []
 
-    def decide(self, ctx: StepContext) -> Decision:
+    def decide(self, ctx: StepContext) -> ToolCall:
         self.contexts.append(ctx)
         return self.choose(ctx)
 
-    def assess(self, decision: Decision, ctx: StepContext) -> Risk | None:
+    def assess(self, decision: ToolCall, ctx: StepContext) -> Risk | None:
         return self.risky.get(str(decision.parameters.get("id", "")))
 
 

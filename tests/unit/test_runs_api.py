@@ -7,7 +7,7 @@ import threading
 
 import pytest
 import runs.app as runs_app
-from runs.brain import Decision, Risk
+from runs.brain import Risk, ToolCall
 from runs.engine import RunEngine
 from runs.repo import RunRepo
 
@@ -94,7 +94,7 @@ def test_step_executes_brain_decision_and_records_result(brain):
 
 
 def test_finish_completes_and_then_409(brain):
-    brain.choose = lambda ctx: Decision("finish", {}, text="Contact: mail@shop.test")
+    brain.choose = lambda ctx: ToolCall("finish", {}, text="Contact: mail@shop.test")
     rid = start()
     r = step(rid, snapshot())
     assert r.json() == {"action": "finish", "result": "Contact: mail@shop.test",
@@ -140,8 +140,8 @@ def test_snapshot_trimmed_to_extension_limits(brain):
 # ---------------------------------------------------------------- ask_user / answer / cancel
 
 def test_policy_question_waits_for_answer(brain):
-    brain.choose = lambda ctx: (Decision("ask_user", {}, text="Which size?") if not ctx.answers
-                                else Decision("finish", {}, text=f"size {ctx.answers[-1]}"))
+    brain.choose = lambda ctx: (ToolCall("ask_user", {}, text="Which size?") if not ctx.answers
+                                else ToolCall("finish", {}, text=f"size {ctx.answers[-1]}"))
     rid = start()
     r = step(rid, snapshot())
     assert r.json()["action"] == "ask_user" and r.json()["question"] == "Which size?"
@@ -165,7 +165,7 @@ def test_answer_when_not_waiting_is_409(brain):
 
 
 def test_declined_answer_cancels(brain):
-    brain.choose = lambda ctx: Decision("ask_user", {}, text="Really?")
+    brain.choose = lambda ctx: ToolCall("ask_user", {}, text="Really?")
     rid = start()
     step(rid, snapshot())
     r = api("POST", f"/agent/run/{rid}/answer", {"approved": False})
@@ -208,7 +208,7 @@ PAY = Risk("payment", "click 'Pay now' to pay $49.99 on shop.test", "shop.test",
 
 def test_careful_asks_before_risky_action_once_per_transaction(brain):
     els = [{"id": "agent-9", "tag": "button", "text": "Pay now"}]
-    brain.choose = lambda ctx: Decision("click", {"id": "agent-9"})
+    brain.choose = lambda ctx: ToolCall("click", {"id": "agent-9"})
     brain.risky = {"agent-9": PAY}
     rid = start(mode="careful")
     r = step(rid, snapshot(url="https://shop.test/checkout", elements=els))
@@ -225,7 +225,7 @@ def test_careful_asks_before_risky_action_once_per_transaction(brain):
 
 
 def test_autonomous_never_asks(brain):
-    brain.choose = lambda ctx: Decision("click", {"id": "agent-9"})
+    brain.choose = lambda ctx: ToolCall("click", {"id": "agent-9"})
     brain.risky = {"agent-9": PAY}
     rid = start(mode="autonomous")
     r = step(rid, snapshot(elements=[{"id": "agent-9", "tag": "button", "text": "Pay now"}]))
@@ -233,7 +233,7 @@ def test_autonomous_never_asks(brain):
 
 
 def test_careful_ordinary_action_not_blocked(brain):
-    brain.choose = lambda ctx: Decision("click", {"id": "agent-2"})
+    brain.choose = lambda ctx: ToolCall("click", {"id": "agent-2"})
     brain.risky = {"agent-9": PAY}
     rid = start(mode="careful")
     r = step(rid, snapshot(elements=[{"id": "agent-2", "tag": "button", "text": "Add to cart"}]))
@@ -358,7 +358,7 @@ def test_expired_run_is_404_and_items_carry_ttl(aws, monkeypatch):
 
 
 def test_reflections_every_five_steps_do_not_end_run(brain):
-    brain.choose = lambda ctx: Decision("scroll", {"direction": "down"})
+    brain.choose = lambda ctx: ToolCall("scroll", {"direction": "down"})
     rid = start()
     for i in range(10):
         r = step(rid, snapshot(ts=i, text=f"page {i}"), {"success": False, "error": "nothing happened"})
@@ -376,8 +376,8 @@ def test_reflections_every_five_steps_do_not_end_run(brain):
 def test_loop_nudge_changes_course(brain):
     def choose(ctx):
         if ("click", "agent-1") in ctx.avoid:
-            return Decision("scroll", {"direction": "down"})
-        return Decision("click", {"id": "agent-1"})
+            return ToolCall("scroll", {"direction": "down"})
+        return ToolCall("click", {"id": "agent-1"})
     brain.choose = choose
     rid = start()
     tools = [step(rid, snapshot(ts=i), {"success": True}).json()["tool"]["name"] for i in range(4)]
@@ -386,7 +386,7 @@ def test_loop_nudge_changes_course(brain):
 
 
 def test_persisting_loop_ends_run_with_clear_error(brain):
-    brain.choose = lambda ctx: Decision("click", {"id": "agent-1"})
+    brain.choose = lambda ctx: ToolCall("click", {"id": "agent-1"})
     rid = start()
     actions = [step(rid, snapshot(ts=i), {"success": True}).json() for i in range(6)]
     assert [a["action"] for a in actions[:4]] == ["execute_tool"] * 4
@@ -396,7 +396,7 @@ def test_persisting_loop_ends_run_with_clear_error(brain):
 
 
 def test_changing_page_is_not_a_loop(brain):
-    brain.choose = lambda ctx: Decision("click", {"id": "agent-1"})
+    brain.choose = lambda ctx: ToolCall("click", {"id": "agent-1"})
     rid = start()
     for i in range(8):
         r = step(rid, snapshot(text=f"results page {i}", ts=i), {"success": True})
@@ -410,7 +410,7 @@ def test_a_step_is_one_read_and_one_write_and_a_block_of_history_every_twenty(aw
 
     eng = RunEngine(RunRepo(Store()), brain)
     rid = eng.start(StartRequest(task="t", maxSteps=200))["runId"]
-    brain.choose = lambda ctx: Decision("click", {"id": f"agent-{ctx.step % 7}"})
+    brain.choose = lambda ctx: ToolCall("click", {"id": f"agent-{ctx.step % 7}"})
     per_step = []
     with DynamoCalls() as calls:
         for i in range(45):
@@ -500,7 +500,7 @@ def test_usage_counted_once_per_step_and_never_outside_a_turn(aws, rollup, monke
 def test_get_never_shows_a_run_ahead_of_its_history(brain, monkeypatch):
     """The step that ended a run is on the same item as the run's status: one read shows both (a poll used
     to see a completed run without its last step when it came between two writes)."""
-    brain.choose = lambda ctx: Decision("finish", {}, text="Contact: mail@shop.test")
+    brain.choose = lambda ctx: ToolCall("finish", {}, text="Contact: mail@shop.test")
     rid = start()
     assert step(rid, snapshot()).json()["state"]["status"] == "completed"
     reads = []

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 from runs.agent_adapter import AgentBrain, avoid_pairs, verb_for
-from runs.brain import Decision as RunDecision
+from runs.brain import ToolCall
 from runs.engine import RunEngine
 from runs.models import AnswerRequest, StartRequest, StepRequest
 from runs.repo import RunRepo
@@ -89,7 +89,7 @@ def test_hints_and_answers_are_per_decision_not_stored_as_memory(make_engine):
     def decide(ctx):
         if not asked:
             asked.append(1)
-            return RunDecision("ask_user", {}, text="Which plan?")
+            return ToolCall("ask_user", {}, text="Which plan?")
         return AgentBrain.decide(brain, ctx)
 
     brain.decide = decide

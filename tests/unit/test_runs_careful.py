@@ -41,12 +41,12 @@ def snap(url, text, elements, ts=1):
 
 
 def scripted(monkeypatch, choose):
-    from runs.brain import Decision
+    from runs.brain import ToolCall
 
     from tests.unit.runs_support import ScriptedBrain
 
     monkeypatch.setenv("AGENTHOST_RUNS_API_KEY", API_KEY)
-    brain = ScriptedBrain(choose=lambda ctx: Decision(*choose(ctx)))
+    brain = ScriptedBrain(choose=lambda ctx: ToolCall(*choose(ctx)))
     brain.assess = AgentBrain().assess
     monkeypatch.setattr(runs_app, "_brain", brain)
     return brain
@@ -104,13 +104,13 @@ def test_send_message_asks(aws, monkeypatch):
 
 
 def test_enter_in_payment_form_asks(aws, monkeypatch):
-    from runs.brain import Decision
+    from runs.brain import ToolCall
 
     from tests.unit.runs_support import ScriptedBrain
 
     monkeypatch.setenv("AGENTHOST_RUNS_API_KEY", API_KEY)
     real = AgentBrain()
-    brain = ScriptedBrain(choose=lambda ctx: Decision("press", {"key": "Enter"}))
+    brain = ScriptedBrain(choose=lambda ctx: ToolCall("press", {"key": "Enter"}))
     brain.assess = real.assess  # the scripted policy presses Enter; the real classifier judges it
     monkeypatch.setattr(runs_app, "_brain", brain)
     rid = run("Finish paying")
@@ -292,12 +292,12 @@ def test_unknown_categories_still_ask_a_readable_question(aws, monkeypatch):
 
 
 def test_risk_without_summary_names_the_action(aws, monkeypatch):
-    from runs.brain import Decision, Risk
+    from runs.brain import Risk, ToolCall
 
     from tests.unit.runs_support import ScriptedBrain
 
     monkeypatch.setenv("AGENTHOST_RUNS_API_KEY", API_KEY)
-    monkeypatch.setattr(runs_app, "_brain", ScriptedBrain(choose=lambda ctx: Decision("click", {"id": "agent-1"}),
+    monkeypatch.setattr(runs_app, "_brain", ScriptedBrain(choose=lambda ctx: ToolCall("click", {"id": "agent-1"}),
                                                           risky={"agent-1": Risk("brand_new_kind", "")}))
     rid = run("Do the thing")
     r = step(rid, snap("https://app.test/", "Hello", [{"id": "agent-1", "tag": "button", "text": "Go"}]))

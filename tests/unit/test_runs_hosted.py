@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 import runs.hosted as hosted
-from runs.brain import Decision
+from runs.brain import ToolCall
 from runs.engine import RunEngine
 from runs.models import StartRequest
 from runs.repo import RunRepo
@@ -35,8 +35,8 @@ class FakeBrowser:
 def env(aws, monkeypatch):
     sent = []
     monkeypatch.setattr(hosted, "_invoke_next", lambda event: sent.append(event))
-    brain = ScriptedBrain(choose=lambda ctx: Decision("type", {"id": "agent-1", "text": "M"})
-                          if ctx.step == 1 else Decision("finish", {}, text="bought"))
+    brain = ScriptedBrain(choose=lambda ctx: ToolCall("type", {"id": "agent-1", "text": "M"})
+                          if ctx.step == 1 else ToolCall("finish", {}, text="bought"))
     eng = RunEngine(RunRepo(Store()), brain)
     rid = eng.start(StartRequest(task="buy size M", browser="hosted", startUrl="http://shop.test/"))["runId"]
     return eng, rid, sent

@@ -9,7 +9,7 @@ from urllib.parse import quote, quote_plus
 
 import pytest
 import runs.app as runs_app
-from runs.brain import Decision
+from runs.brain import ToolCall
 from runs.masking import MASK, RunSecrets, mask_card_numbers
 from runs.models import unpack_snapshot
 
@@ -92,9 +92,9 @@ def scripted(aws, monkeypatch):
 
 def test_what_the_run_typed_into_secret_fields_is_masked_wherever_it_comes_back(scripted, aws):
     plan = iter([
-        Decision("type", {"id": "agent-1", "text": TYPED}, thinking=f"type the password {TYPED}"),
-        Decision("type", {"id": "agent-2", "text": TYPED_CARD}, thinking="type the card"),
-        Decision("finish", {}, text=f"Signed up with {TYPED} and card {TYPED_CARD}; the page said {SHOWN_CARDS}"),
+        ToolCall("type", {"id": "agent-1", "text": TYPED}, thinking=f"type the password {TYPED}"),
+        ToolCall("type", {"id": "agent-2", "text": TYPED_CARD}, thinking="type the card"),
+        ToolCall("finish", {}, text=f"Signed up with {TYPED} and card {TYPED_CARD}; the page said {SHOWN_CARDS}"),
     ])
     brain = scripted(lambda ctx: next(plan))
     rid = start("Create an account on bank.test and add my card")
@@ -124,8 +124,8 @@ def test_a_secret_from_the_task_is_masked_everywhere_but_the_stored_task(scripte
     """The task the user gave is kept as given (the policy reads it every step); everything else stored,
     and everything returned, the task included, has the password the run typed masked."""
     password = "Hunter2-Quill"
-    brain = scripted(lambda ctx: Decision("type", {"id": "agent-1", "text": password}) if ctx.step == 1
-                     else Decision("finish", {}, text=f"logged in as ada / {password}"))
+    brain = scripted(lambda ctx: ToolCall("type", {"id": "agent-1", "text": password}) if ctx.step == 1
+                     else ToolCall("finish", {}, text=f"logged in as ada / {password}"))
     rid = start(f"Sign in to bank.test as ada with the password {password}")
     step(rid, echo_page("https://bank.test/login", "nothing-yet", 1))
     step(rid, echo_page("https://bank.test/home", password, 2), {"success": True, "message": f"typed {password}"})
@@ -139,7 +139,7 @@ def test_a_secret_from_the_task_is_masked_everywhere_but_the_stored_task(scripte
 def test_a_retried_step_whose_answer_typed_a_secret_replays_without_it(scripted, aws):
     """The stored answer a retried /step gets is masked like everything else: an answer that typed a secret
     comes back as ``observe`` (the next step types it again), the run does not advance twice."""
-    scripted(lambda ctx: Decision("type", {"id": "agent-1", "text": TYPED}))
+    scripted(lambda ctx: ToolCall("type", {"id": "agent-1", "text": TYPED}))
     rid = start("Create an account on bank.test")
     snap = echo_page("https://bank.test/signup", "nothing-yet", 1)
     first = step(rid, snap).json()

@@ -7,7 +7,7 @@ import json
 
 import pytest
 import runs.app as runs_app
-from runs.brain import Decision
+from runs.brain import ToolCall
 from runs.models import MASK, ElementInfo, unpack_snapshot
 
 from tests.support.apigw import call
@@ -54,7 +54,7 @@ def test_element_model_masks_secret_values(fields, masked):
 @pytest.fixture
 def brain(aws, monkeypatch):
     monkeypatch.setenv("AGENTHOST_RUNS_API_KEY", API_KEY)
-    b = ScriptedBrain(choose=lambda ctx: Decision("type", {"id": "agent-1", "text": PASSWORD}))
+    b = ScriptedBrain(choose=lambda ctx: ToolCall("type", {"id": "agent-1", "text": PASSWORD}))
     monkeypatch.setattr(runs_app, "_brain", b)
     return b
 
@@ -106,7 +106,7 @@ def test_visible_text_and_the_result_are_masked_like_the_fields(aws, monkeypatch
             "visibleText": f"Welcome back! Your password is {PASSWORD}.\nCard {CARD} and {other_card}\n"
                            "Order 123456789012 (not a card)"}
     monkeypatch.setenv("AGENTHOST_RUNS_API_KEY", API_KEY)
-    b = ScriptedBrain(choose=lambda ctx: Decision("finish", {}, text=ctx.snapshot.visibleText + f" / {CARD}"))
+    b = ScriptedBrain(choose=lambda ctx: ToolCall("finish", {}, text=ctx.snapshot.visibleText + f" / {CARD}"))
     monkeypatch.setattr(runs_app, "_brain", b)
     rid = call(runs_app.handler, "POST", "/agent/run/start", json_body={"task": "Read the receipt"},
                headers=H).json()["runId"]
