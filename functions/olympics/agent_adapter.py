@@ -1,51 +1,46 @@
-"""Adapter from the shared web-agent brain (:mod:`agenthost.agent`) to an AI Olympics turn.
+"""The shared web-agent brain (:mod:`agenthost.agent`) behind an AI Olympics turn.
 
 Kept thin on purpose: the page model, the policies, loop detection and their memory belong to the brain.
-This module only maps the Olympics request to the brain's ``decide(task, page, history, memory, tools,
-deadline)`` and its :class:`~agenthost.agent.Decision` back to a :class:`~olympics.turn.Decision`.
+This module maps the Olympics request to the brain's ``decide(task, page, history, memory, tools,
+deadline)`` and hands back the brain's own :class:`~agenthost.agent.Decision`: one decision type from the
+policy to the webhook body (:mod:`olympics.turn` answers with it, :mod:`olympics.executable` keeps what the
+runner can execute). The policies come from :func:`agenthost.agent.make_policy`, the one way every protocol
+gets them. Nothing here imports the turn: the turn calls this module.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from agenthost.agent import Action, DeterministicPolicy
+from agenthost.agent import Action, Decision, DeterministicPolicy, make_policy
 from agenthost.agent.guards import WebGuard
-from olympics.turn import Decision, Policy, TurnInput
+from agenthost.agent.page import Page
+from agenthost.deadline import Deadline
+from olympics.memory import TaskMemory
+from olympics.models import TurnRequest
 
-#: our deterministic policy, behind the web guard like every policy (``make_policy`` gives the others)
+#: our deterministic policy, behind the web guard like every policy (what ``make_policy`` gives without an
+#: LLM or a user's agent)
 _deterministic = WebGuard(DeterministicPolicy())
+
+
+@dataclass
+class TurnInput:
+    request: TurnRequest
+    page: Page
+    memory: TaskMemory
+    offered: tuple[str, ...]
+    deadline: Deadline  # by which the policy must have answered
+
+
+#: a policy as the turn plays it: the brain's decision for this turn
+Policy = Callable[[TurnInput], Decision]
 
 
 def _history(inp: TurnInput) -> list[Action]:
     return [Action(a.tool, dict(a.args)) for a in inp.request.previousActions if a.tool]
-
-
-def _already(a: Any) -> bool:
-    """A ``check`` whose box is already in the wanted state: the runner has no check tool, only click, which
-    would toggle it the wrong way."""
-    if getattr(a, "tool", None) != "check":
-        return False
-    el = getattr(a, "resolved", None)
-    state = getattr(el, "checked", None)
-    return state is not None and bool(state) == bool(a.args.get("checked", True))
-
-
-def _convert(d: Any, inp: TurnInput) -> Decision:
-    """The brain's decision as an Olympics decision; its memory goes back into the task memory."""
-    if isinstance(getattr(d, "memory", None), dict):
-        inp.memory.brain = d.memory
-    actions = [a.to_olympics() if hasattr(a, "to_olympics") else a for a in (d.actions or [])
-               if not _already(a)]
-    result: Any = d.result
-    done = bool(d.done)
-    gave_up = bool(getattr(d, "stop", False) or (done and getattr(d, "success", None) is False))
-    if gave_up:
-        # an honest give-up: done, with success false and what was not achieved (never a claimed success)
-        done = True
-        result = {"success": False, "reason": str(d.result or "no progress: the same actions kept repeating")}
-    return Decision(thinking=str(d.thinking or ""), actions=actions, done=done, result=result, success=not gave_up,
-                    source=str(getattr(d, "source", "") or "deterministic"))
 
 
 def _brain_memory(inp: TurnInput) -> dict[str, Any]:
@@ -61,9 +56,8 @@ def _brain_memory(inp: TurnInput) -> dict[str, Any]:
 
 
 def _decide(policy: Any, inp: TurnInput) -> Decision:
-    d = policy.decide(inp.request.task.taskPrompt, inp.page, _history(inp), _brain_memory(inp),
-                      list(inp.offered), inp.deadline)
-    return _convert(d, inp)
+    return policy.decide(inp.request.task.taskPrompt, inp.page, _history(inp), _brain_memory(inp),
+                         list(inp.offered), inp.deadline)
 
 
 def deterministic(inp: TurnInput) -> Decision:
@@ -72,17 +66,12 @@ def deterministic(inp: TurnInput) -> Decision:
 
 
 def llm_policy() -> Policy | None:
-    """The policy played under the turn's deadline: the user's agent (``AGENTHOST_AGENT``, guarded, ours as
-    its fallback) or the brain's LLM policy (``AGENTHOST_LLM``); None when neither is configured (the
-    deterministic policy plays)."""
-    from agenthost import plugins
-    from agenthost.config import settings
-
-    if settings().llm_provider == "none" and not plugins.spec():
-        return None
-    from agenthost.agent import make_policy
-
+    """The policy played under the turn's deadline, as :func:`agenthost.agent.make_policy` selects it: the
+    user's agent (``AGENTHOST_AGENT``, guarded, ours as its fallback) or the brain's LLM policy
+    (``AGENTHOST_LLM``); None when it selects the deterministic policy (:func:`deterministic` plays)."""
     policy = make_policy()
+    if isinstance(getattr(policy, "policy", policy), DeterministicPolicy):
+        return None
 
     def decide(inp: TurnInput) -> Decision:
         return _decide(policy, inp)

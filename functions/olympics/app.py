@@ -22,7 +22,7 @@ from agenthost import deadline as deadlines  # noqa: E402
 from agenthost import limits, logs, metering, signing  # noqa: E402
 from agenthost.config import settings  # noqa: E402
 from agenthost.deadline import Deadline  # noqa: E402
-from olympics import agent_adapter, auth  # noqa: E402
+from olympics import auth  # noqa: E402
 from olympics.auth import Caller  # noqa: E402
 from olympics.memory import MemoryStore  # noqa: E402
 from olympics.models import TurnRequest, TurnResponse  # noqa: E402
@@ -146,8 +146,6 @@ def _play(caller: Caller, request: TurnRequest, raw: bytes, started: float) -> t
             request,
             caller.agent_id,
             memory_store=memory_store,
-            deterministic=agent_adapter.deterministic,
-            llm=agent_adapter.llm_policy(),
             deadline=deadline,
             answered=answered,
             digest=hashlib.sha256(raw).hexdigest()[:32],

@@ -5,6 +5,11 @@ Rules (spec + field notes): at most 10 actions; only tools offered this turn; ev
 the current tree under the runner's resolution rules; ``submit`` only with ``form``; scroll only up/down;
 no script-like text anywhere in an action; a batch ends after an action that changes the page (navigate,
 submit, a click on a button or link) because later names would no longer be on the page.
+
+Actions come as the brain's neutral :class:`~agenthost.agent.Action` (sent in the runner's form,
+``to_olympics``) or as plain ``{"tool", "args"}`` dicts. A target the brain already resolved on this page
+(``resolved``, its name the one that reaches it: :func:`agenthost.agent.guards.check_actions`) is not
+resolved again; only names nobody resolved are looked up the way the runner does.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from agenthost.agent import address
-from agenthost.agent.page import Page, from_aria
+from agenthost.agent.page import Element, Page, from_aria
 from olympics.models import MAX_ACTIONS, Action
 
 _SCRIPTY = re.compile(
@@ -38,6 +43,11 @@ def scripty(value: Any) -> bool:
     if isinstance(value, (list, tuple)):
         return any(scripty(v) for v in value)
     return False
+
+
+def without_script(text: str) -> str:
+    """``text`` with what the runner would block as script replaced by ``[removed]``."""
+    return _SCRIPTY.sub("[removed]", text) if _SCRIPTY.search(text) else text
 
 
 @dataclass
@@ -74,9 +84,10 @@ def _ambiguous(page: Page, tool: str, element: str) -> bool:
     return bool(exact) and hit is not None and hit not in exact
 
 
-def check_action(tool: str, args: dict[str, Any], page: Page, offered: tuple[str, ...]) -> tuple[
-        dict[str, Any] | None, str]:
-    """Return (clean args, "") or (None, reason)."""
+def check_action(tool: str, args: dict[str, Any], page: Page, offered: tuple[str, ...],
+                 resolved: Element | None = None) -> tuple[dict[str, Any] | None, str]:
+    """Return (clean args, "") or (None, reason). ``resolved``: the element of ``page`` the brain resolved the
+    target to (its ``element`` is the name that reaches it), not looked up again."""
     if tool not in offered:
         return None, f"{tool or '?'}: tool not offered"
     if tool == "done":
@@ -87,35 +98,45 @@ def check_action(tool: str, args: dict[str, Any], page: Page, offered: tuple[str
     if check is None:
         # an offered tool the spec does not describe: pass through only plain, script-free arguments
         return ({k: v for k, v in args.items() if isinstance(k, str)}, "")
-    return check(args, page)
+    return check(args, page, resolved)
 
 
 Checked = tuple[dict[str, Any] | None, str]
 
 
-def _navigate(args: dict[str, Any], page: Page) -> Checked:
+def _target(page: Page, tool: str, element: str, resolved: Element | None) -> Element | None:
+    """The element ``element`` names: the one the brain resolved, else the one the runner would hit (None:
+    nothing on the page)."""
+    return resolved if resolved is not None else runner_hit(page, tool, element)
+
+
+def _reaches_another(page: Page, tool: str, element: str, resolved: Element | None) -> bool:
+    return resolved is None and _ambiguous(page, tool, element)
+
+
+def _navigate(args: dict[str, Any], page: Page, resolved: Element | None = None) -> Checked:
     url = _str(args, "url")
     return ({"url": url}, "") if _http_url(url) else (None, "navigate: url must be http(s)")
 
 
-def _click(args: dict[str, Any], page: Page) -> Checked:
+def _click(args: dict[str, Any], page: Page, resolved: Element | None = None) -> Checked:
     el = _str(args, "element")
     if not el:
         return None, "click: element missing"
-    if runner_hit(page, "click", el) is None:
+    if _target(page, "click", el, resolved) is None:
         return None, f"click: '{el[:60]}' is not on the page"
-    if _ambiguous(page, "click", el):
+    if _reaches_another(page, "click", el, resolved):
         return None, f"click: '{el[:60]}' would hit another element first"
     return {"element": el}, ""
 
 
-def _type(args: dict[str, Any], page: Page) -> Checked:
+def _type(args: dict[str, Any], page: Page, resolved: Element | None = None) -> Checked:
     el, text = _str(args, "element"), args.get("text")
     if not isinstance(args.get("element"), str) or text is None:
         return None, "type: element and text are required"
-    if runner_hit(page, "type", el) is None:
+    if _target(page, "type", el, resolved) is None:
         return None, f"type: no field named '{el[:60]}'"
-    if _ambiguous(page, "type", el):
+    if _reaches_another(page, "type", el, resolved):
         return None, f"type: '{el[:60]}' would reach another field first"
     clean: dict[str, Any] = {"element": el, "text": str(text)[:MAX_TEXT]}
     if "clear" in args:
@@ -123,14 +144,14 @@ def _type(args: dict[str, Any], page: Page) -> Checked:
     return clean, ""
 
 
-def _select(args: dict[str, Any], page: Page) -> Checked:
+def _select(args: dict[str, Any], page: Page, resolved: Element | None = None) -> Checked:
     el, option = _str(args, "element"), _str(args, "option")
     if not isinstance(args.get("element"), str) or not option:
         return None, "select: element and option are required"
-    found = runner_hit(page, "select", el)
+    found = _target(page, "select", el, resolved)
     if found is None:
         return None, f"select: no dropdown named '{el[:60]}'"
-    if _ambiguous(page, "select", el):
+    if _reaches_another(page, "select", el, resolved):
         return None, f"select: '{el[:60]}' would reach another dropdown first"
     if found.options and not any(option.lower() in o.lower() for o in found.options):
         return None, f"select: '{option[:60]}' is not an option of '{el[:60]}'"
@@ -146,26 +167,26 @@ def _int(args: dict[str, Any], key: str, default: int, low: int, high: int) -> i
     return max(low, min(value, high))
 
 
-def _scroll(args: dict[str, Any], page: Page) -> Checked:
+def _scroll(args: dict[str, Any], page: Page, resolved: Element | None = None) -> Checked:
     direction = _str(args, "direction").lower() or "down"
     if direction not in ("up", "down"):
         return None, f"scroll: direction '{direction[:10]}' does nothing (only up/down)"
     return {"direction": direction, "amount": _int(args, "amount", 500, 50, 5000)}, ""
 
 
-def _wait(args: dict[str, Any], page: Page) -> Checked:
+def _wait(args: dict[str, Any], page: Page, resolved: Element | None = None) -> Checked:
     cond = _str(args, "condition") or "load"
     return {"condition": cond[:200], "timeout": _int(args, "timeout", 3000, 100, 10000)}, ""
 
 
-def _submit(args: dict[str, Any], page: Page) -> Checked:
+def _submit(args: dict[str, Any], page: Page, resolved: Element | None = None) -> Checked:
     form = _str(args, "form")
     if not form:
         return None, "submit: needs form (without it the page's handlers are skipped)"
     return {"form": form}, ""
 
 
-def _api_call(args: dict[str, Any], page: Page) -> Checked:
+def _api_call(args: dict[str, Any], page: Page, resolved: Element | None = None) -> Checked:
     method, url = _str(args, "method").upper() or "GET", _str(args, "url")
     if method not in ("GET", "POST") or not _http_url(url):
         return None, "api_call: GET/POST to an http(s) url only"
@@ -176,29 +197,49 @@ def _api_call(args: dict[str, Any], page: Page) -> Checked:
     return clean, ""
 
 
-_CHECKS: dict[str, Callable[[dict[str, Any], Page], Checked]] = {
+_CHECKS: dict[str, Callable[[dict[str, Any], Page, Element | None], Checked]] = {
     "navigate": _navigate, "click": _click, "type": _type, "select": _select, "scroll": _scroll,
     "wait": _wait, "submit": _submit, "api_call": _api_call,
 }
 
 
-def _ends_batch(tool: str, args: dict[str, Any], page: Page) -> bool:
+def _ends_batch(tool: str, args: dict[str, Any], page: Page, resolved: Element | None) -> bool:
     if tool in ("navigate", "submit"):
         return True
     if tool == "click":
-        hit = runner_hit(page, "click", args["element"])
+        hit = _target(page, "click", args["element"], resolved)
         return hit is None or hit.role in _PAGE_CHANGING_CLICK_ROLES
     return False
 
 
+def _already(action: Any) -> bool:
+    """A ``check`` whose box is already in the wanted state: the runner has no check tool, only click, which
+    would toggle it the wrong way."""
+    if getattr(action, "tool", None) != "check":
+        return False
+    state = getattr(getattr(action, "resolved", None), "checked", None)
+    return state is not None and bool(state) == bool(action.args.get("checked", True))
+
+
+def _on(page: Page, action: Any) -> Element | None:
+    """The element of ``page`` the brain resolved ``action`` to, if it did (on this very page)."""
+    el = getattr(action, "resolved", None)
+    return el if el is not None and any(e is el for e in page.elements) else None
+
+
 def sanitize(proposed: list[Any], tree: str, offered: tuple[str, ...], page: Page | None = None) -> Verdict:
-    """Keep the executable prefix of ``proposed`` (dicts or :class:`Action`) under the rules above. Names are
-    resolved with the shared page model (:mod:`agenthost.agent`) exactly as the runner resolves them."""
+    """Keep the executable prefix of ``proposed`` (the brain's actions or dicts) under the rules above. A target
+    the brain resolved on ``page`` stays resolved; other names are resolved with the shared page model
+    (:mod:`agenthost.agent`) exactly as the runner resolves them."""
     page = page if page is not None else from_aria(tree)
     verdict = Verdict()
-    proposed = list(proposed or [])
+    proposed = [a for a in (proposed or []) if not _already(a)]
     for i, raw in enumerate(proposed):
-        if not isinstance(raw, dict) and hasattr(raw, "tool") and hasattr(raw, "args"):
+        resolved = None
+        if hasattr(raw, "to_olympics"):
+            wire = raw.to_olympics()
+            tool, args, resolved = str(wire["tool"]), dict(wire["args"] or {}), _on(page, raw)
+        elif not isinstance(raw, dict) and hasattr(raw, "tool") and hasattr(raw, "args"):
             tool, args = str(raw.tool), dict(raw.args or {})
         elif isinstance(raw, dict):
             tool = str(raw.get("tool") or raw.get("name") or "").strip()
@@ -210,12 +251,12 @@ def sanitize(proposed: list[Any], tree: str, offered: tuple[str, ...], page: Pag
         if len(verdict.actions) >= MAX_ACTIONS:
             verdict.dropped.append(f"{tool}: over the {MAX_ACTIONS}-action cap")
             continue
-        clean, reason = check_action(tool, args, page, offered)
+        clean, reason = check_action(tool, args, page, offered, resolved)
         if clean is None:
             verdict.dropped.append(reason)
             continue
         verdict.actions.append(Action(tool=tool, args=clean))
-        if _ends_batch(tool, clean, page):
+        if _ends_batch(tool, clean, page, resolved):
             rest = len(proposed) - i - 1
             if rest > 0:
                 verdict.dropped.append(f"{rest} action(s) after a page-changing {tool}")

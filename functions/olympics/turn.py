@@ -1,5 +1,11 @@
 """One AI Olympics turn under a time budget: memory in, policy (LLM with a deadline, else the deterministic
-policy), guard, memory out. Whatever happens inside, a valid turn comes out."""
+policy), what the runner can execute, memory out. Whatever happens inside, a valid turn comes out.
+
+The policies are the brain's (:mod:`olympics.agent_adapter`, which gets them from ``make_policy``) and their
+:class:`~agenthost.agent.Decision` is the one decision type down to the webhook body: its actions are kept
+by :func:`olympics.executable.sanitize` (targets the brain resolved are not resolved again), a give-up
+(``success`` false, or loop detection's ``stop``) is answered as one, and its memory is the task memory's
+``brain`` for the next turn."""
 
 from __future__ import annotations
 
@@ -9,44 +15,20 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
+from agenthost.agent import Action, Decision
 from agenthost.agent.page import Page, from_aria
 from agenthost.config import settings
 from agenthost.deadline import Deadline
-from olympics import executable
+from olympics import agent_adapter, executable
+from olympics.agent_adapter import Policy, TurnInput
 from olympics.memory import MemoryStore, TaskMemory, task_hash
 from olympics.models import TurnRequest, TurnResponse
 
 #: the LLM is not started with less time than this left before its deadline
 MIN_LLM_S = 0.5
 MAX_THINKING = 1500
-
-
-@dataclass
-class Decision:
-    """What a policy proposes; the guard decides what is sent."""
-
-    thinking: str = ""
-    actions: list[Any] = field(default_factory=list)
-    done: bool = False
-    result: Any = None
-    #: with ``done``: False when the policy gave up (the result says so whatever its text), else achieved
-    success: bool = True
-    source: str = "deterministic"
-    notes: list[str] = field(default_factory=list)
-
-
-@dataclass
-class TurnInput:
-    request: TurnRequest
-    page: Page
-    memory: TaskMemory
-    offered: tuple[str, ...]
-    deadline: Deadline  # by which the policy must have answered
-
-
-Policy = Callable[[TurnInput], Decision]
 
 
 @dataclass
@@ -96,7 +78,7 @@ def ping_decision(page: Page, task_prompt: str) -> Decision | None:
     if not buttons:
         return None
     button = next((b for b in buttons if b.name.lower() in ("submit", "start")), buttons[0])
-    actions: list[dict[str, Any]] = []
+    actions: list[Action] = []
     box = next((e for e in page.elements if e.role == "textbox" and e.name), None)
     question = next((e.name for e in page.elements if e.role == "heading" and e.name), "") or task_prompt
     if box is not None and question:
@@ -104,22 +86,25 @@ def ping_decision(page: Page, task_prompt: str) -> Decision | None:
 
         solved = solve(question)
         if solved is not None:
-            actions.append({"tool": "type", "args": {"element": box.name, "text": solved.answer}})
-    actions.append({"tool": "click", "args": {"element": button.name}})
-    what = f"enter {actions[0]['args']['text']!r} and press" if len(actions) > 1 else "press"
+            actions.append(Action("type", {"element": box.name, "text": solved.answer}))
+    actions.append(Action("click", {"element": button.name}))
+    what = f"enter {actions[0].args['text']!r} and press" if len(actions) > 1 else "press"
     return Decision(thinking=f"A test form: {what} {button.name!r}.", actions=actions, source="deterministic")
 
 
 def clean_thinking(text: Any) -> str:
     s = str(text or "")
     s = re.sub(r"<[^>]{0,200}>", "", s)  # no markup reaches spectators
-    if executable.scripty(s):
-        s = executable._SCRIPTY.sub("[removed]", s)
-    return s[:MAX_THINKING]
+    return executable.without_script(s)[:MAX_THINKING]
+
+
+def _gave_up(decision: Decision) -> bool:
+    """An honest give-up: the policy says the task is not achieved, or loop detection stopped it."""
+    return bool(decision.stop or (decision.done and decision.success is False))
 
 
 def _accepted(decision: Decision, verdict: executable.Verdict) -> bool:
-    return bool(verdict.actions) or decision.done
+    return bool(verdict.actions) or bool(decision.done) or _gave_up(decision)
 
 
 def play(
@@ -127,18 +112,23 @@ def play(
     agent: str,
     *,
     memory_store: MemoryStore | None,
-    deterministic: Policy,
-    llm: Policy | None = None,
     deadline: Deadline | None = None,
     answered: Callable[[TurnStats], None] | None = None,
     digest: str = "",
+    deterministic: Policy | None = None,
+    llm: Policy | None | Literal["configured"] = "configured",
 ) -> tuple[TurnResponse, TurnStats]:
     """Play one turn to ``deadline`` (the turn's whole budget, created where the request arrived; by
     default ``olympics_budget_s`` from now). The LLM works to a deadline that keeps ``olympics_reserve_s``
     back for the deterministic policy, the guard and the memory write; the deterministic policy to one
     that keeps ``guard_reserve_s``; no memory write starts in the last ``answer_reserve_s``. ``answered(stats)``
-    runs once the answer is final, before the task memory's write (which carries the turn's usage)."""
+    runs once the answer is final, before the task memory's write (which carries the turn's usage).
+
+    The policies are the brain's (:mod:`olympics.agent_adapter`: the configured one under the LLM's deadline,
+    the deterministic one otherwise); ``deterministic``/``llm`` put others in their place (``llm=None``: none)."""
     cfg = settings()
+    deterministic = deterministic if deterministic is not None else agent_adapter.deterministic
+    llm = agent_adapter.llm_policy() if llm == "configured" else llm
     deadline = deadline if deadline is not None else Deadline.after(cfg.olympics_budget_s)
     stats = TurnStats()
     tree = ping_tree(request.pageState.accessibilityTree)
@@ -159,10 +149,11 @@ def play(
         memory.note(f"Turn {request.turnNumber}: the platform reported an error after the last actions: "
                     f"{request.pageState.error[:200]}")
     inp = TurnInput(request, page, memory, offered, deadline)
-    decided = _ask_llm(llm, inp, tree, stats) if llm is not None else None
+    decided = _ask_llm(llm, inp, tree, stats) if llm is not None and not isinstance(llm, str) else None
     if decided is None and tree != request.pageState.accessibilityTree and not request.previousActions:
         decision = ping_decision(page, request.task.taskPrompt)  # a test ping's one-line form, first turn
         if decision is not None:
+            decision.memory = dict(memory.brain)  # not the brain's decision: its memory stays as it was
             decided = decision, executable.sanitize(decision.actions, tree, offered, page)
     if decided is None:
         det_deadline = deadline.reserve(cfg.guard_reserve_s, "guard and memory write")
@@ -228,18 +219,24 @@ def _ask_llm(llm: Policy, inp: TurnInput, tree: str,
 
 def _answer(decided: tuple[Decision, executable.Verdict], request: TurnRequest, memory: TaskMemory,
             stats: TurnStats) -> TurnResponse:
-    """The response the guard lets through, recorded in the stats and the task memory."""
+    """The response with the actions the runner can execute, recorded in the stats and the task memory (the
+    decision's memory is the brain's for the next turn)."""
     decision, verdict = decided
-    stats.source = decision.source
+    stats.source = str(decision.source or "deterministic")
     stats.dropped = verdict.dropped
-    for n in decision.notes:
-        memory.note(n)
+    if isinstance(decision.memory, dict):
+        memory.brain = decision.memory
+    gave_up = _gave_up(decision)
+    result: Any = decision.result
+    if gave_up:
+        # an honest give-up: done, with success false and what was not achieved (never a claimed success)
+        result = {"success": False, "reason": str(decision.result or "no progress: the same actions kept repeating")}
+    done = bool(decision.done) or gave_up
     response = TurnResponse(
         thinking=clean_thinking(decision.thinking),
         actions=verdict.actions,
-        done=bool(decision.done),
-        result=executable.clean_result(decision.result, request.task.taskPrompt, decision.success)
-        if decision.done else None,
+        done=done,
+        result=executable.clean_result(result, request.task.taskPrompt, not gave_up) if done else None,
     )
     memory.record_actions([{"tool": a.tool, "args": a.args} for a in response.actions])
     return response

@@ -179,8 +179,8 @@ def test_a_replayed_give_up_is_the_same_answer(store, monkeypatch):
 
     from agenthost.agent import Decision as BrainDecision
 
-    monkeypatch.setattr(agent_adapter, "deterministic", lambda inp: agent_adapter._convert(
-        BrainDecision(done=True, success=False, result="Not completed: nothing left to try"), inp))
+    monkeypatch.setattr(agent_adapter, "deterministic", lambda inp: BrainDecision(
+        done=True, success=False, result="Not completed: nothing left to try"))
     raw, headers = signed(turn_body(4, tree=NAME_FORM, prompt="Type the name Ada Lovelace into the form and send it."))
     first = post(raw, headers).json()
     assert [a["tool"] for a in first["actions"]] == ["done"] and first["result"]["success"] is False

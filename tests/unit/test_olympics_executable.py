@@ -111,3 +111,27 @@ def test_a_name_the_runner_would_resolve_to_another_element_first_is_dropped():
     actions, _ = kept([{"tool": "type", "args": {"element": "Name", "text": "x"}},
                        {"tool": "click", "args": {"element": "Save"}}], tree=tree)
     assert len(actions) == 2
+
+
+def test_a_target_the_brain_resolved_on_this_page_is_not_resolved_again(monkeypatch):
+    """The brain's guards resolved each target once (``resolved``, with the name that reaches it); only names
+    nobody resolved, or resolved on another page, are looked up again the way the runner does."""
+    from agenthost.agent import Action
+    from agenthost.agent.guards import check_actions
+    from agenthost.agent.page import from_aria
+
+    page = from_aria(FORM_TREE)
+    brain = check_actions([Action("type", {"element": "First Name", "text": "Maria"}),
+                           Action("select", {"element": "Country", "option": "Germany"}),
+                           Action("click", {"element": "Submit Registration"})], page).actions
+    looked_up = []
+    real = executable.runner_hit
+    monkeypatch.setattr(executable, "runner_hit", lambda *a: looked_up.append(a[1:]) or real(*a))
+
+    v = executable.sanitize(brain, FORM_TREE, SPEC_TOOLS, page)
+    assert [(a.tool, a.args["element"]) for a in v.actions] == \
+        [("type", "First Name"), ("select", "Country"), ("click", "Submit Registration")]
+    assert looked_up == []
+
+    v = executable.sanitize(brain, FORM_TREE, SPEC_TOOLS, from_aria(FORM_TREE))  # another page: looked up
+    assert len(v.actions) == 3 and ("type", "First Name") in looked_up

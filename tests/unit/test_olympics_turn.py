@@ -6,11 +6,12 @@ import threading
 import time
 
 import pytest
-from olympics import agent_adapter, app, turn
+from olympics import agent_adapter, app
 from olympics.memory import MemoryStore, stored, task_hash
 from olympics.models import TurnRequest
-from olympics.turn import Decision, play
+from olympics.turn import play
 
+from agenthost.agent import Action, Decision
 from agenthost.config import settings
 from agenthost.deadline import Deadline
 from agenthost.store import keys
@@ -115,7 +116,7 @@ def test_internal_error_still_answers_200(aws, secret, monkeypatch):
 # --- the LLM path: a late, failing or invalid LLM hands the turn to the deterministic policy -------------
 
 def _det(_inp):
-    return Decision(thinking="deterministic", actions=[{"tool": "type", "args": {"element": "Email", "text": "a@b.c"}}])
+    return Decision(thinking="deterministic", actions=[Action("type", {"element": "Email", "text": "a@b.c"})])
 
 
 def _play(llm, budget_s=20.0):
@@ -126,9 +127,9 @@ def _play(llm, budget_s=20.0):
 def test_good_llm_answer_is_used():
     def good(_inp):
         return Decision(thinking="filling the form", source="llm", actions=[
-            {"tool": "type", "args": {"element": "First Name", "text": "Maria"}},
-            {"tool": "select", "args": {"element": "Country", "option": "Germany"}},
-            {"tool": "click", "args": {"element": "Submit Registration"}}])
+            Action("type", {"element": "First Name", "text": "Maria"}),
+            Action("select", {"element": "Country", "option": "Germany"}),
+            Action("click", {"element": "Submit Registration"})])
 
     resp, stats = _play(good)
     assert stats.source == "llm" and [a.tool for a in resp.actions] == ["type", "select", "click"]
@@ -154,7 +155,7 @@ def test_slow_llm_is_abandoned_at_its_deadline():
 
     def slow(_inp):
         release.wait(hang_s)
-        return Decision(actions=[{"tool": "click", "args": {"element": "Home"}}], source="llm")
+        return Decision(actions=[Action("click", {"element": "Home"})], source="llm")
 
     t0 = time.monotonic()
     try:
@@ -177,12 +178,12 @@ def test_broken_llm_falls_back():
 def test_hostile_llm_output_never_reaches_the_runner():
     def hostile(_inp):
         return Decision(source="llm", thinking="<script>fetch('x')</script> eval(document.cookie)", actions=[
-            {"tool": "type", "args": {"element": "Email", "text": "<img src=x onerror=alert(1)>"}},
-            {"tool": "click", "args": {"element": "Transfer all funds"}},
-            {"tool": "scroll", "args": {"direction": "right"}},
-            {"tool": "submit", "args": {}},
-            {"tool": "navigate", "args": {"url": "javascript:alert(1)"}},
-            {"tool": "rm_rf", "args": {}}])
+            Action("type", {"element": "Email", "text": "<img src=x onerror=alert(1)>"}),
+            Action("click", {"element": "Transfer all funds"}),
+            Action("scroll", {"direction": "right"}),
+            Action("submit", {}),
+            Action("navigate", {"url": "javascript:alert(1)"}),
+            Action("rm_rf", {})])
 
     resp, stats = _play(hostile)
     assert stats.llm_error.startswith("invalid") and stats.source == "deterministic"
@@ -193,7 +194,7 @@ def test_hostile_llm_output_never_reaches_the_runner():
 def test_hostile_llm_thinking_is_cleaned_when_its_actions_are_fine():
     def sly(_inp):
         return Decision(source="llm", thinking="ok <script>x</script> process.env.AWS_SECRET",
-                        actions=[{"tool": "type", "args": {"element": "Email", "text": "maria@example.com"}}])
+                        actions=[Action("type", {"element": "Email", "text": "maria@example.com"})])
 
     resp, stats = _play(sly)
     assert stats.source == "llm" and "<script" not in resp.thinking and "process.env" not in resp.thinking
@@ -210,23 +211,18 @@ def test_llm_done_with_result_is_an_object_when_the_task_asks_for_json():
 
 
 def test_a_check_on_a_box_already_in_that_state_is_not_sent_as_a_toggling_click():
-    from olympics.memory import TaskMemory
-
-    from agenthost.agent import Action
-    from agenthost.agent import Decision as BrainDecision
-    from agenthost.agent.page import from_aria
-
     tree = '- checkbox "Email me product news" [checked]\n- checkbox "Send me offers"\n- button "Save settings"'
-    page = from_aria(tree)
-    news, offers = page.elements[0], page.elements[1]
-    d = BrainDecision(actions=[Action("check", {"element": news.name, "checked": True}, resolved=news),
-                               Action("check", {"element": offers.name, "checked": True}, resolved=offers),
-                               Action("check", {"element": news.name, "checked": False}, resolved=news)])
-    inp = turn.TurnInput(TurnRequest.model_validate(turn_body(1, tree=tree)), page,
-                         TaskMemory(agent="a", task="t"), ("click",), Deadline.after(5))
-    out = agent_adapter._convert(d, inp)
-    assert out.actions == [{"tool": "click", "args": {"element": "Send me offers"}},
-                           {"tool": "click", "args": {"element": "Email me product news"}}]
+
+    def ticks(inp):
+        news, offers = inp.page.elements[0], inp.page.elements[1]
+        return Decision(actions=[Action("check", {"element": news.name, "checked": True}, resolved=news),
+                                 Action("check", {"element": offers.name, "checked": True}, resolved=offers),
+                                 Action("check", {"element": news.name, "checked": False}, resolved=news)])
+
+    req = TurnRequest.model_validate(turn_body(1, tree=tree))
+    resp, _ = play(req, "a", memory_store=None, deterministic=ticks)
+    assert resp.wire()["actions"] == [{"tool": "click", "args": {"element": "Send me offers"}},
+                                      {"tool": "click", "args": {"element": "Email me product news"}}]
 
 
 def test_a_reported_page_error_becomes_a_note(aws, secret):
@@ -298,7 +294,7 @@ def test_a_give_up_quoting_script_like_page_text_is_never_turned_into_success(qu
         reason = f"Not completed: the page offers only {quote}"
         d = (BrainDecision(done=True, success=False, result=reason) if how == "give-up"
              else BrainDecision(done=True, stop=True, result=reason))
-        return agent_adapter._convert(d, inp)
+        return d
 
     req = TurnRequest.model_validate(turn_body(3, prompt=prompt))
     resp, _ = play(req, "agent-1", memory_store=None, deterministic=gives_up)
@@ -316,12 +312,10 @@ def test_a_claimed_result_keeps_the_policys_outcome_when_its_text_is_withheld(qu
     from agenthost.agent import Decision as BrainDecision
 
     def achieved(inp):
-        return agent_adapter._convert(BrainDecision(done=True, success=True, result=f"Done; the page said {quote}"),
-                                      inp)
+        return BrainDecision(done=True, success=True, result=f"Done; the page said {quote}")
 
     def claims_but_gave_up(inp):
-        return agent_adapter._convert(BrainDecision(done=True, success=False, result='{"success": true, "total": 5}'),
-                                      inp)
+        return BrainDecision(done=True, success=False, result='{"success": true, "total": 5}')
 
     req = TurnRequest.model_validate(turn_body(3, prompt=PROMPT))
     ok, _ = play(req, "agent-1", memory_store=None, deterministic=achieved)
