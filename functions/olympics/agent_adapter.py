@@ -14,8 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agenthost.agent import Action, Decision, DeterministicPolicy, make_policy
-from agenthost.agent.guards import WebGuard
+from agenthost.agent import Action, Decision, DeterministicPolicy, deterministic_policy, make_policy
 from agenthost.agent.page import Page
 from agenthost.deadline import Deadline
 from olympics.memory import TaskMemory
@@ -23,7 +22,7 @@ from olympics.models import TurnRequest
 
 #: our deterministic policy, behind the web guard like every policy (what ``make_policy`` gives without an
 #: LLM or a user's agent)
-_deterministic = WebGuard(DeterministicPolicy())
+_deterministic = deterministic_policy()
 
 
 @dataclass

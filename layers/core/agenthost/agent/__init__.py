@@ -39,8 +39,8 @@ from agenthost.agent.actions import Action, Decision, tool_names
 from agenthost.agent.page import Element, Page
 from agenthost.agent.policy import DeterministicPolicy, Policy, deadline_in
 
-__all__ = ["Action", "Decision", "DeterministicPolicy", "Element", "Page", "Policy", "deadline_in", "make_policy",
-           "our_policy", "tool_names"]
+__all__ = ["Action", "Decision", "DeterministicPolicy", "Element", "Page", "Policy", "deadline_in",
+           "deterministic_policy", "make_policy", "our_policy", "tool_names"]
 
 
 def make_policy() -> Policy:
@@ -53,7 +53,17 @@ def make_policy() -> Policy:
     from agenthost.plugins import web_policy
 
     policy = web_policy(our_policy())
-    return WebGuard(policy, None if isinstance(policy, DeterministicPolicy) else DeterministicPolicy())
+    if isinstance(policy, DeterministicPolicy):
+        return deterministic_policy()
+    return WebGuard(policy, DeterministicPolicy())
+
+
+def deterministic_policy() -> Policy:
+    """Our deterministic policy behind the web guard: what :func:`make_policy` gives when neither an LLM nor a
+    user's agent is configured, and what a protocol answers with when the selected one is late (AI Olympics)."""
+    from agenthost.agent.guards import WebGuard
+
+    return WebGuard(DeterministicPolicy())
 
 
 def our_policy() -> Policy:
