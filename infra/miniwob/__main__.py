@@ -36,6 +36,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--pace", type=float, default=1 / 3, help="seconds per action (platform: ~3 actions/s)")
     p.add_argument("--action-timeout", type=float, default=5.0,
                    help="seconds an action may wait for its element (the platform waits 30)")
+    p.add_argument("--episode-time", type=float, default=120.0,
+                   help="wall-clock seconds an episode may take before the agent is stopped (default 120)")
     p.add_argument("--headed", action="store_true")
     p.add_argument("--verbose", action="store_true", help="print each episode's turns")
     p.add_argument("--json", help="write the episodes, per-task rows and means to this file")
@@ -68,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--secret (or AGENTHOST_OLYMPICS_SECRET) is required with --url")
     cfg = Settings(url=url, secret=secret, olympics_url=a.olympics_url, api_key=a.api_key,
                    max_turns=a.max_turns, max_steps=a.max_steps, pace_s=a.pace,
-                   action_timeout_s=a.action_timeout, headed=a.headed)
+                   action_timeout_s=a.action_timeout, episode_s=a.episode_time, headed=a.headed)
     print(f"miniwob: {len(tasks)} task(s) x {len(seeds)} seed(s) x {len(paths)} path(s) = {len(plan)} episodes "
           f"against {url}, {a.jobs} at a time", flush=True)
     t0 = time.monotonic()

@@ -4,8 +4,9 @@
 resolution by accessible name, its pace and its 10-action cap). ``proxy``: Proxy API steps from the
 browser-extension emulator (:class:`infra.extension.emulator.Emulator`, elements by ``data-agent-id``).
 Either way the episode ends when the page ends it (no action runs after that), when the agent says it is
-done, or at the turn/step limit. ``success`` is a positive raw reward (as BrowserGym counts it); a
-**false done** is the agent claiming success where the raw reward is not positive.
+done, at the turn/step limit, or once its wall-clock limit has passed (no turn or step starts after it).
+``success`` is a positive raw reward (as BrowserGym counts it); a **false done** is the agent claiming
+success where the raw reward is not positive.
 """
 
 from __future__ import annotations
@@ -62,6 +63,8 @@ class Settings:
     max_steps: int = 40
     pace_s: float = 1 / 3
     action_timeout_s: float = 5.0
+    #: wall-clock seconds an episode may take before no further turn or step starts (the agent is stopped)
+    episode_s: float = 120.0
     headed: bool = False
 
 
@@ -139,8 +142,10 @@ class Player:
                 s = episode.state(page)
                 return s.done and s.raw > 0
 
+            limit = started + self.cfg.episode_s
+
             def over() -> bool:
-                return episode.state(page).done
+                return episode.state(page).done or time.monotonic() > limit
 
             # the episode is played under an opaque id: the runners print it, never the task's name
             label = f"episode {ep.seed}"
@@ -155,6 +160,8 @@ class Player:
                 ep.gave_up = out.end.startswith("finish") and not out.claimed
             final = episode.state(page)
             ep.page_done, ep.reward = final.done, final.raw if final.done else 0.0
+            if not final.done and time.monotonic() > limit:
+                ep.end = f"episode time limit ({self.cfg.episode_s:g} s); {ep.end}"
         except Exception as exc:  # noqa: BLE001 - one broken episode must not stop the run
             ep.end = f"harness error: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}"
         finally:

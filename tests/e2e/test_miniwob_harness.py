@@ -90,3 +90,17 @@ def test_our_agent_plays_through_both_protocol_paths_of_the_local_stack(stack):
         episodes = [player.play("choose-list", seed, path, srv.episode_url("choose-list"))
                     for path in ("olympics", "proxy") for seed in ("1", "2")]
     assert all(e.success and not e.false_done for e in episodes), [(e.path, e.seed, e.end, e.trace) for e in episodes]
+
+
+def test_every_task_the_coverage_tables_name_is_a_page_of_the_package_with_a_reason():
+    from infra.miniwob import coverage
+
+    names = set(pages.task_names())
+    assert len(names) == 130
+    for table in (coverage.NEITHER, coverage.NOT_OLYMPICS, coverage.NOT_PROXY):
+        assert set(table) <= names, sorted(set(table) - names)
+        assert all(reason.strip() for reason in table.values())
+    assert not set(coverage.NEITHER) & (set(coverage.NOT_OLYMPICS) | set(coverage.NOT_PROXY))
+    assert coverage.why_not("drag-box", "proxy") == coverage.DRAG
+    assert coverage.why_not("login-user", "olympics") and not coverage.why_not("login-user", "proxy")
+    assert not coverage.why_not("enter-text", "olympics") and not coverage.why_not("enter-text", "proxy")
