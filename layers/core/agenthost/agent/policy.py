@@ -31,8 +31,9 @@ from typing import Any, Protocol
 
 from agenthost import urls
 from agenthost.agent import codes, scope
-from agenthost.agent.actions import Action, Decision, approval_question, avoid_set, is_avoided, tool_names
+from agenthost.agent.actions import Action, Decision, approval_question, avoid_set, is_avoided, norm, tool_names
 from agenthost.agent.answers import answer_from
+from agenthost.agent.calendar import calendar_actions
 from agenthost.agent.forms import fill_fields, item_clicks, submit_button
 from agenthost.agent.guards import LoopGuard, check_actions, classify_risk
 from agenthost.agent.navigation import (
@@ -47,8 +48,9 @@ from agenthost.agent.navigation import (
 from agenthost.agent.outcome import Outcome, judge, success_keys
 from agenthost.agent.page import Page
 from agenthost.agent.problems import skill_actions
-from agenthost.agent.progress import Seen, action_key, futile_keys
-from agenthost.agent.references import quoted_clicks, reference_actions, unverified
+from agenthost.agent.progress import Seen, action_key, futile_keys, sent_record
+from agenthost.agent.references import NOT_SHOWN as _NOT_SHOWN
+from agenthost.agent.references import expand_clicks, quoted_clicks, reference_actions, unverified
 from agenthost.agent.task import TaskFacts, read_task
 from agenthost.config import settings
 from agenthost.deadline import Deadline
@@ -131,6 +133,9 @@ def _task_plan(t: _Turn, verdict: Outcome) -> list[Action]:
     """What the task asks of this page: named items, fields, a problem's answer, the form's submit button,
     the buttons, tabs and links it names; nothing ``avoid`` names, and never a batch that changed nothing."""
     facts, page, seen, names = t.facts, t.page, t.seen, t.names
+    picking = [a for a in calendar_actions(facts, page, seen) if not is_avoided(a, t.avoid)]
+    if picking:
+        return picking  # each click on a calendar changes what the next one must be
     fills = fill_fields(facts, page, names, seen, rejected=verdict.kind in ("error", "failure"),
                         problem=verdict.text if verdict.kind == "error" else "")
     fills = [a for a in fills if not is_avoided(a, t.avoid)]
@@ -143,7 +148,12 @@ def _task_plan(t: _Turn, verdict: Outcome) -> list[Action]:
     fills = _in_page_order(page, [a for a in fills if id(a.resolved) not in mine] + pointed_fills)
     pointed_clicks = [a for a in pointed if not _fills(a)]
     if not fills:
-        pointed_clicks += [a for a in quoted_clicks(facts, page, seen) if not is_avoided(a, t.avoid)]
+        # a quoted name shown on the page is clicked; else the sections the task asks to expand are opened,
+        # else the next control that may reveal the quoted name
+        quoted = [a for a in quoted_clicks(facts, page, seen) if not is_avoided(a, t.avoid)]
+        shown = [a for a in quoted if not a.why.endswith(_NOT_SHOWN)]
+        pointed_clicks += shown or [a for a in expand_clicks(facts, page, seen) if not is_avoided(a, t.avoid)] \
+            or quoted
     plan: list[Action] = item_clicks(facts, page, seen) + fills
     if not fills and verdict.kind != "success":
         plan.extend(skill_actions(facts, page, names, seen, t.deadline, playing=verdict.kind == "progress"))
@@ -297,7 +307,7 @@ class DeterministicPolicy:
         verdict = _page_verdict(t)
         t.seen.home = str(t.memory.get("home") or "")
         acted = bool(t.memory.get("acted"))
-        t.futile = futile_keys(t.memory, page, bool(history))
+        t.futile = futile_keys(t.memory, page, bool(history), t.seen)
         plan = _task_plan(t, verdict)
         answer, kind = _answer(t, verdict)
         result_text = answer or verdict.text or _status_text(page) or "Done."
@@ -417,13 +427,13 @@ class DeterministicPolicy:
         for a in acts:
             a.risk = classify_risk(a, page)
         t.loops.record(acts, page)
-        memory["sent"] = {"fp": page.fingerprint, "keys": [action_key(a) for a in acts]}
+        memory["sent"] = sent_record(page, acts)
         memory["nav_only"] = bool(acts) and all(a.tool in ("navigate", "wait") for a in acts)
         clicked = memory.setdefault("clicked", [])
-        for a in acts:
-            if a.tool == "click" and a.resolved is not None:
-                clicked.append(f"{page.fingerprint}|{a.resolved.name}")
+        clicked.extend(k for k in sorted(t.seen.confirmed) if k not in clicked)
         del clicked[:-100]
+        memory["clicked_last"] = [[f"{page.fingerprint}|{a.resolved.name}", norm(a.resolved.name), norm(a.resolved.ref)]
+                                  for a in acts if a.tool == "click" and a.resolved is not None]
         if acts:
             memory["acted"] = True
         d = Decision(actions=acts, thinking=thinking, source=self.name, memory=memory)

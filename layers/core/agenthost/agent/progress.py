@@ -24,8 +24,11 @@ class Seen:
         #: (field, value) typed before a later click: a step that was sent in full (the form had its value)
         self.consumed: set[tuple[str, str]] = set()
         pending: list[tuple[str, str]] = []
+        #: (tool, target) of every action the history shows sent
+        self.sent: set[tuple[str, str]] = set()
         for a in history or ():
             target = norm(a.args.get("element") or a.args.get("id") or "")
+            self.sent.add((a.tool, target))
             if a.tool in ("click", "check", "submit", "press") and (target or a.tool in ("submit", "press")):
                 if target:
                     self.clicks[target] = self.clicks.get(target, 0) + 1
@@ -35,7 +38,12 @@ class Seen:
                 self.typed.add(norm(a.args.get("text")))
                 pending.append((target, norm(a.args.get("text"))))
         self.filled = any(a.tool in ("type", "select") for a in history or ())
-        self.on_page = set(memory.get("clicked", []))
+        # the last batch's clicks count as done on their page state once the history shows them sent (a
+        # protocol that runs one action a step, or a runner that stopped a batch early, sent fewer than chosen;
+        # a caller that sends no history at all is taken at its word)
+        self.confirmed = {str(k) for k, *targets in memory.get("clicked_last") or []
+                          if not history or any(self.clicks.get(str(x)) for x in targets)}
+        self.on_page = set(memory.get("clicked", [])) | self.confirmed
         self.fingerprint = page.fingerprint
         #: the policy's memory of this task (codes seen on other pages: :mod:`agenthost.agent.codes`)
         self.memory = memory
@@ -61,15 +69,29 @@ def action_key(action: Action) -> str:
     return line_key(f"{action.tool}|{target}|{extra}")
 
 
-def futile_keys(memory: dict[str, Any], page: Page, acted: bool) -> set[str]:
-    """Keys of the actions already sent on exactly this page state without changing it."""
+def sent_record(page: Page, acts: Sequence[Action]) -> dict[str, Any]:
+    """What a batch sent on which page state, for :func:`futile_keys` next turn: each action's key with the
+    targets the history will show it by (its element's name and id)."""
+    return {"fp": page.fingerprint,
+            "acts": [[action_key(a), a.tool, *((norm(a.resolved.name), norm(a.resolved.ref)) if a.resolved is not None
+                                               else (norm(a.target),))] for a in acts]}
+
+
+def futile_keys(memory: dict[str, Any], page: Page, acted: bool, seen: Seen | None = None) -> set[str]:
+    """Keys of the actions already sent on exactly this page state without changing it. Of the last batch,
+    only the actions the history shows sent count (``seen``; a protocol that runs one action a step sends
+    the first only); a caller that sends no history is taken at its word."""
     table = memory.get("futile")
     if not isinstance(table, dict):
         table = memory["futile"] = {}
     sent = memory.get("sent")
     if (acted or memory.get("acted")) and isinstance(sent, dict) and sent.get("fp") == page.fingerprint:
         keys = table.setdefault(page.fingerprint, [])
-        for k in sent.get("keys") or []:
+        shown = seen.sent if seen is not None else set()
+        for k, tool, *targets in sent.get("acts") or [[k, "", ""] for k in sent.get("keys") or []]:
+            named = [str(x) for x in targets if x]
+            if shown and not any((tool, x) in shown for x in named or [""]):
+                continue
             if k not in keys:
                 keys.append(k)
         memory["sent"] = {}
