@@ -112,3 +112,22 @@ def test_focus_goes_to_the_field_the_task_points_to():
                   {"id": "f3", "tag": "input", "type": "text"}])
     acts, _ = _proxy("Focus into the 2nd text box.", page)
     assert acts == [("click", "f2", None)]
+
+
+def test_sections_the_task_asks_to_unfold_are_opened_then_the_quoted_link_once_it_shows():
+    closed = '- text: Unfold all the panels, then press Done.\n- tab "Shipping"\n- tab "Returns"\n- button "Done"'
+    assert wire(decide("Unfold all the panels, then press Done.", closed)) == \
+        [("click", "Shipping", None), ("click", "Returns", None), ("click", "Done", None)]
+    one = '- text: Open the section below and press Done.\n- tab "Billing"\n- tab "Notes"\n- button "Done"'
+    assert wire(decide("Open the section below and press Done.", one)) == \
+        [("click", "Billing", None), ("click", "Done", None)]
+    task = 'Open the panels below to find the link "Lisbon" and click it.'
+    shown = f'- text: {task}\n- tab "Cities" [selected]\n- link "Lisbon"\n- tab "Rivers"'
+    assert wire(decide(task, shown)) == [("click", "Lisbon", None)]
+
+
+def test_an_x_to_click_is_the_close_buttons_glyph():
+    task = 'Press the button marked "x" in the pop-up.'
+    tree = f'- text: {task}\n- dialog "Notice":\n  - button "Close"\n  - paragraph: Your session ends soon.\n' \
+           '  - button "Stay"\n  - button "Leave"'
+    assert wire(decide(task, tree)) == [("click", "Close", None)]

@@ -84,7 +84,8 @@ SNAPSHOT_JS = r"""
     for (const c of el.classList) add(c);
     for (const prop of ['content', 'background-image']) {
       const m = /url\(["']?([^"')]*)/.exec(getComputedStyle(el)[prop] || '');
-      if (m) add(m[1].split('/').pop().replace(/\.[a-z0-9]+$/i, ''));
+      // a data URL names no file
+      if (m && !/^data:/i.test(m[1])) add(m[1].split('/').pop().replace(/\.[a-z0-9]+$/i, ''));
     }
     const img = el.querySelector('img[src]');
     if (img) add(img.getAttribute('src').split('/').pop().replace(/\.[a-z0-9]+$/i, ''));
@@ -109,6 +110,8 @@ SNAPSHOT_JS = r"""
   const clickable = (el) => {
     if (['HTML', 'BODY'].includes(el.tagName)) return false;
     if (dropdownItem(el)) return true;
+    // an anchor without an address that shows text is a script's control (a calendar's Prev and Next)
+    if (el.tagName === 'A' && !el.hasAttribute('href') && clip(el.innerText, 1)) return true;
     if (!pointer(el)) return el.tagName === 'IMG' || /^url\(/.test(getComputedStyle(el).content || '');
     const parent = el.parentElement;
     return !parent || !pointer(parent) || (!clip(el.innerText, 1) && pictured(el));

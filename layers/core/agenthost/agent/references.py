@@ -357,11 +357,22 @@ _REVEALS = re.compile(r"\b(?:expand(?:able)?|collapsed|show\s+more|more|menu|tog
                       r"^\s*(?:[+▸▶>»›]|next\s*[>»›])\s*$", re.I)
 
 
+#: the glyphs a close button shows, and what such a button is called when its glyph is an icon
+_CLOSE_GLYPHS = frozenset({"x", "×", "✕", "✖", "✗", "╳"})
+_CLOSE_NAME = re.compile(r"^\s*(?:close|closethick|dismiss|[x×✕✖✗╳])\s*$", re.I)
+
+
 def shown_as(page: Page, text: str) -> Element | None:
-    """The element that shows exactly ``text``: a control by its name, else a piece of text (page order)."""
+    """The element that shows exactly ``text``: a control by its name, else a piece of text (page order). An
+    "x" is a close button's glyph: the button called Close shows it."""
     t = norm(text)
     if not t:
         return None
+    if t in _CLOSE_GLYPHS:
+        close = next((e for e in page.elements if e.role in ("button", "link") and not e.disabled
+                      and _CLOSE_NAME.match(e.name or e.hint or "")), None)
+        if close is not None:
+            return close
     lists = {e.ref for e in page.elements if e.role == "listbox"}
     best = None
     for e in page.elements:
@@ -399,6 +410,38 @@ def reveal(page: Page, seen: Seen, facts: TaskFacts | None = None) -> Element | 
     return None
 
 
+#: a clause asking to open the page's closed parts ("expand the section below", "open all the panels")
+_EXPAND = re.compile(r"\b(?:expand|unfold|uncollapse|open)\b[^.;\"“]{0,30}?\b(?P<all>all\b[^.;\"“]{0,15})?"
+                     r"(?:sections?|panels?|accordions?|collapsibles?|headers?|headings?|parts?)\b", re.I)
+
+
+def expand_clicks(facts: TaskFacts, page: Page, seen: Seen) -> list[Action]:
+    """The closed sections a clause asks to expand (a header whose ``aria-expanded`` is false, a tab of an
+    accordion not open yet): the first, or all of them when the clause says all or speaks of several; each
+    clicked once."""
+    out: list[Action] = []
+    for clause in clauses(facts.text):
+        m = _EXPAND.search(clause)
+        if m is None:
+            continue
+        several = bool(m.group("all")) or m.group(0).lower().rstrip().endswith("s")
+        for e in page.elements:
+            closed = e.expanded is False or (e.role == "tab" and not (e.selected or e.expanded))
+            if e.disabled or not closed or e.role not in ("button", "link", "tab", "treeitem", "heading") or \
+                    not (e.name or e.value) or seen.clicks.get(norm(e.ref)) or seen.clicked(e):
+                continue
+            out.append(Action("click", {"element": e.name or e.value}, resolved=e,
+                              why=f"expand {e.name or e.value!r} (the task asks to expand)"))
+            if not several:
+                break
+        break
+    return out
+
+
+#: how a click that only reveals the quoted name ends its reason
+NOT_SHOWN = " is not shown yet"
+
+
 def quoted_clicks(facts: TaskFacts, page: Page, seen: Seen) -> list[Action]:
     """What a clause asks to click by a quoted name: the element showing it, once; when the page does not
     show it yet, the next control that may reveal it (a tab, a section, a menu, a folder's expander)."""
@@ -413,11 +456,12 @@ def quoted_clicks(facts: TaskFacts, page: Page, seen: Seen) -> list[Action]:
                 el = (scope.scoped(page, alike, facts) or [el])[0] if len(alike) > 1 else el
                 if seen.clicks.get(norm(el.ref)) or seen.clicked_here(el) or (len(alike) == 1 and seen.clicked(el)):
                     continue
-                return [Action("click", {"element": name}, resolved=el, why=f"the task's {name!r}")]
+                return [Action("click", {"element": el.name if el.interactive and el.name else name}, resolved=el,
+                               why=f"the task's {name!r}")]
             more = reveal(page, seen, facts)
             if more is not None:
                 return [Action("click", {"element": more.name or more.value}, resolved=more,
-                               why=f"{name!r} is not shown yet: open {more.name or more.value!r}")]
+                               why=f"open {more.name or more.value!r}: {name!r}{NOT_SHOWN}")]
     return []
 
 

@@ -3,6 +3,7 @@
 One small module per skill, each with its own documented input and output:
 
 * :mod:`~agenthost.skills.arithmetic`: a safe arithmetic evaluator (no ``eval``) that reads symbols and words;
+* :mod:`~agenthost.skills.algebra`: the unknown of a linear equation in one variable ("solve for x");
 * :mod:`~agenthost.skills.sequences`: the next (or a missing) term of a number sequence, or nothing when unsure;
 * :mod:`~agenthost.skills.units`: unit conversion (length, mass, time, volume, area, speed, data, temperature);
 * :mod:`~agenthost.skills.words`: anagrams and missing-letter words from a real English word list;
@@ -115,11 +116,12 @@ Recogniser = Callable[[str, Context, float | None], Solution | None]
 
 
 def _recognisers() -> list[Recogniser]:
-    from agenthost.skills import arithmetic, chess, json_api, sequences, tables, units, words, writing
+    from agenthost.skills import algebra, arithmetic, chess, json_api, sequences, tables, units, words, writing
 
     # most specific first: a chess position, a conversion or a table question may also contain numbers
     return [chess.from_question, units.from_question, json_api.from_question, tables.from_question,
-            writing.from_question, sequences.from_question, words.from_question, arithmetic.from_question]
+            writing.from_question, sequences.from_question, words.from_question, algebra.from_question,
+            arithmetic.from_question]
 
 
 _SENTENCE_END = re.compile(r"(?<=[?!.])\s+(?=[A-Z0-9\"'“(¿])")

@@ -1,0 +1,55 @@
+"""A date picked on a calendar widget (``agent.calendar``), on pages written for these tests: the field is
+opened, the calendar moved month by month, the day clicked; a field that already holds the date is left
+alone and the form is sent."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from agenthost.agent import page as pages
+from agenthost.agent.actions import PROXY_TOOLS
+from agenthost.agent.calendar import date_in
+from tests.support.policy import decide
+
+TASK = "Pick March 3rd, 2025 as the appointment day and confirm."
+
+
+def _page(calendar: str | None = None, value: str = "", leading: range = range(0)):
+    field = {"id": "f1", "tag": "input", "type": "text", "label": "Appointment day"}
+    els = [{**field, "value": value} if value else field, {"id": "ok", "tag": "button", "text": "Confirm"}]
+    text = f"{TASK} Appointment day"
+    if calendar:
+        els += [{"id": "back", "tag": "a", "text": "«", "clickable": True},
+                {"id": "fwd", "tag": "a", "text": "»", "clickable": True}]
+        days = [*leading, *range(1, 32)]
+        els += [{"id": f"d{i}", "tag": "button", "text": str(d)} for i, d in enumerate(days)]
+        text += f" « » {calendar} Mo Tu We Th Fr Sa Su"
+    return pages.from_snapshot({"url": "https://clinic.test/book", "title": "", "visibleText": text, "elements": els})
+
+
+def _first(page):
+    d = decide(TASK, page, tools=PROXY_TOOLS)
+    a = d.actions[0]
+    return a.tool, a.resolved.ref if a.resolved else a.target
+
+
+def test_dates_as_the_task_writes_them():
+    assert date_in("on 04/08/2016 please") == date(2016, 4, 8)
+    assert date_in("due 2024-11-30.") == date(2024, 11, 30)
+    assert date_in(TASK) == date(2025, 3, 3)
+    assert date_in("the 9th of February 2023") == date(2023, 2, 9)
+    assert date_in("Call me at 4:30 about order 12/40") is None
+
+
+def test_the_field_is_opened_the_calendar_moved_and_the_day_clicked():
+    assert _first(_page()) == ("click", "f1")
+    assert _first(_page("January 2025")) == ("click", "fwd")
+    assert _first(_page("June 2025")) == ("click", "back")
+    # the days of the month before come first on this calendar: the 3rd is the one after the 1st
+    shown = _page("March 2025", leading=range(24, 29))
+    tool, ref = _first(shown)
+    assert tool == "click" and next(e for e in shown.elements if e.ref == ref).name == "3" and ref == "d7"
+
+
+def test_a_field_that_holds_the_date_is_left_and_the_form_sent():
+    assert _first(_page(value="03/03/2025")) == ("click", "ok")
