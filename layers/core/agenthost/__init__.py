@@ -11,6 +11,7 @@ Only what two or more functions use lives here; the core imports no protocol. Ea
 * ``deadline``: one time budget per turn, cut only by named reserves, and bound to the work it limits.
 * ``dynamo``: one DynamoDB request after another within the time the work has left (timeouts, retries).
 * ``errors``: ``AgentHostError``, the root of every exception agenthost defines, and its kinds.
+* ``invocation``: how the current invocation's request arrived (through a function URL or not).
 * ``limits``: one nesting-depth limit for every body agenthost parses.
 * ``llm`` (package): LLM providers behind one ``complete_json`` interface (Bedrock, OpenAI-compatible).
 * ``logs``: each invocation's log identity, kept per invocation.

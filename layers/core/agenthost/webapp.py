@@ -44,7 +44,7 @@ from fastapi.responses import JSONResponse
 from mangum import Mangum
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from agenthost import aws, limits, logs, metering
+from agenthost import aws, invocation, limits, logs
 from agenthost import deadline as deadlines
 from agenthost.config import settings
 from agenthost.errors import AgentHostError, BadInput
@@ -431,7 +431,7 @@ def make_handler(
     def handler(event: dict, context: Any) -> Any:
         _ensure_event_loop()
         logs.bind(logger, service, context)  # per invocation, never the logger's shared state (agenthost.logs)
-        metering.arrived(event)  # a function URL's turns bill no API Gateway request
+        invocation.arrived(event)  # a function URL's turns bill no API Gateway request
         if other_events is not None and not _is_http_event(event):
             with deadlines.bound(request_deadline(float("inf"), context)):
                 return other_events(event, context)

@@ -57,11 +57,12 @@ records the rollup writes), :mod:`~agenthost.metering.hooks` (the botocore hooks
 
 from __future__ import annotations
 
+from agenthost.invocation import arrived
 from agenthost.metering import carry
 from agenthost.metering.budget import budget_allows, spent_today
 from agenthost.metering.budget import reset as _reset_budget
 from agenthost.metering.settings import Budget, MeteringConfig, config
-from agenthost.metering.turns import Turn, arrived, current, isolated
+from agenthost.metering.turns import Turn, current, isolated
 from agenthost.metering.usage import COUNTERS, USAGE_ATTR, USAGE_COST_COUNTERS, USAGE_TTL_S, day_of, usage_key
 from agenthost.metering.wrappers import MeteredProvider, metered, turn, wrap_handler
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
@@ -25,7 +26,9 @@ _cache_lock = threading.Lock()
 # (day, agent) -> (fetched_at, {protocol: {"tokens_in", "tokens_out", "model", "rolled_at"}})
 _day_cache: dict[tuple[str, str], tuple[float, dict[str, dict[str, Any]]]] = {}
 # (day, agent) -> [(written_at, protocol, tokens_in, tokens_out, model)] of this container's turns
-_in_flight: dict[tuple[str, str], list[tuple[float, str, float, float, str | None]]] = {}
+#: per (day, agent), oldest first: (written at, protocol, tokens in, tokens out, model); a deque so a turn's
+#: bookkeeping drops the expired from its front instead of copying the list (hundreds of turns in 15 minutes)
+_in_flight: dict[tuple[str, str], deque[tuple[float, str, float, float, str | None]]] = {}
 #: a turn in flight longer than this is surely rolled up (the stream keeps records 24 h; the rollup runs in seconds)
 FLIGHT_MAX_S = 900
 
@@ -50,9 +53,10 @@ def flying(day: str, agent: str, protocol: str, tokens_in: float, tokens_out: fl
            now: float) -> None:
     """A turn of this container wrote ``tokens_in``/``tokens_out`` at ``now``; the rollup has not added them yet."""
     with _cache_lock:
-        kept = [f for f in _in_flight.get((day, agent), []) if now - f[0] <= FLIGHT_MAX_S]
+        kept = _in_flight.setdefault((day, agent), deque())
+        while kept and now - kept[0][0] > FLIGHT_MAX_S:
+            kept.popleft()
         kept.append((now, protocol, tokens_in, tokens_out, model))
-        _in_flight[(day, agent)] = kept
 
 
 def _load_day(store: Any, day: str, agent: str) -> dict[str, dict[str, Any]]:

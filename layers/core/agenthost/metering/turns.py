@@ -14,6 +14,7 @@ from typing import Any
 
 from agenthost import store as store_mod
 from agenthost.deadline import Deadline
+from agenthost.invocation import via_function_url
 from agenthost.metering import carry
 from agenthost.metering.budget import budget_allows, flying
 from agenthost.metering.emf import emit_late
@@ -25,17 +26,6 @@ _current: contextvars.ContextVar[Turn | None] = contextvars.ContextVar("agenthos
 #: set around one invocation of its own (the local stack runs many functions in one process): no falling back
 #: to another invocation's turn
 _isolated: contextvars.ContextVar[bool] = contextvars.ContextVar("agenthost_isolated", default=False)
-_via_url: contextvars.ContextVar[bool] = contextvars.ContextVar("agenthost_via_function_url", default=False)
-
-
-def arrived(event: Any) -> None:
-    """Note how the current invocation's request arrived, before its turn opens: through a Lambda
-    function URL (``requestContext.domainName`` ``<id>.lambda-url.<region>.on.aws``; no API Gateway
-    request is billed) or not. Its turns then count in ``url_turns``, which the cost model prices at the
-    ``function_url`` rate instead of the HTTP API's. Called by every HTTP entry point for every event."""
-    ctx = event.get("requestContext") if isinstance(event, dict) else None
-    domain = ctx.get("domainName") if isinstance(ctx, dict) else None
-    _via_url.set(isinstance(domain, str) and ".lambda-url." in domain)
 
 
 class Turn:
@@ -58,7 +48,7 @@ class Turn:
         self.counters: dict[str, float] = dict.fromkeys(COUNTERS, 0)
         self.counters["turns"] = 1 if counts_as_turn else 0
         self.counters["invocations"] = 1
-        if counts_as_turn and _via_url.get():
+        if counts_as_turn and via_function_url():
             self.counters["url_turns"] = 1
         self._t0 = time.perf_counter()
         #: the answer's deadline: metering's own write is skipped when it would make the answer late

@@ -10,9 +10,10 @@ from contextlib import contextmanager
 from typing import Any
 
 from agenthost.deadline import Deadline
+from agenthost.invocation import arrived
 from agenthost.metering.hooks import instrument
 from agenthost.metering.settings import log_warning
-from agenthost.metering.turns import Turn, arrived, closed, current, opened
+from agenthost.metering.turns import Turn, closed, current, opened
 
 
 @contextmanager
