@@ -14,7 +14,7 @@ import pytest
 from agenthost.agent import DeterministicPolicy, deadline_in, dom
 from agenthost.agent import page as pages
 from tests.support.brain_pages import PageServer
-from tests.support.timing import within
+from tests.support.timing import stretch, waited, within
 
 pytestmark = [pytest.mark.browser]
 
@@ -335,13 +335,22 @@ def test_evaluate_returns_json_values_and_errors_per_action(site):
     assert r[9]["ok"] is True and r[9]["data"]  # the loop was stopped: the page still answers
 
 
+def busy_started(server, before: int) -> None:
+    """Wait until busy.html's loop has started (its beacon arrived after the first ``before`` paths)."""
+    deadline = time.monotonic() + waited(5.0)
+    while "/busy-started" not in server.paths[before:]:
+        assert time.monotonic() < deadline, "busy.html's script never started"
+        time.sleep(0.05)
+
+
 def test_a_busy_page_is_replaced_and_the_call_still_answers(site):
     server, _ = site
+    k = stretch()  # the page's 300 ms before its loop, and the call's budget, are later on a loaded machine
     out = call("busy", [{"tool": "navigate", "url": f"{server.url}/login"},
                         {"tool": "navigate", "url": f"{server.url}/busy.html"},
-                        {"tool": "wait", "condition": "600"},
+                        {"tool": "wait", "condition": str(600 * k)},
                         {"tool": "click", "element": "Too late", "timeout_ms": 1000},
-                        {"tool": "extract"}], budget_ms=15000)
+                        {"tool": "extract"}], budget_ms=15000 * k)
     r = out["results"]
     assert r[0] == {"ok": True} and r[1] == {"ok": True}
     assert r[3]["ok"] is False and "timed out" in r[3]["error"]
@@ -353,8 +362,9 @@ def test_a_busy_page_is_replaced_and_the_call_still_answers(site):
     assert out["results"] == [{"ok": True}] and "You are signed in" in out["observation"]["text"]
 
     # a page that turns busy between calls is noticed when the next call starts
+    before = len(server.paths)
     call("busy", [{"tool": "navigate", "url": f"{server.url}/busy.html"}], observe={"aria": False})
-    time.sleep(0.6)
+    busy_started(server, before)
     out = call("busy", [{"tool": "navigate", "url": f"{server.url}/index.html"}])
     assert out["results"] == [{"ok": True}] and out["observation"]["title"] == "Acme Cloud"
     assert "busy.html stopped responding" in out["observation"]["error"]

@@ -13,6 +13,8 @@ from typing import Any
 
 import httpx
 
+from tests.support.timing import waited
+
 PAGES = Path(__file__).resolve().parents[2] / "infra" / "eval_client" / "pages"
 
 
@@ -43,18 +45,31 @@ def chat_eval(eid: str, url: str = "http://127.0.0.1:9/x.html", timeout: int = 2
             "validation": {"type": "schema", "schema": {"type": "object", "required": ["response"]}}, **extra}
 
 
+def admin_call(method: str, url: str, **kw: Any) -> httpx.Response:
+    """An admin API call as a client makes it: a 503 (the database too slow for the request's budget, as on a
+    loaded machine) is retried after its ``Retry-After`` until the call's load-stretched deadline."""
+    import time
+
+    end = time.monotonic() + waited(30)
+    while True:
+        r = httpx.request(method, url, timeout=waited(30), **kw)
+        if r.status_code != 503 or time.monotonic() > end:
+            return r
+        time.sleep(min(float(r.headers.get("retry-after") or 1), max(0.0, end - time.monotonic())))
+
+
 def upload_client(http_url: str, client_id: str, evaluations: list[dict[str, Any]], secret_key: str | None = None,
                   **settings: Any) -> None:
     client: dict[str, Any] = {"id": client_id, "name": f"test {client_id[:8]}"}
     if secret_key is not None:
         client["secret_key"] = secret_key
     doc = {"client": client, "settings": settings, "evaluations": evaluations}
-    r = httpx.post(f"{http_url}/evals/definitions", json=doc, timeout=30)
+    r = admin_call("POST", f"{http_url}/evals/definitions", json=doc)
     assert r.status_code == 201, r.text
 
 
 def client_state(http_url: str, client_id: str) -> dict[str, Any]:
-    r = httpx.get(f"{http_url}/evals/clients/{client_id}", timeout=30)
+    r = admin_call("GET", f"{http_url}/evals/clients/{client_id}")
     assert r.status_code == 200, r.text
     return r.json()
 
@@ -74,14 +89,16 @@ class Scripted:
         self.ws = await websockets.connect(self.url)
         return await self.recv()
 
-    async def recv(self, timeout: float = 15) -> dict[str, Any]:
-        msg = json.loads(await asyncio.wait_for(self.ws.recv(), timeout))
+    async def recv(self, timeout: float | None = None) -> dict[str, Any]:
+        """The next message, waited for ``timeout`` seconds (default: 15 s stretched by the machine's load)."""
+        msg = json.loads(await asyncio.wait_for(self.ws.recv(), waited(15) if timeout is None else timeout))
         self.received.append(msg)
         return msg
 
-    async def recv_until(self, pred: Any, timeout: float = 15) -> dict[str, Any]:
+    async def recv_until(self, pred: Any, timeout: float | None = None) -> dict[str, Any]:
+        """The next message ``pred`` accepts, within ``timeout`` seconds (default as :meth:`recv`)."""
         loop = asyncio.get_running_loop()
-        end = loop.time() + timeout
+        end = loop.time() + (waited(15) if timeout is None else timeout)
         while True:
             msg = await self.recv(max(0.01, end - loop.time()))
             if pred(msg):
@@ -111,10 +128,11 @@ class Scripted:
 
 
 def wait_finished(http_url: str, client_id: str, timeout: float = 20) -> dict[str, Any]:
-    """The client's state once no evaluation is pending or running (results are processed asynchronously)."""
+    """The client's state once no evaluation is pending or running (results are processed asynchronously),
+    waited for ``timeout`` seconds stretched by the machine's load."""
     import time
 
-    end = time.monotonic() + timeout
+    end = time.monotonic() + waited(timeout)
     while True:
         state = client_state(http_url, client_id)
         if all(e["status"] not in ("pending", "running") for e in state["evaluations"]) or time.monotonic() > end:

@@ -50,9 +50,10 @@ PORT_NAMES = ("AGENTHOST_HTTP_PORT", "AGENTHOST_WS_PORT", "AGENTHOST_LAMBDA_PORT
 BANNER = {"HTTP API": "http", "WebSocket API": "ws", "Lambda invoke": "lambda", "DynamoDB": "dynamodb"}
 
 
-def start_stack(extra_env: dict[str, str] | None = None, timeout: float = 60) -> RunningStack:
+def start_stack(extra_env: dict[str, str] | None = None, timeout: float | None = None) -> RunningStack:
     """The stack binds free ports itself (port 0) and its banner says which: no race with other processes
-    for a port picked here and released."""
+    for a port picked here and released. Waited for ``timeout`` seconds (default: 60 stretched by the machine's
+    load)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_ENDPOINT_URL")}
     env.pop("AGENTHOST_TABLE", None)
     env.update(dict.fromkeys(PORT_NAMES, "0"))
@@ -82,7 +83,7 @@ def start_stack(extra_env: dict[str, str] | None = None, timeout: float = 60) ->
         ready.set()
 
     threading.Thread(target=pump, daemon=True).start()
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + (waited(60) if timeout is None else timeout)
     while not ready.wait(0.1):
         if time.monotonic() > deadline:
             stack.stop()

@@ -10,13 +10,39 @@ evaluation server's ``clock``).
 :func:`within` keeps each such test able to fail: its limit must stay below ``before``, the time the test
 takes when the deadline is *not* kept (the hang it cuts short). A slack that large raises instead of letting
 every run pass.
+
+On a machine busier than its cores (a load average of 20 on 2 cores), everything a test waits for (a
+connection, a message, a stream's rollup) comes that much later: :func:`waited` and :func:`stretch` scale
+by :func:`load_factor`, read when the wait starts, so a test waits on its condition as long as the machine
+needs, and still ends at a deadline. Only waits stretch; an assertion that something ended *early*
+(:func:`within`) keeps its limit below the hang it tells apart.
 """
 
 from __future__ import annotations
 
+import math
 import os
 
 SLACK_S = float(os.environ.get("AGENTHOST_TEST_SLACK", "3.0"))
+#: the most a wait is stretched for load (a wait that long is no longer a wait on the machine)
+MAX_LOAD_FACTOR = 10.0
+
+
+def load_factor() -> float:
+    """How many times busier than its cores the machine is now (the last minute's load average per core):
+    at least 1, at most :data:`MAX_LOAD_FACTOR`."""
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # no load average on this system: nothing to scale by
+        return 1.0
+    return max(1.0, min(load / (os.cpu_count() or 1), MAX_LOAD_FACTOR))
+
+
+def stretch() -> int:
+    """The whole number of times a test stretches the times it sets up itself and the system under test must
+    keep (an evaluation's timeout, a pause that must come before it): read once, used for both, so they keep
+    their order and proportions on a loaded machine."""
+    return math.ceil(load_factor())
 
 
 def within(nominal: float, *, before: float) -> float:
@@ -31,5 +57,6 @@ def within(nominal: float, *, before: float) -> float:
 
 
 def waited(nominal: float) -> float:
-    """How long to wait for something that should happen within ``nominal`` seconds (polling loops, stops)."""
-    return nominal + 5 * SLACK_S
+    """How long to wait for something that should happen within ``nominal`` seconds (polling loops, stops,
+    a message to arrive): ``nominal`` stretched by the machine's load, plus the slack."""
+    return nominal * load_factor() + 5 * SLACK_S
