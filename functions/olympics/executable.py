@@ -75,13 +75,16 @@ _ROLES = {"click": None, "type": ("textbox", "searchbox", "spinbutton", "combobo
           "select": ("combobox", "listbox")}
 
 
-def _ambiguous(page: Page, tool: str, element: str) -> bool:
-    """True when an element named exactly ``element`` exists but the runner would hit another one first."""
+def _ambiguous(page: Page, tool: str, element: str, hit: Element | None = None) -> bool:
+    """True when an element named exactly ``element`` exists but the runner hits another one first (``hit``,
+    the element the name reaches, when it is known; else looked up)."""
     t = element.strip().lower()
     roles = _ROLES.get(tool)
     exact = [e for e in page.elements if e.name and e.name.strip().lower() == t and (not roles or e.role in roles)]
-    hit = runner_hit(page, tool, element)
-    return bool(exact) and hit is not None and hit not in exact
+    if not exact:
+        return False
+    hit = hit if hit is not None else runner_hit(page, tool, element)
+    return hit is not None and hit not in exact
 
 
 def check_action(tool: str, args: dict[str, Any], page: Page, offered: tuple[str, ...],
@@ -111,7 +114,9 @@ def _target(page: Page, tool: str, element: str, resolved: Element | None) -> El
 
 
 def _reaches_another(page: Page, tool: str, element: str, resolved: Element | None) -> bool:
-    return resolved is None and _ambiguous(page, tool, element)
+    """The name reaches another element than one named exactly so (the brain's resolved one is what it reaches:
+    not looked up again)."""
+    return _ambiguous(page, tool, element, resolved)
 
 
 def _navigate(args: dict[str, Any], page: Page, resolved: Element | None = None) -> Checked:

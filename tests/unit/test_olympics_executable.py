@@ -135,3 +135,19 @@ def test_a_target_the_brain_resolved_on_this_page_is_not_resolved_again(monkeypa
 
     v = executable.sanitize(brain, FORM_TREE, SPEC_TOOLS, from_aria(FORM_TREE))  # another page: looked up
     assert len(v.actions) == 3 and ("type", "First Name") in looked_up
+
+
+def test_a_resolved_target_whose_name_is_another_elements_exact_name_is_still_refused():
+    """Not looking a resolved target up again keeps the exact-name rule: a name that is another element's
+    whole name, sent for a different element, would read as that other element, and is not sent."""
+    from agenthost.agent import Action
+    from agenthost.agent.page import from_aria
+
+    tree = '- button "Save settings"\n- button "Save"'
+    page = from_aria(tree)
+    settings_button = page.elements[0]
+    v = executable.sanitize([Action("click", {"element": "Save"}, resolved=settings_button)], tree, SPEC_TOOLS, page)
+    assert v.actions == [] and "would hit another element first" in v.dropped[0]
+    v = executable.sanitize([Action("click", {"element": "Save settings"}, resolved=settings_button)], tree,
+                            SPEC_TOOLS, page)
+    assert [a.args["element"] for a in v.actions] == ["Save settings"]
