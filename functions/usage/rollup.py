@@ -79,7 +79,7 @@ def totals(records: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], dict[s
                                                             "reasons": {}})
             found["set"].update({_ATTRS[k]: v for k, v in entry.items() if k in _ATTRS and v is not None})
             counted = entry_counters(entry)
-            for name, value in counted.items():
+            for name, value in [*counted.items(), *entry_counters(entry, "t").items()]:
                 found["add"][name] = found["add"].get(name, 0) + value
             if counted.get("invocations"):  # a turn's first write: its values for the metrics
                 found["turns"].append(counted)

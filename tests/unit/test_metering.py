@@ -167,6 +167,24 @@ def test_what_a_turn_records_after_its_last_write_rides_on_the_next_write(aws, r
     assert usage(aws, "wolf", "werewolf")["ddb_calls"] == 1
 
 
+def test_the_previous_turns_tail_rides_inside_this_turns_entry_and_is_counted_once(aws, rollup):
+    """The usage attribute rides on the turn's own item (a write unit per KB): a cost tail of the same agent and
+    protocol is folded into the turn's entry (``t``) instead of repeating its attributes, and still counted."""
+    from agenthost.store import unmarshal
+
+    for n in range(2):
+        with metering.turn("olympics", "a", clock=lambda: NOW):
+            aws.put({**keys.task("a", f"t{n}"), "v": n})
+            aws.get(**keys.task("a", f"t{n}"))  # a read after the write: a cost tail for the next write
+    raw = aws.client.get_item(TableName=aws.table_name, Key=marshal(keys.task("a", "t1")))["Item"]
+    [entry] = unmarshal({"u": raw[metering.USAGE_ATTR]})["u"]["e"]
+    tail = metering.carry.counters(entry, "t")
+    assert metering.carry.counters(entry)["turns"] == 1 and "turns" not in tail and tail["ddb_calls"] == 1
+    rollup()
+    item = usage(aws, "a", "olympics")
+    assert (item["turns"], item["ddb_calls"]) == (2, 3)  # two writes, and the first turn's read
+
+
 def test_a_refused_write_carries_nothing_and_the_turn_adds_its_counters_itself(aws, rollup):
     aws.put({**keys.run("r"), "step": 0}, expected_version=0)
     with metering.turn("runs", "ext", clock=lambda: NOW) as t:

@@ -26,9 +26,10 @@ from typing import Any
 
 from agenthost.metering.usage import COUNTERS, USAGE_ATTR
 
-#: one agent's, protocol's and day's usage: {"day", "agent", "protocol", "arch", "mb", "model"?, "why"?, "c": [...]}
-#: (``c``: the counters in :data:`~agenthost.metering.usage.COUNTERS` order, trailing zeros left out; ``why``:
-#: why the deterministic policy answered, for the metrics)
+#: one agent's, protocol's and day's usage: {"day", "agent", "protocol", "arch", "mb", "model"?, "why"?, "c": [...],
+#: "t"?: [...]} (``c``: the counters in :data:`~agenthost.metering.usage.COUNTERS` order, trailing zeros left out;
+#: ``t``: likewise, what an earlier turn left waiting for this write (:func:`folded`), counted but not this turn's
+#: own values for the metrics; ``why``: why the deterministic policy answered, for the metrics)
 Entry = dict[str, Any]
 
 _lock = threading.Lock()
@@ -47,9 +48,28 @@ def entry(attrs: Mapping[str, Any], counters: Mapping[str, float], why: str | No
     return out
 
 
-def counters(e: Mapping[str, Any]) -> dict[str, float]:
-    """The counters of entry ``e`` by name (the non-zero ones)."""
-    return {k: v for k, v in zip(COUNTERS, e.get("c") or (), strict=False) if isinstance(v, (int, float)) and v}
+def counters(e: Mapping[str, Any], part: str = "c") -> dict[str, float]:
+    """The counters of entry ``e`` by name (the non-zero ones): its own (``c``) or the tail folded in (``t``)."""
+    return {k: v for k, v in zip(COUNTERS, e.get(part) or (), strict=False) if isinstance(v, (int, float)) and v}
+
+
+def folded(entries: list[Entry], taken: list[Entry]) -> list[Entry]:
+    """``entries`` with what was ``taken`` from the waiting list: a cost tail (no turn of its own, no reason) with
+    the same attributes as one of ``entries`` rides inside it as ``t``, its counters only (the attributes are not
+    written twice: the usage attribute rides on the turn's own item, which costs one write unit per KB); anything
+    else as an entry of its own."""
+    out = [dict(e) for e in entries]
+
+    def attrs(e: Entry) -> dict[str, Any]:
+        return {k: v for k, v in e.items() if k not in ("c", "t", "why")}
+
+    for e in taken:
+        host = next((h for h in out if "t" not in h and attrs(h) == attrs(e)), None)
+        if host is None or e.get("why") or counters(e).get("invocations") or not e.get("c"):
+            out.append(e)
+        else:
+            host["t"] = list(e["c"])
+    return out
 
 
 def _key(e: Entry) -> tuple[str, str, str]:
@@ -117,7 +137,7 @@ class Carrier:
     def __init__(self, entries: list[Entry], taken: list[Entry], at: float,
                  on_applied: Callable[[], None] | None = None, on_refused: Callable[[], None] | None = None):
         self.at = round(at, 3)
-        self.value = {"id": uuid.uuid4().hex[:16], "at": self.at, "e": entries + taken}
+        self.value = {"id": uuid.uuid4().hex[:16], "at": self.at, "e": folded(entries, taken)}
         self._taken = taken
         self._on_applied = on_applied
         self._on_refused = on_refused
