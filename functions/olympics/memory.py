@@ -17,9 +17,7 @@ replayed signed body gets the answer it got). Items written before (one attribut
 from __future__ import annotations
 
 import hashlib
-import json
 import time
-import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,7 +25,7 @@ from agenthost import urls
 from agenthost.agent.page import MASK, is_sensitive
 from agenthost.dynamo import CallLimits
 from agenthost.replay import KeptAnswers
-from agenthost.store import Store, keys
+from agenthost.store import Store, keys, packed, unpacked
 
 TTL_S = 86_400
 #: turns kept: the previous one tells whether our actions changed the page
@@ -104,21 +102,17 @@ class TaskMemory:
                 "turns": self.turns, "notes": self.notes, "brain": self.brain, "answers": self.answers.kept}
 
     def to_item(self) -> dict[str, Any]:
-        raw = json.dumps(self.payload(), ensure_ascii=False, separators=(",", ":"), default=str)
-        return {**keys.task(self.agent, self.task), "data_z": zlib.compress(raw.encode("utf-8"), 9)}
+        return {**keys.task(self.agent, self.task), "data_z": packed(self.payload())}
 
 
 def stored(item: dict[str, Any] | None) -> dict[str, Any]:
     """A task memory item's contents (``data_z`` unpacked; an item written field by field as it is)."""
     if not item:
         return {}
-    packed = item.get("data_z")
-    if packed is None:
+    data = item.get("data_z")
+    if data is None:
         return item
-    try:
-        found = json.loads(zlib.decompress(bytes(getattr(packed, "value", packed))).decode("utf-8"))
-    except (ValueError, zlib.error):
-        return {}
+    found = unpacked(data)
     return found if isinstance(found, dict) else {}
 
 

@@ -41,7 +41,9 @@ def test_memory_lands_in_the_embedded_table(stack, player):
     assert err is None and answer["target"]
     ddb = boto3.client("dynamodb", endpoint_url=stack.dynamodb_url, region_name="us-east-1")
     item = ddb.get_item(TableName="agenthost", Key={"pk": {"S": "GAME#e2e-mem#3"}, "sk": {"S": "META"}})["Item"]
-    assert "seer" in item["data"]["S"] and int(item["expires_at"]["N"]) > 0
+    from agenthost.store import unpacked
+
+    assert unpacked(item["data_z"]["B"])["role"] == "seer" and int(item["expires_at"]["N"]) > 0
 
 
 def test_unsigned_and_badly_signed_requests_are_401(stack):

@@ -198,6 +198,22 @@ def test_a_hanging_secret_store_costs_the_turn_its_deadline_never(aws, monkeypat
         aws_clients.reset()
 
 
+def test_the_game_memory_is_one_packed_attribute_within_a_write_unit(aws, monkeypatch):
+    """A seat's memory is stored as one zlib JSON attribute: with the usage riding on it the item stays within
+    one DynamoDB write unit (1 KB; as JSON text a 6-player game's memory was about 940 bytes on its own)."""
+    from agenthost.store import keys, unpacked
+
+    monkeypatch.delenv("AGENTHOST_WEREWOLF_API_KEY", raising=False)
+    for action in ("speak", "vote"):
+        assert post(turn(action, game_id="g-packed", known=["Alice claimed seer", "Bob accused Carol"])).status == 200
+    raw = aws.client.get_item(TableName=aws.table_name, Key={"pk": {"S": "GAME#g-packed#3"},
+                                                             "sk": {"S": "META"}})["Item"]
+    assert "data" not in raw and len(raw["data_z"]["B"]) < 700
+    memory = unpacked(raw["data_z"]["B"])
+    assert memory["game_id"] == "g-packed" and memory["my_name"] == "MyBot" and memory["answers"]
+    assert aws.get(**keys.game("g-packed", "3"))  # read back as the store reads it
+
+
 def test_turn_store_calls_are_turn_sized():
     from werewolf.memory import turn_store
 

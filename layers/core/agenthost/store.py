@@ -28,9 +28,11 @@ Example::
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -243,6 +245,21 @@ def marshal(item: Mapping[str, Any]) -> dict[str, Any]:
 def unmarshal(raw: Mapping[str, Any]) -> Item:
     _, de = _codecs()
     return {k: _from_dynamo(de.deserialize(v)) for k, v in raw.items()}
+
+
+def packed(value: Any) -> bytes:
+    """``value`` as one compact binary attribute: zlib-compressed JSON. A memory item kept this way stays within
+    one write unit (1 KB) far longer than one attribute per field."""
+    raw = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    return zlib.compress(raw.encode("utf-8"), 9)
+
+
+def unpacked(stored: Any) -> Any:
+    """What :func:`packed` stored (bytes, or boto3's ``Binary`` as read), or None when it cannot be read."""
+    try:
+        return json.loads(zlib.decompress(bytes(getattr(stored, "value", stored))).decode("utf-8"))
+    except (TypeError, ValueError, zlib.error):
+        return None
 
 
 def _sent_unanswered(exc: BaseException) -> bool:
