@@ -29,3 +29,21 @@ def test_a_whole_batch_sent_on_a_page_it_did_not_change_is_not_sent_again():
     history = [Action("click", {"element": "Start"}), Action("click", {"element": "Stop"})]
     second = _decide(history, first.memory)
     assert [a.target for a in second.actions] != ["Start", "Stop"]
+
+
+def test_the_rest_of_a_batch_the_protocol_did_not_run_is_sent_once_the_form_is_filled():
+    from agenthost.agent import page as pages
+    from agenthost.agent.actions import PROXY_TOOLS
+
+    task = "Look up films directed by Okafor."
+    def snap(value=""):
+        box = {"id": "a1", "tag": "input", "type": "text", "label": "Director"}
+        return pages.from_snapshot({"url": "https://films.test/", "title": "", "visibleText": task, "elements": [
+            {**box, "value": value} if value else box, {"id": "a2", "tag": "button", "text": "Go!"}]})
+    policy = DeterministicPolicy()
+    first = policy.decide(task, snap(), [], {}, PROXY_TOOLS, None)
+    assert [(a.tool, a.resolved.ref) for a in first.actions] == [("type", "a1"), ("click", "a2")]
+    # the Proxy API ran the first action only; the field holds the value now
+    second = policy.decide(task, snap("Okafor"), [Action("type", {"id": "a1", "text": "Okafor"})], first.memory,
+                           PROXY_TOOLS, None)
+    assert [(a.tool, a.resolved.ref) for a in second.actions] == [("click", "a2")]

@@ -131,3 +131,11 @@ def test_an_x_to_click_is_the_close_buttons_glyph():
     tree = f'- text: {task}\n- dialog "Notice":\n  - button "Close"\n  - paragraph: Your session ends soon.\n' \
            '  - button "Stay"\n  - button "Leave"'
     assert wire(decide(task, tree)) == [("click", "Close", None)]
+
+
+def test_a_doers_field_and_a_genre_field_take_what_the_task_says_of_them():
+    task = "Find noir films directed by Okafor, released in 1999."
+    tree = (f'- text: {task}\n- textbox "Genre"\n- textbox "Director"\n- textbox "Release year"\n'
+            '- button "Find"')
+    assert wire(decide(task, tree)) == [("type", "Genre", "noir"), ("type", "Director", "Okafor"),
+                                        ("type", "Release year", "1999"), ("click", "Find", None)]

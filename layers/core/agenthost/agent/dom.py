@@ -61,13 +61,27 @@ SNAPSHOT_JS = r"""
   };
   // what a person reads as an unlabelled field's label: the short text right before it in its block (a table
   // row's header cell included); never a field's own text or another control's
+  const shortLabel = (t) => t && t.length <= 40 && !/[.!?]$/.test(t) ? t.replace(/:$/, '').trim() : '';
   const hintOf = (el) => {
+    // a field alone in its box with nothing before it and a short text after it: that text is its label
+    const box = el.parentElement;
+    if (box && box !== document.body && box.querySelectorAll('input,select,textarea').length === 1) {
+      let before = '';
+      for (let s = el.previousSibling; s && !before; s = s.previousSibling)
+        before = clip(s.nodeType === 3 ? s.textContent : (s.nodeType === 1 ? s.innerText : ''), 80);
+      if (!before) {
+        for (let s = el.nextSibling; s; s = s.nextSibling) {
+          const t = clip(s.nodeType === 3 ? s.textContent : (s.nodeType === 1 ? s.innerText : ''), 80);
+          if (t) { if (shortLabel(t)) return shortLabel(t); break; }
+        }
+      }
+    }
     let n = el;
     for (let hops = 0; hops < 3 && n && n !== document.body; hops++) {
       for (let s = n.previousSibling; s; s = s.previousSibling) {
         if (s.nodeType === 1 && s.matches('input,select,textarea,button')) return '';
         const t = clip(s.nodeType === 3 ? s.textContent : (s.nodeType === 1 ? s.innerText : ''), 80);
-        if (t) return t.length <= 40 && !/[.!?]$/.test(t) ? t.replace(/:$/, '').trim() : '';
+        if (t) return shortLabel(t);
       }
       n = n.parentElement;
       if (!n || n.matches('form,table,ul,ol,body,[role=dialog]')) break;

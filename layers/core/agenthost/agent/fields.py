@@ -19,6 +19,7 @@ EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 #: general form vocabulary: a word in a field's label -> other ways a task may say it
 SYNONYMS: dict[str, tuple[str, ...]] = {
     "birth": ("born", "birthday", "date of birth"),
+    "released": ("release year", "released in", "year"), "release": ("released in", "year"),
     "surname": ("last name", "family name"),
     "last name": ("surname", "family name"),
     "first name": ("given name", "forename"),
@@ -74,6 +75,21 @@ def field_kind(label: str, input_type: str = "", role: str = "") -> str:
     return "text"
 
 
+#: a doer's noun (director, publisher, designer) and the stem its "-ed by" phrase is made from
+_AGENT_NOUN = re.compile(r"([a-z]{3,}?)(?:or|er)")
+_IRREGULAR_DONE = {"writer": "written", "author": "written", "singer": "sung", "maker": "made", "builder": "built",
+                   "seller": "sold", "teacher": "taught", "speaker": "spoken", "driver": "driven", "user": "used",
+                   "owner": "owned", "sender": "sent", "buyer": "bought", "reader": "read", "player": "played"}
+#: genres of films, music and books: the value of a field that asks for a genre
+GENRE = re.compile(r"\b(action|adventure|animat(?:ed|ion)|biograph(?:y|ical)|blues|classical|comedy|crime|country|"
+                   r"documentary|drama|fantasy|folk|hip[- ]hop|historical|history|horror|jazz|musical|mystery|"
+                   r"pop|punk|reggae|rock|romance|romantic|sci-?fi|science fiction|soul|sports?|thriller|war|"
+                   r"western)\b", re.I)
+#: else the word that qualifies what is looked for ("saga movies", "indie songs")
+GENRE_OF = re.compile(r"\b(?!(?:the|a|an|all|any|some|new|old|good|best|top|my|your|\d+)\b)([a-z][a-z-]{2,})\s+"
+                      r"(?:movies?|films?|books?|novels?|songs?|music|shows?|series|games?|albums?|podcasts?)\b", re.I)
+
+
 @lru_cache(maxsize=2048)
 def label_keys(label: str) -> tuple[str, ...]:
     """The phrases a task may use for a field called ``label``, most specific first."""
@@ -93,6 +109,11 @@ def label_keys(label: str) -> tuple[str, ...]:
     last = head.split()[-1] if head else ""
     if last in _FIELD_NOUNS and last not in keys:
         keys.append(last)
+    for w in head.split():
+        # who did it, for a field named after the doer: "Director" takes what follows "directed by"
+        agent = _AGENT_NOUN.fullmatch(w)
+        if agent:
+            keys.append(_IRREGULAR_DONE.get(w, agent.group(1) + "ed") + " by")
     out: list[str] = []
     for k in keys:
         if k and k not in out:

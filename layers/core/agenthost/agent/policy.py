@@ -51,6 +51,7 @@ from agenthost.agent.problems import skill_actions
 from agenthost.agent.progress import Seen, action_key, futile_keys, sent_record
 from agenthost.agent.references import NOT_SHOWN as _NOT_SHOWN
 from agenthost.agent.references import expand_clicks, quoted_clicks, reference_actions, unverified
+from agenthost.agent.suggestions import suggestion_actions
 from agenthost.agent.task import TaskFacts, read_task
 from agenthost.config import settings
 from agenthost.deadline import Deadline
@@ -136,6 +137,15 @@ def _task_plan(t: _Turn, verdict: Outcome) -> list[Action]:
     picking = [a for a in calendar_actions(facts, page, seen) if not is_avoided(a, t.avoid)]
     if picking:
         return picking  # each click on a calendar changes what the next one must be
+    suggested = suggestion_actions(facts, page, seen)
+    if suggested is not None:
+        # a value the task describes by its start and end: typed, completed from the page's suggestions, and
+        # sent only once the field holds one that fits
+        acts, ready = suggested
+        if acts or not ready:
+            return [a for a in acts if not is_avoided(a, t.avoid)]
+        submit = submit_button(facts, page, [], t.avoid)
+        return [Action("click", {"element": submit.name}, resolved=submit, why="submit the form")] if submit else []
     fills = fill_fields(facts, page, names, seen, rejected=verdict.kind in ("error", "failure"),
                         problem=verdict.text if verdict.kind == "error" else "")
     fills = [a for a in fills if not is_avoided(a, t.avoid)]
@@ -177,6 +187,11 @@ def _task_plan(t: _Turn, verdict: Outcome) -> list[Action]:
                                         and a.resolved.role in ("button", "link", "menuitem", "tab"))]
     if t.futile and plan and {action_key(a) for a in plan} <= t.futile:
         plan = []  # the same batch changed nothing on this page: never sent again unchanged
+    if not plan and verdict.kind != "success":
+        # the rest of the last batch the protocol did not run (a step at a time): the clicks it planned
+        plan = [Action("click", {"element": e.name}, resolved=e, why="the rest of the last batch")
+                for e in seen.rest_of_batch(page) if not is_avoided(Action("click", {"element": e.name}, resolved=e),
+                                                                       t.avoid)]
     return plan
 
 

@@ -44,6 +44,9 @@ class Seen:
         self.confirmed = {str(k) for k, *targets in memory.get("clicked_last") or []
                           if not history or any(self.clicks.get(str(x)) for x in targets)}
         self.on_page = set(memory.get("clicked", [])) | self.confirmed
+        #: (name, id) of the last batch's clicks the history does not show sent
+        self.unsent = [(str(t[0]), str(t[1])) for k, *t in memory.get("clicked_last") or []
+                       if k not in self.confirmed and len(t) >= 2]
         self.fingerprint = page.fingerprint
         #: the policy's memory of this task (codes seen on other pages: :mod:`agenthost.agent.codes`)
         self.memory = memory
@@ -55,6 +58,17 @@ class Seen:
 
     def clicked_here(self, e: Element) -> bool:
         return f"{self.fingerprint}|{e.name}" in self.on_page
+
+    def rest_of_batch(self, page: Page) -> list[Element]:
+        """The elements of the last batch's clicks that were never sent (the protocol ran only the first
+        actions), still on the page: the batch's plan, finished."""
+        out = []
+        for name, ref in self.unsent:
+            el = next((e for e in page.elements if norm(e.ref) == ref), None) if ref else None
+            el = el or next((e for e in page.elements if e.interactive and norm(e.name) == name), None)
+            if el is not None and not el.disabled and el not in out and not self.clicked(el):
+                out.append(el)
+        return out
 
 
 def action_key(action: Action) -> str:

@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from agenthost.agent.fields import EMAIL, INSTRUCTION, field_kind, label_keys, valid_value, value_run
+from agenthost.agent.fields import EMAIL, GENRE, GENRE_OF, INSTRUCTION, field_kind, label_keys, valid_value, value_run
 from agenthost.agent.passwords import password_rules
 from agenthost.agent.values import is_description, realistic
 from agenthost.agent.wording import ID, NUMBER_WORDS, has_phrase, identifiers, joined, unquote, words
@@ -154,6 +154,10 @@ class TaskFacts:
         near = self.value_near(label, kind, present=present)
         if near is not None:
             return realistic(label, kind, near, input_type) if is_description(near) else near
+        genre = (GENRE.search(self.text) or GENRE_OF.search(self.text)) if re.search(r"\bgenres?\b", label, re.I) \
+            else None
+        if genre:
+            return genre.group(1)  # "drama movies": the genre a field asks for
         signed = _SIGN_IN_AS.search(self.text)
         if signed and re.search(r"\b(user\s*name|username|login|user(?:\s*id)?|account|e-?mail)\b", label, re.I):
             who = signed.group(1).rstrip(".,;")
