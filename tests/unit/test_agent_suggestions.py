@@ -21,4 +21,16 @@ def test_the_start_is_typed_then_the_fitting_suggestion_clicked_then_the_form_se
 
 
 def test_no_fitting_suggestion_sends_nothing():
-    assert wire(decide(TASK, _tree("Ber", ("Bergen", "Bern")))) == []
+    assert wire(decide(TASK, _tree("Ber", ("Bergen", "Bern")))) == [("wait", None, None)]  # a look, no submit
+
+
+def test_suggestions_not_shown_yet_are_waited_for_once():
+    from agenthost.agent import DeterministicPolicy
+    from agenthost.agent.actions import OLYMPICS_TOOLS
+    from agenthost.agent.page import from_aria
+
+    first = DeterministicPolicy().decide(TASK, from_aria(_tree("Ber")), [], {}, OLYMPICS_TOOLS, None)
+    assert [a.tool for a in first.actions] == ["wait"]
+    again = DeterministicPolicy().decide(TASK, from_aria(_tree("Ber")), [], first.memory, OLYMPICS_TOOLS, None)
+    # still nothing that fits: an honest give-up, never the form sent with a value that does not fit
+    assert again.done and not again.success and not again.actions

@@ -90,6 +90,8 @@ class _Turn:
     careful: bool
     #: keys of the actions already sent on exactly this page state without changing it
     futile: set[str] = field(default_factory=set)
+    #: why the task cannot go on from here (set by a rule that knows no other route may be taken): a give-up
+    blocked: str = ""
 
 
 def _read_turn(task: str, page: Page, history: Sequence[Action], memory: dict[str, Any] | None,
@@ -142,6 +144,8 @@ def _task_plan(t: _Turn, verdict: Outcome) -> list[Action]:
         # a value the task describes by its start and end: typed, completed from the page's suggestions, and
         # sent only once the field holds one that fits
         acts, ready = suggested
+        if not acts and not ready:
+            t.blocked = "No suggestion the page lists starts and ends as the task asks, so no value fits the field."
         if acts or not ready:
             return [a for a in acts if not is_avoided(a, t.avoid)]
         submit = submit_button(facts, page, [], t.avoid)
@@ -324,6 +328,8 @@ class DeterministicPolicy:
         acted = bool(t.memory.get("acted"))
         t.futile = futile_keys(t.memory, page, bool(history), t.seen)
         plan = _task_plan(t, verdict)
+        if not plan and t.blocked:
+            return self._give_up(t.memory, t.blocked, Outcome(None, ""))
         answer, kind = _answer(t, verdict)
         result_text = answer or verdict.text or _status_text(page) or "Done."
         if not plan and verdict.success and acted:

@@ -63,4 +63,8 @@ def suggestion_actions(facts: TaskFacts, page: Page, seen: Seen) -> tuple[list[A
             continue
         why = f"the suggestion {shown!r} starts with {start!r}" + (f" and ends with {end!r}" if end else "")
         return [Action("click", {"element": shown}, resolved=e, why=why)], False
+    if not _fits(field.value, start, end) and not seen.memory.get("suggestions_awaited"):
+        seen.memory["suggestions_awaited"] = True  # a list shown a moment after typing: looked at once more
+        return [Action("wait", {"condition": "load", "timeout": 1000},
+                       why="the field's suggestions may still come")], False
     return [], _fits(field.value, start, end)
