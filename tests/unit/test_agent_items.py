@@ -110,3 +110,21 @@ def test_the_tasks_own_sentence_on_the_page_is_no_verdict():
     done = pages.from_aria(f"- text: {task}\n- status: Thanks, your message was sent.")
     d = decide(task, done, memory={"acted": True, "before": []}, history=[Action("click", {"element": "Send"})])
     assert d.done and d.success
+
+
+def test_a_request_put_as_a_question_is_no_question_the_page_answers():
+    """Seen on MiniWoB++'s inbox (names changed): the inbox's lines were taken as the question's answer and
+    the run claimed success with nothing replied."""
+    from agenthost.agent import DeterministicPolicy
+    from agenthost.agent.actions import OLYMPICS_TOOLS
+    from agenthost.agent.page import from_aria
+
+    task = 'Will you respond to Odile\'s email and tell her that it "Integer mattis sem."?'
+    inbox = ('- text: "Frankie Tortor. Morbi dictum id.. Bonny Cursus nunc. Faucibus lorem .. Frankie Fa'
+             'ucibus. Fermentum enim .. Minna Sit. Gravida dictum .. Blanca Nec. Vel sem tincidu.. Odile'
+             ' Sed sed. Iaculis. Nunc. .. Jeanna Quisque. Enim tortor. Eu.. Ginny Tristique. Facilisi. U'
+             't et.. Damara Lectus. Nisl. Volutpat. Nunc,.. Last reward: - Last 10 average: - Time left:'
+             ' 3600 / 3600sec Episodes done: 0"')
+    d = DeterministicPolicy().decide(task, from_aria(f'- text: {task}\n- heading "Primary" [level=2]\n{inbox}'), [],
+                                     {}, OLYMPICS_TOOLS, None)
+    assert not (d.done and d.success)  # nothing was replied: no success claimed

@@ -218,7 +218,7 @@ def _answer(t: _Turn, verdict: Outcome) -> tuple[str | None, str]:
     answer, kind = answer_from(facts, t.page) if facts.question else (None, "")
     if kind == "line" and not facts.wh_question:
         answer = None
-    if answer and (_ENTER_ANSWER.search(facts.text) or _ACT_ON_IT.search(facts.text)):
+    if answer and (_ENTER_ANSWER.search(facts.text) or _ACT_ON_IT.search(facts.text) or _REQUEST.search(facts.text)):
         answer = None
     if verdict.kind == "progress":
         answer = None
@@ -230,6 +230,12 @@ def _answer(t: _Turn, verdict: Outcome) -> tuple[str | None, str]:
 _ACT_ON_IT = re.compile(r"(?:^|[.;:,!?]\s*|\b(?:and|then|to|please)\s+)(?:click|press|tap|select|choose|pick|check|"
                         r"tick|delete|remove|buy|order|add|book|send|reply|forward|star|mark|like|share|drag|open|"
                         r"close|expand|follow)\b", re.I)  # an imperative, not a noun ("the order service")
+
+
+#: a request put as a question ("Will you respond to her email ...?"): something to do, not to answer
+_REQUEST = re.compile(r"\b(?:will|would|can|could)\s+you\s+(?:please\s+)?(?:respond|reply|write|send|forward|"
+                      r"delete|remove|click|press|buy|order|book|add|mark|star|like|share|open|close|fill|enter|"
+                      r"type|submit|sign|log)\b", re.I)
 
 
 def _click_found(t: _Turn) -> list[Action]:
