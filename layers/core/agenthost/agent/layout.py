@@ -86,6 +86,13 @@ def interleave(elements: Sequence[Any], shown: Mapping[int, str], text: str,
             out.append(make(f"text-{n}", "paragraph", "", s))
             lines.append(s)
 
+    def place(label: str, at: int) -> None:
+        """The text before an element, then the element's own label."""
+        nonlocal cursor
+        add_text(text[cursor:at])
+        lines.append(label)
+        cursor = at + len(label)
+
     if starts and all(id(el) in starts for el in elements):
         # the snapshot says where each element starts in the text: page order, no guessing
         elements = sorted(elements, key=lambda el: starts[id(el)])
@@ -100,18 +107,14 @@ def interleave(elements: Sequence[Any], shown: Mapping[int, str], text: str,
                 add_text(text[cursor:at])  # the text before an element whose own text is not shown there
                 cursor = at
             elif positions[-1] >= 0 and at >= cursor:
-                add_text(text[cursor:at])
-                lines.append(label)
-                cursor = at + len(label)
+                place(label, at)
             out.append(el)
         add_text(text[cursor:])
         return out, "\n".join(lines)
     labels = [" ".join(shown.get(id(el), "").split()) for el in elements]
     for el, label, at in zip(elements, labels, _positions(labels, text), strict=True):
         if at >= 0:
-            add_text(text[cursor:at])
-            lines.append(label)
-            cursor = at + len(label)
+            place(label, at)
         out.append(el)
     add_text(text[cursor:])
     return out, "\n".join(lines)

@@ -31,7 +31,7 @@ from typing import Any, Protocol
 
 from agenthost import urls
 from agenthost.agent import codes, scope
-from agenthost.agent.actions import Action, Decision, approval_question, avoid_set, is_avoided, norm, tool_names
+from agenthost.agent.actions import Action, Decision, approval_question, avoid_set, is_avoided, tool_names
 from agenthost.agent.answers import answer_from
 from agenthost.agent.calendar import calendar_actions
 from agenthost.agent.forms import fill_fields, item_clicks, submit_button
@@ -49,7 +49,6 @@ from agenthost.agent.outcome import Outcome, judge, success_keys
 from agenthost.agent.page import Page
 from agenthost.agent.problems import skill_actions
 from agenthost.agent.progress import Seen, action_key, futile_keys, sent_record
-from agenthost.agent.references import NOT_SHOWN as _NOT_SHOWN
 from agenthost.agent.references import expand_clicks, quoted_clicks, reference_actions, unverified
 from agenthost.agent.suggestions import suggestion_actions
 from agenthost.agent.task import TaskFacts, read_task
@@ -164,10 +163,9 @@ def _task_plan(t: _Turn, verdict: Outcome) -> list[Action]:
     if not fills:
         # a quoted name shown on the page is clicked; else the sections the task asks to expand are opened,
         # else the next control that may reveal the quoted name
-        quoted = [a for a in quoted_clicks(facts, page, seen) if not is_avoided(a, t.avoid)]
-        shown = [a for a in quoted if not a.why.endswith(_NOT_SHOWN)]
+        shown = [a for a in quoted_clicks(facts, page, seen, reveals=False) if not is_avoided(a, t.avoid)]
         pointed_clicks += shown or [a for a in expand_clicks(facts, page, seen) if not is_avoided(a, t.avoid)] \
-            or quoted
+            or [a for a in quoted_clicks(facts, page, seen) if not is_avoided(a, t.avoid)]
     plan: list[Action] = item_clicks(facts, page, seen) + fills
     if not fills and verdict.kind != "success":
         plan.extend(skill_actions(facts, page, names, seen, t.deadline, playing=verdict.kind == "progress"))
@@ -459,8 +457,6 @@ class DeterministicPolicy:
         clicked = memory.setdefault("clicked", [])
         clicked.extend(k for k in sorted(t.seen.confirmed) if k not in clicked)
         del clicked[:-100]
-        memory["clicked_last"] = [[f"{page.fingerprint}|{a.resolved.name}", norm(a.resolved.name), norm(a.resolved.ref)]
-                                  for a in acts if a.tool == "click" and a.resolved is not None]
         if acts:
             memory["acted"] = True
         d = Decision(actions=acts, thinking=thinking, source=self.name, memory=memory)

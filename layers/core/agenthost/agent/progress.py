@@ -38,15 +38,18 @@ class Seen:
                 self.typed.add(norm(a.args.get("text")))
                 pending.append((target, norm(a.args.get("text"))))
         self.filled = any(a.tool in ("type", "select") for a in history or ())
-        # the last batch's clicks count as done on their page state once the history shows them sent (a
-        # protocol that runs one action a step, or a runner that stopped a batch early, sent fewer than chosen;
-        # a caller that sends no history at all is taken at its word)
-        self.confirmed = {str(k) for k, *targets in memory.get("clicked_last") or []
-                          if not history or any(self.clicks.get(str(x)) for x in targets)}
+        # the last batch's clicks (``memory["sent"]``, :func:`sent_record`) count as done on their page state once
+        # the history shows them sent (a protocol that runs one action a step, or a runner that stopped a batch
+        # early, sent fewer than chosen; a caller that sends no history at all is taken at its word)
+        sent = memory.get("sent")
+        last: dict[str, Any] = sent if isinstance(sent, dict) else {}
+        fp = str(last.get("fp", ""))
+        batch = [(str(t[0]), str(t[1])) for _key, tool, *t in last.get("acts") or [] if tool == "click" and len(t) >= 2]
+        self.confirmed = {f"{fp}|{name}" for name, ref in batch
+                          if not history or self.clicks.get(norm(name)) or self.clicks.get(norm(ref))}
         self.on_page = set(memory.get("clicked", [])) | self.confirmed
         #: (name, id) of the last batch's clicks the history does not show sent
-        self.unsent = [(str(t[0]), str(t[1])) for k, *t in memory.get("clicked_last") or []
-                       if k not in self.confirmed and len(t) >= 2]
+        self.unsent = [(norm(name), norm(ref)) for name, ref in batch if f"{fp}|{name}" not in self.confirmed]
         self.fingerprint = page.fingerprint
         #: the policy's memory of this task (codes seen on other pages: :mod:`agenthost.agent.codes`)
         self.memory = memory
@@ -84,11 +87,11 @@ def action_key(action: Action) -> str:
 
 
 def sent_record(page: Page, acts: Sequence[Action]) -> dict[str, Any]:
-    """What a batch sent on which page state, for :func:`futile_keys` next turn: each action's key with the
-    targets the history will show it by (its element's name and id)."""
+    """What a batch sent on which page state, read next turn by :class:`Seen` and :func:`futile_keys`: each
+    action's key and tool with the targets the history will show it by (its element's name and id)."""
     return {"fp": page.fingerprint,
-            "acts": [[action_key(a), a.tool, *((norm(a.resolved.name), norm(a.resolved.ref)) if a.resolved is not None
-                                               else (norm(a.target),))] for a in acts]}
+            "acts": [[action_key(a), a.tool, *((a.resolved.name, a.resolved.ref) if a.resolved is not None
+                                               else (a.target,))] for a in acts]}
 
 
 def futile_keys(memory: dict[str, Any], page: Page, acted: bool, seen: Seen | None = None) -> set[str]:
@@ -103,7 +106,7 @@ def futile_keys(memory: dict[str, Any], page: Page, acted: bool, seen: Seen | No
         keys = table.setdefault(page.fingerprint, [])
         shown = seen.sent if seen is not None else set()
         for k, tool, *targets in sent.get("acts") or [[k, "", ""] for k in sent.get("keys") or []]:
-            named = [str(x) for x in targets if x]
+            named = [norm(str(x)) for x in targets if x]
             if shown and not any((tool, x) in shown for x in named or [""]):
                 continue
             if k not in keys:

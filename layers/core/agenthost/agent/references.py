@@ -438,13 +438,10 @@ def expand_clicks(facts: TaskFacts, page: Page, seen: Seen) -> list[Action]:
     return out
 
 
-#: how a click that only reveals the quoted name ends its reason
-NOT_SHOWN = " is not shown yet"
-
-
-def quoted_clicks(facts: TaskFacts, page: Page, seen: Seen) -> list[Action]:
+def quoted_clicks(facts: TaskFacts, page: Page, seen: Seen, *, reveals: bool = True) -> list[Action]:
     """What a clause asks to click by a quoted name: the element showing it, once; when the page does not
-    show it yet, the next control that may reveal it (a tab, a section, a menu, a folder's expander)."""
+    show it yet, the next control that may reveal it (a tab, a section, a menu, a folder's expander), or
+    nothing with ``reveals=False``."""
     for clause in clauses(facts.text):
         for m in _CLICK_QUOTED.finditer(clause):
             name = m.group(1).strip()
@@ -461,7 +458,7 @@ def quoted_clicks(facts: TaskFacts, page: Page, seen: Seen) -> list[Action]:
             more = reveal(page, seen, facts)
             if more is not None:
                 return [Action("click", {"element": more.name or more.value}, resolved=more,
-                               why=f"open {more.name or more.value!r}: {name!r}{NOT_SHOWN}")]
+                               why=f"open {more.name or more.value!r}: {name!r} is not shown yet")] if reveals else []
     return []
 
 
