@@ -89,7 +89,7 @@ def _handle(event: dict[str, Any], context: Any, started: float) -> dict[str, An
         "agent": caller.agent_id, "turn": request.turnNumber, "test_ping": caller.test_ping,
         "source": stats.source, "actions": len(response.actions), "done": response.done,
         "dropped": stats.dropped[:5], "llm_error": stats.llm_error, "memory_error": stats.memory_error,
-        "dynamodb_calls": stats.dynamodb_calls, "budget": stats.budget,
+        "dynamodb_calls": stats.dynamodb_calls, "budget": stats.budget, "rules": stats.rules,
         "duration_ms": round((time.monotonic() - started) * 1000, 1),
     })
     return _respond(200, response.wire())

@@ -40,6 +40,8 @@ class TurnStats:
     dynamodb_calls: int = 0
     #: how the turn's budget was split (the deadline the deciding policy worked to)
     budget: str = ""
+    #: the deterministic rules that made the decision (``Decision.rules``), for the turn's log line
+    rules: list[str] = field(default_factory=list)
 
 
 _pool = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="olympics-llm")
@@ -224,6 +226,7 @@ def _answer(decided: tuple[Decision, executable.Verdict], request: TurnRequest, 
     decision, verdict = decided
     stats.source = str(decision.source or "deterministic")
     stats.dropped = verdict.dropped
+    stats.rules = list(decision.rules)
     if isinstance(decision.memory, dict):
         memory.brain = decision.memory
     gave_up = _gave_up(decision)

@@ -34,6 +34,7 @@ from agenthost.agent.actions import avoid_set, is_avoided
 from agenthost.agent.guards import check_actions, classify_risk
 from agenthost.config import settings
 from agenthost.deadline import Deadline
+from agenthost.webapp import logger
 from runs.brain import Risk, StepContext, ToolCall
 from runs.text_tables import tables_from_text
 
@@ -146,6 +147,9 @@ class AgentBrain:
         memory["user_answers"] = [str(a) for a in ctx.answers]
         d = self._policy_decide(ctx.task, page, history, memory, Deadline.after(settings().runs_decide_budget_s),
                                 careful=ctx.mode == "careful", avoid=avoid)
+        # one line per decision, with the deterministic rules that made it (the reports count their hits)
+        logger.info("proxy decision", extra={"step": ctx.step, "source": d.source, "actions": len(d.actions),
+                                             "done": d.done, "rules": list(getattr(d, "rules", []) or [])})
         memory = dict(d.memory or memory)
         # per-decision context, not brain memory: the engine passes them afresh every step
         memory.pop("hints", None)

@@ -2,8 +2,9 @@
 
 Without ``--url`` a local stack is started on free ports and its ``/olympics/turn`` is played with the
 local secret. Each task is judged by what its page recorded, never by the agent's ``done``; a ``done`` claiming
-success on a page that recorded none is a *false done*. The exit status is non-zero on any contract violation
-or false done. Against a deployed stack: ``--url https://.../olympics/turn --secret whs_...`` (or the
+success on a page that recorded none is a *false done*. After the tables, the hits per rule of the deterministic
+policy (read from the local stack's log; :mod:`agenthost.agent.rules`). The exit status is non-zero on any
+contract violation or false done. Against a deployed stack: ``--url https://.../olympics/turn --secret whs_...`` (or the
 ``AGENTHOST_OLYMPICS_SECRET`` environment variable) and ``--agent-id`` if several agents are configured.
 """
 
@@ -18,7 +19,7 @@ from dataclasses import asdict
 
 from infra.arena import runner as platform
 from infra.arena import suite
-from infra.arena.report import Row, print_tables
+from infra.arena.report import Row, print_rule_hits, print_tables, rule_hits
 from infra.arena.site import Site
 
 
@@ -49,7 +50,8 @@ def main(argv: list[str] | None = None) -> int:
         from tests.support.stack import start_stack
 
         print("starting a local stack ...", flush=True)
-        stack = start_stack()
+        # INFO: the turn and step log lines that name the rules behind each decision (the rule hits below)
+        stack = start_stack({"POWERTOOLS_LOG_LEVEL": "INFO"})
         url = stack.http_url + "/olympics/turn"
         secret = stack.env.get("AGENTHOST_OLYMPICS_SECRET") or LOCAL_SECRETS["AGENTHOST_OLYMPICS_SECRET"]
     if not secret:
@@ -73,6 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     solved = sum(r.success for r in results)
     violations = sum(len(r.violations) for r in results)
     false_dones = sum(r.false_done for r in results)
+    print()
+    print_rule_hits(rule_hits(stack.output if stack is not None else ()))
     print(f"\nsolved {solved}/{len(results)} in {time.monotonic() - t0:.1f} s; contract violations: {violations} "
           f"(false dones: {false_dones})")
     if a.json:

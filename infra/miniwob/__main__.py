@@ -2,7 +2,8 @@
 
 Without ``--url`` a local stack is started on free ports (its webhook and Proxy API, with the local
 secrets). Each episode is judged by the page's own reward, never by the agent's claim. Prints a line per
-episode as it ends, then a per-task table and the means per path; ``--json`` writes everything. The exit
+episode as it ends, then a per-task table, the means per path and the hits per rule of the deterministic policy
+(read from the local stack's log; :mod:`agenthost.agent.rules`); ``--json`` writes everything. The exit
 status is 1 when any false done occurred (the agent claimed success where the page's reward is not
 positive), else 0.
 """
@@ -15,6 +16,7 @@ import sys
 import time
 from typing import Any
 
+from infra.arena.report import print_rule_hits, rule_hits
 from infra.miniwob import pages, report
 from infra.miniwob.batch import run
 from infra.miniwob.play import PATHS, Settings
@@ -63,7 +65,8 @@ def main(argv: list[str] | None = None) -> int:
         from tests.support.stack import start_stack
 
         print("starting a local stack ...", flush=True)
-        stack = start_stack()
+        # INFO: the turn and step log lines that name the rules behind each decision (the rule hits below)
+        stack = start_stack({"POWERTOOLS_LOG_LEVEL": "INFO"})
         url = stack.http_url
         secret = stack.env.get("AGENTHOST_OLYMPICS_SECRET") or LOCAL_SECRETS["AGENTHOST_OLYMPICS_SECRET"]
     if not secret and "olympics" in paths:
@@ -81,13 +84,17 @@ def main(argv: list[str] | None = None) -> int:
         if stack is not None:
             stack.stop()
     rows = report.rows(episodes)
+    hits = rule_hits(stack.output if stack is not None else ())
     print()
     report.print_report(rows)
+    print()
+    print_rule_hits(hits)
     print(f"\n{len(episodes)} episodes in {time.monotonic() - t0:.0f} s")
     if a.json:
         meta: dict[str, Any] = {"tasks": tasks, "seeds": seeds, "paths": paths, "pace_s": a.pace,
                                 "llm": os.environ.get("AGENTHOST_LLM", "none"),
-                                "agent": os.environ.get("AGENTHOST_AGENT", "")}
+                                "agent": os.environ.get("AGENTHOST_AGENT", ""),
+                                "rule_hits": {path: dict(c.most_common()) for path, c in hits.items()}}
         report.write_json(a.json, episodes, rows, meta)
     return 1 if any(e.false_done for e in episodes) else 0
 

@@ -5,7 +5,8 @@ harness with its full options).
 Prints, per path: the success rate over all 130 tasks and over the tasks the path can express
 (``infra.miniwob.coverage`` lists the others with the reason), mean raw reward, false dones (the agent
 claimed success, the page's reward is not positive), honest give-ups, and seconds per episode at the
-platform's pace, each beside the issue's aim. Asserts nothing.
+platform's pace, each beside the issue's aim, and how many of the deterministic policy's rules fired (the full
+table of hits per rule is in the harness's report above it). Asserts nothing.
 
 Options: ``--seeds 1,2,3,4,5`` (default ``1``: about 15 minutes on a 2-core machine; the aims are stated for
 5 seeds), ``--tasks a,b``, ``--jobs N`` (default 2), ``--json FILE``. ``AGENTHOST_LLM`` and
@@ -40,6 +41,7 @@ def main() -> int:
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--json", default="")
     a = p.parse_args()
+    from agenthost.agent.rules import RULES
     from infra.miniwob.__main__ import main as miniwob
 
     out = a.json or str(Path(tempfile.mkdtemp(prefix="bench-miniwob-")) / "miniwob.json")
@@ -47,7 +49,8 @@ def main() -> int:
     if a.tasks:
         args += ["--tasks", a.tasks]
     status = miniwob(args)
-    summary = json.loads(Path(out).read_text())["summary"]
+    doc = json.loads(Path(out).read_text())
+    summary = doc["summary"]
     print(f"\nbench_miniwob ({os.environ['AGENTHOST_LLM'] or 'none'} policy, seeds {a.seeds}):")
     for path, s in summary.items():
         aim_all, aim_expr = AIMS.get(path, (None, None))
@@ -57,6 +60,11 @@ def main() -> int:
               + (f" (aim >= {aim_expr:.0%})" if aim_expr else "")
               + f" | mean reward {s['mean_reward']:+.2f} | false dones {s['false_dones']} (aim 0)"
               + f" | give-ups {s['give_ups']} | {s['seconds_per_episode']:.1f} s/episode (aim <= {AIM_SECONDS:g})")
+    hits = doc["meta"].get("rule_hits") or {}
+    for path, counts in sorted(hits.items()):
+        fired = [(k, v) for k, v in counts.items() if k != "decisions" and v]  # most hits first
+        print(f"  {path:9} rules fired {len(fired)} of {len(RULES)} in {counts.get('decisions', 0)} decisions; "
+              "most: " + ", ".join(f"{k} {v}" for k, v in fired[:5]))
     print(f"  report: {out}")
     return 0 if status in (0, 1) else status  # 1: false dones, printed above
 

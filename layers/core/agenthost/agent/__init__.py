@@ -24,7 +24,8 @@ Interface (everything a protocol needs)::
   stripped; each has ``resolved`` element and ``risk``), ``done``, ``result``, ``thinking``, ``source``
   (``deterministic`` | ``llm`` | ``llm+fallback``), ``usage`` (tokens), ``memory``, ``stop`` (loops
   persisted: end the run), ``needs_approval`` (careful mode: the question to ask before the first risky
-  action), ``prompt_chars``.
+  action), ``prompt_chars``, ``rules`` (the names of the deterministic rules that acted, each once, in order:
+  :mod:`agenthost.agent.rules`; each action's ``rule`` names its own).
 * Wire forms: ``decision.olympics()`` gives the AI Olympics response body; ``action.to_proxy()`` gives
   ``{"name", "parameters": {"id": ...}}``; ``action.to_browser()`` gives a browser-function action.
 * Guards (:mod:`agenthost.agent.guards`): ``resolve``, ``check_actions``, ``LoopGuard``, ``classify_risk``,

@@ -36,6 +36,8 @@ class Action:
     risk: str | None = None
     #: why the policy chose it (short; shown in ``thinking``)
     why: str = ""
+    #: the name of the deterministic rule that proposed it (:mod:`agenthost.agent.rules`); "" for others
+    rule: str = field(default="", compare=False)
 
     @property
     def target(self) -> str:
@@ -110,6 +112,9 @@ class Decision:
     #: the first action needing approval in careful mode (question for ask_user), if any
     needs_approval: str | None = None
     prompt_chars: int = 0
+    #: the deterministic rules that acted, each once, in order (:mod:`agenthost.agent.rules`): the rules whose
+    #: actions were sent, or the rule that ended the task; empty for a decision no rule made
+    rules: list[str] = field(default_factory=list)
 
     def olympics(self, max_actions: int = 10) -> dict[str, Any]:
         """The AI Olympics response body."""

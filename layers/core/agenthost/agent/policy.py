@@ -1,7 +1,11 @@
 """Policies: ``decide(task, page, history, memory, tools, deadline, *, careful=False, avoid=()) -> Decision``.
 
 :class:`DeterministicPolicy` plays with ``AGENTHOST_LLM=none`` and is the fallback whenever the LLM is
-late or wrong. General rules only (no per-site or per-task code), each in its own module:
+late or wrong. Its rules are written for kinds of pages: no code branches on a site or a task, but their word
+lists are English phrases, some first met on this project's own task suites (the hits per rule in the arena and
+MiniWoB++ reports show where each acts). Each rule is a named entry of :mod:`~agenthost.agent.rules` (what it
+recognises, what it proposes); every action carries its rule's name and ``Decision.rules`` the names of the rules
+that acted. The bodies live in their own modules:
 
 * :mod:`~agenthost.agent.forms`: fill fields from values the task states (see :mod:`agenthost.agent.task`),
   or from values the page shows when the task asks to use them (a table cell, a code printed in the text);
@@ -30,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agenthost import urls
-from agenthost.agent import codes, scope
+from agenthost.agent import codes, rules, scope
 from agenthost.agent.actions import Action, Decision, approval_question, avoid_set, is_avoided, tool_names
 from agenthost.agent.answers import answer_from
 from agenthost.agent.calendar import calendar_actions
@@ -91,6 +95,8 @@ class _Turn:
     futile: set[str] = field(default_factory=set)
     #: why the task cannot go on from here (set by a rule that knows no other route may be taken): a give-up
     blocked: str = ""
+    #: the rule that set ``blocked``
+    blocked_by: rules.Rule = rules.NOTHING_LEFT
 
 
 def _read_turn(task: str, page: Page, history: Sequence[Action], memory: dict[str, Any] | None,
@@ -135,24 +141,27 @@ def _task_plan(t: _Turn, verdict: Outcome) -> list[Action]:
     """What the task asks of this page: named items, fields, a problem's answer, the form's submit button,
     the buttons, tabs and links it names; nothing ``avoid`` names, and never a batch that changed nothing."""
     facts, page, seen, names = t.facts, t.page, t.seen, t.names
-    picking = [a for a in calendar_actions(facts, page, seen) if not is_avoided(a, t.avoid)]
+    picking = [a for a in rules.tag(rules.CALENDAR, calendar_actions(facts, page, seen)) if not is_avoided(a, t.avoid)]
     if picking:
         return picking  # each click on a calendar changes what the next one must be
     suggested = suggestion_actions(facts, page, seen)
     if suggested is not None:
         # a value the task describes by its start and end: typed, completed from the page's suggestions, and
         # sent only once the field holds one that fits
-        acts, ready = suggested
+        acts, ready = rules.tag(rules.SUGGESTION, suggested[0]), suggested[1]
         if not acts and not ready:
+            t.blocked_by = rules.NO_SUGGESTION
             t.blocked = "No suggestion the page lists starts and ends as the task asks, so no value fits the field."
         if acts or not ready:
             return [a for a in acts if not is_avoided(a, t.avoid)]
         submit = submit_button(facts, page, [], t.avoid)
-        return [Action("click", {"element": submit.name}, resolved=submit, why="submit the form")] if submit else []
+        return [Action("click", {"element": submit.name}, resolved=submit, why="submit the form",
+                       rule=rules.SUBMIT.name)] if submit else []
     fills = fill_fields(facts, page, names, seen, rejected=verdict.kind in ("error", "failure"),
                         problem=verdict.text if verdict.kind == "error" else "")
-    fills = [a for a in fills if not is_avoided(a, t.avoid)]
-    pointed = [a for a in reference_actions(facts, page, seen, names) if not is_avoided(a, t.avoid)]
+    fills = [a for a in rules.tag(rules.FILL, fills) if not is_avoided(a, t.avoid)]
+    pointed = [a for a in rules.tag(rules.POINTED, reference_actions(facts, page, seen, names))
+               if not is_avoided(a, t.avoid)]
     # values typed, options chosen and boxes ticked in controls the task points to by kind and place are fills
     # (what a clause states for the control it points to wins over a value read off a label); the buttons,
     # links and fields it points to for a click come after the form's own steps
@@ -163,23 +172,28 @@ def _task_plan(t: _Turn, verdict: Outcome) -> list[Action]:
     if not fills:
         # a quoted name shown on the page is clicked; else the sections the task asks to expand are opened,
         # else the next control that may reveal the quoted name
-        shown = [a for a in quoted_clicks(facts, page, seen, reveals=False) if not is_avoided(a, t.avoid)]
-        pointed_clicks += shown or [a for a in expand_clicks(facts, page, seen) if not is_avoided(a, t.avoid)] \
-            or [a for a in quoted_clicks(facts, page, seen) if not is_avoided(a, t.avoid)]
-    plan: list[Action] = item_clicks(facts, page, seen) + fills
+        shown = [a for a in rules.tag(rules.QUOTED_SHOWN, quoted_clicks(facts, page, seen, reveals=False))
+                 if not is_avoided(a, t.avoid)]
+        pointed_clicks += shown or [a for a in rules.tag(rules.EXPAND, expand_clicks(facts, page, seen))
+                                    if not is_avoided(a, t.avoid)] \
+            or [a for a in rules.tag(rules.QUOTED_REVEAL, quoted_clicks(facts, page, seen))
+                if not is_avoided(a, t.avoid)]
+    plan: list[Action] = rules.tag(rules.ITEM, item_clicks(facts, page, seen)) + fills
     if not fills and verdict.kind != "success":
-        plan.extend(skill_actions(facts, page, names, seen, t.deadline, playing=verdict.kind == "progress"))
+        plan.extend(rules.tag(rules.SKILL, skill_actions(facts, page, names, seen, t.deadline,
+                                                 playing=verdict.kind == "progress")))
     opening = any(a.tool == "type" and a.resolved is not None and a.resolved.role == "combobox" for a in fills)
     if (fills or (plan and plan[-1].tool == "type")) and not opening:  # a typed combobox's list comes first
         submit = submit_button(facts, page, plan, t.avoid)
         if submit is not None:
-            plan.append(Action("click", {"element": submit.name}, resolved=submit, why="submit the form"))
+            plan.append(Action("click", {"element": submit.name}, resolved=submit, why="submit the form",
+                               rule=rules.SUBMIT.name))
     taken = {id(a.resolved) for a in plan if a.resolved is not None}
     for a in pointed_clicks:
         if id(a.resolved) not in taken:
             plan.append(a)
             taken.add(id(a.resolved))
-    plan.extend(a for a in named_clicks(facts, page, seen, fills, t.avoid)
+    plan.extend(a for a in rules.tag(rules.NAMED, named_clicks(facts, page, seen, fills, t.avoid))
                 if id(a.resolved) not in taken and not (opening and a.resolved is not None
                                                         and a.resolved.role == "button"))
     plan = [a for a in plan if not is_avoided(a, t.avoid)]
@@ -191,7 +205,7 @@ def _task_plan(t: _Turn, verdict: Outcome) -> list[Action]:
         plan = []  # the same batch changed nothing on this page: never sent again unchanged
     if not plan and verdict.kind != "success":
         # the rest of the last batch the protocol did not run (a step at a time): the clicks it planned
-        plan = [Action("click", {"element": e.name}, resolved=e, why="the rest of the last batch")
+        plan = [Action("click", {"element": e.name}, resolved=e, why="the rest of the last batch", rule=rules.REST.name)
                 for e in seen.rest_of_batch(page) if not is_avoided(Action("click", {"element": e.name}, resolved=e),
                                                                        t.avoid)]
     return plan
@@ -262,34 +276,37 @@ def _other_routes(t: _Turn, plan: list[Action], success: bool, answer: str | Non
     an escalation instead of the same actions."""
     facts, page, seen = t.facts, t.page, t.seen
     if not plan:
-        plan.extend(repeat_named(facts, page, seen, t.avoid))
+        plan.extend(rules.tag(rules.REPEAT, repeat_named(facts, page, seen, t.avoid)))
     if not plan and not success and off_site(page.url, seen.home, facts):
         back = next((u for u in reversed(t.visited) if not off_site(u, seen.home, facts)), None)
         if back and "navigate" in t.names:
-            plan.append(Action("navigate", {"url": back}, why="back to the task's site"))
+            plan.append(Action("navigate", {"url": back}, why="back to the task's site", rule=rules.BACK_HOME.name))
     waiting = codes.waiting_page(t.memory, page.url) if not plan and not success else None
     if waiting and "navigate" in t.names:
-        plan.append(Action("navigate", {"url": waiting}, why="back to the field the code found elsewhere is for"))
+        plan.append(Action("navigate", {"url": waiting}, why="back to the field the code found elsewhere is for",
+                           rule=rules.CODE_BACK.name))
     if not plan and not success and not answer:
-        plan.extend(a for a in _click_found(t) if not is_avoided(a, t.avoid))
+        plan.extend(a for a in rules.tag(rules.CLICK_FOUND, _click_found(t)) if not is_avoided(a, t.avoid))
     if not plan and not success and not answer and _ACT_ON_IT.search(facts.text):
         item = scope.opener(page, facts)
         if item is not None and not (t.seen.clicked(item) or t.seen.clicked_here(item)):
             # what the task wants done is not on this page: open the item it is about first
             opening = Action("click", {"element": item.name or item.value}, resolved=item,
-                             why="open the item the task is about")
+                             why="open the item the task is about", rule=rules.OPEN_ITEM.name)
             if not is_avoided(opening, t.avoid):
                 plan.append(opening)
     if not plan and not success and not answer:
-        plan.extend(next_step(facts, page, seen, t.avoid, t.futile))
+        plan.extend(rules.tag(rules.NEXT_STEP, next_step(facts, page, seen, t.avoid, t.futile)))
     if not plan and not success:
         link = best_link(facts, page, seen, t.visited, t.avoid, t.loops, explore=not seen.filled)
         if link is not None:
-            plan.append(Action("click", {"element": link.name}, resolved=link, why="best match for the goal"))
+            plan.append(Action("click", {"element": link.name}, resolved=link, why="best match for the goal",
+                               rule=rules.BEST_LINK.name))
     if t.futile:
         plan = [a for a in plan if action_key(a) not in t.futile]
         if not plan:
-            plan = escalate(facts, page, seen, t.visited, t.avoid, t.loops, t.futile, t.names)
+            plan = rules.tag(rules.ESCALATE,
+                             escalate(facts, page, seen, t.visited, t.avoid, t.loops, t.futile, t.names))
     return plan
 
 
@@ -300,7 +317,7 @@ _GESTURE = re.compile(r"(?:^|[.;:,!?]\s*|\b(?:and|then|to|please)\s+)(?:drag\b|d
 
 
 def _scroll(why: str) -> Action:
-    return Action("scroll", {"direction": "down", "amount": 600}, why=why)
+    return Action("scroll", {"direction": "down", "amount": 600}, why=why, rule=rules.SCROLL.name)
 
 
 def _status_text(page: Page) -> str:
@@ -326,20 +343,21 @@ class DeterministicPolicy:
         if gesture and not page.is_empty():
             # a step no tool of these protocols performs: the later steps (a submit) would go without it
             return self._give_up(t.memory, f"The task needs a pointer gesture ({gesture.group(0).strip()!r}) that "
-                                 "this protocol's tools cannot perform.", Outcome(None, ""))
+                                 "this protocol's tools cannot perform.", Outcome(None, ""), rule=rules.GESTURE)
         verdict = _page_verdict(t)
         t.seen.home = str(t.memory.get("home") or "")
         acted = bool(t.memory.get("acted"))
         t.futile = futile_keys(t.memory, page, bool(history), t.seen)
         plan = _task_plan(t, verdict)
         if not plan and t.blocked:
-            return self._give_up(t.memory, t.blocked, Outcome(None, ""))
+            return self._give_up(t.memory, t.blocked, Outcome(None, ""), rule=t.blocked_by)
         answer, kind = _answer(t, verdict)
         result_text = answer or verdict.text or _status_text(page) or "Done."
         if not plan and verdict.success and acted:
-            return self._done(t.memory, "The page shows completion.", verdict.text or result_text)
+            return self._done(t.memory, "The page shows completion.", verdict.text or result_text,
+                              rule=rules.COMPLETION)
         if not plan and answer and kind != "line":
-            return self._done(t.memory, f"Answer found on the page: {answer}", answer)
+            return self._done(t.memory, f"Answer found on the page: {answer}", answer, rule=rules.ANSWER)
         plan = _other_routes(t, plan, verdict.success, answer)
         if not plan:
             ending = self._nothing_left(t, verdict, answer, result_text)
@@ -354,15 +372,16 @@ class DeterministicPolicy:
         if page.is_empty():
             if facts.urls and "navigate" in t.names and not memory.get("navigated"):
                 memory["navigated"] = True
-                return self._finish(t, [Action("navigate", {"url": facts.urls[0]}, why="the task names this URL")],
+                return self._finish(t, [Action("navigate", {"url": facts.urls[0]}, why="the task names this URL",
+                                               rule=rules.OPEN_URL.name)],
                                     "The page is empty; opening the URL the task names.")
-            return self._finish(t, [Action("wait", {"condition": "load", "timeout": 2000})],
+            return self._finish(t, [Action("wait", {"condition": "load", "timeout": 2000}, rule=rules.WAIT_LOAD.name)],
                                 "The page has no content yet; waiting for it to load.")
         if facts.urls and not memory.get("navigated") and "navigate" in t.names:
             target = facts.urls[0]
             memory["navigated"] = True
             if page.url.rstrip("/") != target.rstrip("/"):
-                go = [Action("navigate", {"url": target}, why="the task names this URL")]
+                go = [Action("navigate", {"url": target}, why="the task names this URL", rule=rules.OPEN_URL.name)]
                 return self._finish(t, go, "Opening the URL the task names.")
         return None
 
@@ -370,14 +389,16 @@ class DeterministicPolicy:
         """Nothing to do on this page: done when it shows the outcome, else a scroll once (None), else a
         give-up."""
         if verdict.success:
-            return self._done(t.memory, "The page shows completion.", verdict.text or result_text)
+            return self._done(t.memory, "The page shows completion.", verdict.text or result_text,
+                              rule=rules.COMPLETION)
         if answer:
-            return self._done(t.memory, f"Answer found on the page: {answer}", answer)
+            return self._done(t.memory, f"Answer found on the page: {answer}", answer, rule=rules.ANSWER)
         scroll = _scroll("look for more of the page")
         if "scroll" in t.names and not t.loops.count(scroll, t.page) and not is_avoided(scroll, t.avoid) \
                 and len(t.page.elements) > 12 and action_key(scroll) not in t.futile:
             return None
-        return self._give_up(t.memory, "Nothing the task names is left to do on this page.", verdict)
+        return self._give_up(t.memory, "Nothing the task names is left to do on this page.", verdict,
+                             rule=rules.NOTHING_LEFT)
 
     def _send(self, t: _Turn, plan: list[Action], verdict: Outcome, answer: str | None,
               result_text: str) -> Decision:
@@ -386,18 +407,20 @@ class DeterministicPolicy:
         kept, nudges, stop = t.loops.filter(plan, t.page)
         if stop:
             d = self._give_up(t.memory, "Stopping: the same actions keep repeating on an unchanged page. "
-                              + "; ".join(nudges), verdict, answer=answer)
+                              + "; ".join(nudges), verdict, answer=answer, rule=rules.LOOP_STOP)
             d.stop = True
             return d
         if nudges:
-            kept = kept or alternatives(t.facts, t.page, t.seen, t.visited, t.avoid, t.loops)
+            kept = kept or rules.tag(rules.ALTERNATIVE,
+                                     alternatives(t.facts, t.page, t.seen, t.visited, t.avoid, t.loops))
         if not kept:
             if verdict.success or answer:
                 return self._done(t.memory, "No further progress possible; the page shows the outcome.",
-                                  answer or verdict.text or result_text)
+                                  answer or verdict.text or result_text, rule=rules.NO_PROGRESS_DONE)
             kept = [_scroll("look for more of the page")]
             if t.loops.is_looping(kept[0], t.page) or is_avoided(kept[0], t.avoid) or action_key(kept[0]) in t.futile:
-                d = self._give_up(t.memory, "Stopping: nothing new to try on this page.", verdict)
+                d = self._give_up(t.memory, "Stopping: nothing new to try on this page.", verdict,
+                                  rule=rules.NOTHING_NEW)
                 d.stop = True
                 return d
         thinking = "; ".join(f"{a.tool} {a.target or a.args.get('url', '')}".strip() + (f" ({a.why})" if a.why else "")
@@ -410,24 +433,24 @@ class DeterministicPolicy:
 
     # ------------------------------------------------------------------ endings
 
-    def _done(self, memory: dict[str, Any], thinking: str, result: str | None) -> Decision:
+    def _done(self, memory: dict[str, Any], thinking: str, result: str | None, *, rule: rules.Rule) -> Decision:
         """Done, with the task achieved: the page shows it (or the asked value was found)."""
         return Decision(actions=[], done=True, success=True, result=result, thinking=thinking, source=self.name,
-                        memory=memory)
+                        memory=memory, rules=[rule.name])
 
-    def _give_up(self, memory: dict[str, Any], thinking: str, verdict: Outcome, *,
+    def _give_up(self, memory: dict[str, Any], thinking: str, verdict: Outcome, *, rule: rules.Rule,
                  answer: str | None = None) -> Decision:
         """Done, *not* achieved: nothing left to try. The result says what the page shows instead."""
         if answer:
-            return self._done(memory, thinking, answer)
+            return self._done(memory, thinking, answer, rule=rule)
         if verdict.success:
-            return self._done(memory, thinking, verdict.text)
+            return self._done(memory, thinking, verdict.text, rule=rule)
         why = {"progress": "the page shows the task still under way", "failure": "the page reports",
                "error": "the page reports a problem"}.get(verdict.kind or "", "")
         shown = f" ({why}: {verdict.text})" if why and verdict.text else ""
         result = f"Not completed: {thinking.rstrip('.')}{shown}."
         return Decision(actions=[], done=True, success=False, result=result[:600], thinking=thinking,
-                        source=self.name, memory=memory)
+                        source=self.name, memory=memory, rules=[rule.name])
 
     def _finish(self, t: _Turn, plan: list[Action], thinking: str) -> Decision:
         """The actions as sent: guarded, risk-classed, recorded (loops, what was sent on which page state)."""
@@ -437,6 +460,8 @@ class DeterministicPolicy:
         for a in plan:
             checked = check_actions([a], page, tools=t.names)
             if checked.actions:
+                for c in checked.actions:
+                    c.rule = c.rule or a.rule  # the checked copy keeps the rule that proposed it
                 acts.extend(checked.actions)
             elif any("cannot be reached" in d for d in checked.dropped):
                 unreachable = unreachable or a
@@ -447,7 +472,8 @@ class DeterministicPolicy:
             # what the task needs cannot be reached through this protocol: an honest give-up
             what = unreachable.resolved.label if unreachable.resolved is not None else unreachable.target
             return self._give_up(memory, f"The page's {what!r} cannot be reached by name on this page, so the "
-                                 "task cannot be done through this protocol.", Outcome(None, ""))
+                                 "task cannot be done through this protocol.", Outcome(None, ""),
+                                 rule=rules.UNREACHABLE)
         acts = acts[:10]
         for a in acts:
             a.risk = classify_risk(a, page)
@@ -459,7 +485,7 @@ class DeterministicPolicy:
         del clicked[:-100]
         if acts:
             memory["acted"] = True
-        d = Decision(actions=acts, thinking=thinking, source=self.name, memory=memory)
+        d = Decision(actions=acts, thinking=thinking, source=self.name, memory=memory, rules=rules.trace(acts))
         if t.careful:
             risky = next((a for a in acts if a.risk), None)
             if risky is not None:

@@ -1,0 +1,154 @@
+"""The deterministic policy's rules, each a named entry: what it recognises and what it proposes.
+
+:class:`~agenthost.agent.policy.DeterministicPolicy` applies them in a fixed cascade (the order of
+:data:`RULES`); the rule bodies live in the modules named in ``where``. The policy tags each action with the
+rule that proposed it (``Action.rule``) and a decision records the names of the rules that acted
+(``Decision.rules``: the rules whose actions were sent, in order, or the rule that ended the task). The
+protocols log that trace with each turn or step, and the arena and MiniWoB++ reports count the hits per rule
+(a rule that fires in one suite only, or never, shows there).
+
+A plain table kept by hand: the rules are this project's policy, and naming them costs one attribute per
+action, no framework.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from agenthost.agent.actions import Action
+
+
+@dataclass(frozen=True)
+class Rule:
+    #: ``module.what``, as the decision's trace and the reports print it
+    name: str
+    #: the function that holds the rule's body
+    where: str
+    #: what on the page or in the task makes it act
+    recognises: str
+    #: what it proposes then
+    proposes: str
+
+
+RULES: list[Rule] = []
+
+
+def _rule(name: str, where: str, recognises: str, proposes: str) -> Rule:
+    r = Rule(name, where, recognises, proposes)
+    RULES.append(r)
+    return r
+
+
+# ----------------------------------------------------------------- opening the task
+OPEN_URL = _rule("open.task-url", "policy.DeterministicPolicy._open",
+                 "the task names a URL that has not been opened yet", "navigate to it, once")
+WAIT_LOAD = _rule("open.wait-for-load", "policy.DeterministicPolicy._open",
+                  "an empty page and no URL left to open", "wait for the page to load")
+GESTURE = _rule("gesture.give-up", "policy._GESTURE",
+                "an imperative needing a pointer gesture no tool performs (drag, draw, hover, resize...)",
+                "give up honestly before any later step goes without it")
+
+# ----------------------------------------------------------------- what the task asks of this page
+CALENDAR = _rule("calendar.pick-date", "calendar.calendar_actions",
+                 "a date the task states and a calendar widget on the page",
+                 "the clicks that move the calendar to that month and pick the day")
+SUGGESTION = _rule("suggestions.complete", "suggestions.suggestion_actions",
+                   "a value the task describes by its start and end, and a field that lists suggestions",
+                   "type the start, then pick the suggestion that fits")
+NO_SUGGESTION = _rule("suggestions.none-fits", "suggestions.suggestion_actions",
+                      "the field's suggestions are listed and none starts and ends as the task asks",
+                      "give up honestly instead of sending a value that does not fit")
+FILL = _rule("forms.fill-fields", "forms.fill_fields",
+             "fields, options and boxes the task gives values for (stated, described, shown on the page)",
+             "type, select and tick them")
+POINTED = _rule("references.pointed-control", "references.reference_actions",
+                "controls the task points to by kind and place (\"the second checkbox\", \"the last field\")",
+                "the value, option, tick or click the clause asks of each")
+QUOTED_SHOWN = _rule("references.quoted-shown", "references.quoted_clicks(reveals=False)",
+                     "a quoted name the page shows on a control", "click it")
+EXPAND = _rule("references.expand-section", "references.expand_clicks",
+               "closed sections the task asks to open", "click their headers")
+QUOTED_REVEAL = _rule("references.reveal-quoted", "references.quoted_clicks",
+                      "a quoted name not shown yet", "click the next control that may reveal it")
+ITEM = _rule("forms.item-buttons", "forms.item_clicks",
+             "items the task puts somewhere (\"buy X\", \"add X\")", "click the item's own button (\"Add X to cart\")")
+SKILL = _rule("problems.skill-answer", "problems.skill_actions",
+              "a problem the page poses (a sum, a sequence, a chess position, a table question...)",
+              "the skill's answer typed into its field or its choice clicked")
+SUBMIT = _rule("forms.submit", "forms.submit_button",
+               "a form just filled (or a value that now fits)", "click the form's own submit button")
+NAMED = _rule("navigation.named-click", "navigation.named_clicks",
+              "buttons, tabs and links the task names that were not clicked yet",
+              "click them in the task's order (a submit held back while a field it refers to is empty)")
+REST = _rule("progress.rest-of-batch", "progress.Seen.rest_of_batch",
+             "a planned batch the protocol ran only partly (one action a step)", "the clicks still to send")
+
+# ----------------------------------------------------------------- endings the page or the task show
+COMPLETION = _rule("outcome.completion", "outcome.judge",
+                   "a completion message shown after acting, not taken back, no score below full",
+                   "done, success")
+ANSWER = _rule("answers.value-found", "answers.answer_from",
+               "the value the task asks for, shown on the page (and not to be entered)",
+               "done, with the value as the result")
+
+# ----------------------------------------------------------------- other routes when the task names nothing left
+REPEAT = _rule("navigation.repeat-named", "navigation.repeat_named",
+               "a task that says to repeat a named button (\"until\", \"each\", \"again\")", "click it again")
+BACK_HOME = _rule("navigation.back-to-site", "policy._other_routes",
+                  "a page on another site than the task's", "navigate back to the last page of the task's site")
+CODE_BACK = _rule("codes.back-to-field", "codes.waiting_page",
+                  "a code found on another page for a field that waits for it", "navigate back to that field")
+CLICK_FOUND = _rule("answers.click-found", "policy._click_found",
+                    "\"find X and click on it\": the value the page shows for X", "click it where it shows, once")
+OPEN_ITEM = _rule("scope.open-item", "scope.opener",
+                  "an action the task wants done to an item whose controls are not on this page",
+                  "click the item to open it")
+NEXT_STEP = _rule("navigation.next-step", "navigation.next_step",
+                  "a step that took effect and an enabled next-step button (checkout, next, continue)",
+                  "click it")
+BEST_LINK = _rule("navigation.best-link", "navigation.best_link",
+                  "links sharing words with the goal or the page's clues", "click the best unvisited one")
+ESCALATE = _rule("navigation.escalate", "navigation.escalate",
+                 "a batch that changed nothing on this page", "another submit button, Enter, scrolling, another route")
+ALTERNATIVE = _rule("navigation.alternative", "navigation.alternatives",
+                    "planned actions the loop guard withholds as repeats", "another route instead")
+SCROLL = _rule("page.scroll-for-more", "policy._scroll",
+               "nothing left to do on a long page not scrolled yet", "scroll down once")
+
+# ----------------------------------------------------------------- honest give-ups
+NOTHING_LEFT = _rule("outcome.nothing-left", "policy.DeterministicPolicy._nothing_left",
+                     "nothing the task names is left to do and the page shows no completion",
+                     "done, not achieved (what the page shows instead)")
+UNREACHABLE = _rule("guards.unreachable", "policy.DeterministicPolicy._finish",
+                    "every action needs an element this protocol cannot reach by name",
+                    "done, not achieved: the task cannot be done through this protocol")
+LOOP_STOP = _rule("loops.stop", "guards.LoopGuard.filter",
+                  "the same actions keep repeating on an unchanged page", "stop (done, not achieved)")
+NOTHING_NEW = _rule("loops.nothing-new", "policy.DeterministicPolicy._send",
+                    "every action withheld as a repeat, nothing new to try", "stop (done, not achieved)")
+NO_PROGRESS_DONE = _rule("loops.done-on-outcome", "policy.DeterministicPolicy._send",
+                         "every action withheld as a repeat while the page shows the outcome or the answer",
+                         "done, success")
+
+BY_NAME: dict[str, Rule] = {r.name: r for r in RULES}
+
+
+def tag(rule: Rule, actions: Iterable[Action]) -> list[Action]:
+    """``actions`` marked as proposed by ``rule`` (an action a rule already marked keeps its mark)."""
+    out = list(actions)
+    for a in out:
+        if not a.rule:
+            a.rule = rule.name
+    return out
+
+
+def trace(actions: Iterable[Action]) -> list[str]:
+    """The names of the rules behind ``actions``, each once, in order."""
+    out: list[str] = []
+    for a in actions:
+        if a.rule and a.rule not in out:
+            out.append(a.rule)
+    return out
