@@ -316,17 +316,30 @@ def test_fill_all_fields_with_realistic_details_and_a_select_the_page_says_is_re
     assert _typed(d).get("Plan") == "Basic"
 
 
-def test_a_page_that_takes_its_message_back_is_no_success_in_a_maze_or_a_shop():
-    room = ('- heading "You found the map room!" [level=1]\n'
-            '- paragraph: "Congratulations, explorer: old maps everywhere. The archive is not here."\n'
-            '- link "Back to the corridor":\n  - /url: north.html')
-    assert not verdict(room).success
-    d = decide("Find the archive of the old library.", room, url="https://lib.test/map.html",
-               memory={"acted": True, "before": [], "home": "lib.test"},
-               history=[Action("click", {"element": "Map room"})])
+def test_a_page_that_takes_its_message_back_is_no_success_in_a_gallery_or_a_shop():
+    hall = ('- heading "Welcome to the east gallery" [level=1]\n'
+            '- paragraph: "Congratulations, visitor: paintings on every wall. The manuscript is not kept here."\n'
+            '- link "Back to the entrance hall":\n  - /url: entrance.html')
+    assert not verdict(hall).success
+    d = decide("Find the manuscript in the old museum.", hall, url="https://museum.test/east.html",
+               memory={"acted": True, "before": [], "home": "museum.test"},
+               history=[Action("click", {"element": "East gallery"})])
     assert not (d.done and d.success)
     shop = '- status: Thanks for your order!\n- paragraph: Payment failed: your card was declined.'
     assert not verdict(shop).success
+
+
+@pytest.mark.parametrize("taken_back", [
+    "The parcel you want isn't stored here.",
+    "Sorry, that was the wrong shelf.",
+    "This is not the right one, keep searching.",
+    "Search somewhere else for the recipe.",
+    "Two signatures are still missing.",
+    "Nothing to see on this floor.",
+])
+def test_a_success_line_taken_back_in_other_words_is_no_success(taken_back):
+    assert not verdict(f'- status: Well done!\n- paragraph: "{taken_back}"').success
+    assert verdict('- status: Well done!\n- paragraph: "Your parcel is stored on shelf 4."').success
 
 
 def test_a_value_found_on_the_page_does_not_finish_a_task_that_asks_to_enter_it():

@@ -1,7 +1,7 @@
 """What a page says about the task: finished, failed, still in progress, or nothing yet.
 
-A completion claim needs evidence tied to the task; a page's wording alone is easy to misread. The rules
-(general, no per-site wording):
+A completion claim needs evidence tied to the task; a page's wording alone is easy to misread. The rules (English
+word lists and patterns; no site, task or page is named in them):
 
 * a **score or progress line** (``0 Score 0 Correct 1/10``, ``Question 3 of 10``, ``Round 2``, ``Step 1 of
   3``, ``Points: 40``) is never a completion message, whatever words it holds ("correct", "score");
@@ -14,8 +14,8 @@ A completion claim needs evidence tied to the task; a page's wording alone is ea
 * a **game over** (``game over``, ``final score``, ``quiz complete``, ``all questions answered``...) counts as
   success only when the page's final report is a full score (``10/10``, ``10 of 10 correct``) or a success
   message without failure/zero; otherwise the task is over and *not* achieved;
-* a page that takes its own message back (``You found the map room!`` next to ``The archive is not here``,
-  ``keep looking``, ``wrong door``) shows no success;
+* a page that takes its own message back (``Well done!`` next to ``the key is not kept here``, ``keep
+  searching``, ``wrong turn``) shows no success;
 * a completion message present before the agent acted (a landing page's "Welcome!") is not evidence: the
   caller passes the lines it saw first (:func:`line_key` of each) as ``before``.
 
@@ -44,13 +44,16 @@ ERROR = re.compile(r"\b(required|invalid|not valid|incorrect|wrong|error|failed|
                    r"fill|choose|select|confirm|rate|pick|provide|check)|is not|isn't|cannot|can't|empty|too (?:short|"
                    r"long)|missing|does not|doesn't|try again|not found|no results|not quite|not correct|"
                    r"unsuccessful|denied|rejected|expired|game over|time'?s up|out of (?:time|lives))\b", re.I)
-#: a line that takes a success message back ("You found the map room! ... The archive is not here"): a page that
-#: says both is no evidence of success
-VETO = re.compile(r"\b(not here|isn'?t here|is not (?:here|it|this one|the (?:right|correct|one))|"
-                  r"not the (?:right|correct|real|one)|wrong (?:room|page|place|way|door|one|answer|code)|"
-                  r"keep (?:looking|searching|exploring)|"
-                  r"look elsewhere|search elsewhere|dead end|decoy|try again|not quite|incorrect|failed|not yet|"
-                  r"still (?:need|have|missing|to do)|(?:is|are) (?:still )?missing|nothing (?:here|to see))\b", re.I)
+#: a line that takes a success message back ("Well done! ... but the key is not kept here"): a page that says both
+#: is no evidence of success. Four general forms, no page's nouns: what is sought is not where the page is; what
+#: the page shows is not the one sought; the search goes on; something is still left to do
+VETO = re.compile(
+    r"\b(not\s+here|(?:is|are)(?:n'?t|\s+not)\s+(?:\w+\s+)?here|nothing\s+(?:here|to\s+see)|"
+    r"(?:is|are)\s+not\s+(?:it|this\s+one|the\s+(?:right|correct|one))|not\s+the\s+(?:right|correct|real|one)|"
+    r"wrong\s+\w+|"
+    r"keep\s+(?:looking|searching|trying)|(?:look|search)\s+(?:elsewhere|somewhere\s+else)|try\s+again|"
+    r"not\s+(?:quite|yet)|incorrect|failed|"
+    r"still\s+(?:need|have|missing|to\s+do)|(?:is|are)\s+(?:still\s+)?missing)\b", re.I)
 #: a score, counter or progress line: the state of a game or a wizard, not its end
 PROGRESS = re.compile(
     r"(\b(?:question|round|level|step|stage|puzzle|problem|slide|card|task|part|turn|move|page|word)\s*#?\s*\d+"
