@@ -56,11 +56,16 @@ def test_a_give_up_names_the_rule_that_ended_the_task():
 
 
 def test_every_action_sent_on_a_multi_step_form_carries_its_rule():
-    tree = ('- textbox "Name"\n- textbox "City"\n- checkbox "I agree to the terms"\n'
-            '- button "Register"\n- link "Help":\n  - /url: /help')
-    d = decide("Register with name Ada Byron and city Leeds.", tree, tools=PROXY_TOOLS)
+    tree = ('- textbox "Name"\n- textbox "City"\n- textbox "Password"\n- combobox "Plan":\n'
+            '  - option "Choose..." [selected]\n  - option "Basic"\n  - option "Team"\n'
+            '- checkbox "I agree to the terms"\n- button "Register"\n- link "Help":\n  - /url: /help')
+    d = decide("Register an account with name Ada Byron, city Leeds and the Team plan.", tree, tools=PROXY_TOOLS)
     assert d.actions and all(a.rule in rules.BY_NAME for a in d.actions)
-    assert d.rules == rules.trace(d.actions) and d.rules[0] == "forms.fill-fields"
+    assert d.rules == rules.trace(d.actions)
+    by_target = {a.resolved.name: a.rule for a in d.actions}
+    assert by_target == {"Name": "forms.fill-fields", "City": "forms.fill-fields", "Password": "forms.password",
+                         "Plan": "forms.list-choice", "I agree to the terms": "forms.tick",
+                         "Register": "forms.submit"}
 
 
 def _olympics_turn_log(monkeypatch) -> list[dict]:
@@ -138,3 +143,33 @@ def test_the_agent_readme_lists_every_rule_of_the_table():
     section = readme.split("## The rule table", 1)[1].split("\n## ", 1)[0]
     listed = re.findall(r"^\| `([a-z.-]+)` \|", section, re.M)
     assert listed == [r.name for r in rules.RULES]
+
+
+@pytest.mark.parametrize(("tree", "task", "url", "rule"), [
+    # a completion line the page takes back: no success, and the trace says which rule refused it
+    ('- heading "Welcome to the east gallery" [level=1]\n'
+     '- paragraph: "Congratulations, visitor. The manuscript is not kept here."\n'
+     '- link "Back to the entrance hall":\n  - /url: entrance.html',
+     "Find the manuscript in the old museum.", "https://museum.test/east.html", "outcome.taken-back"),
+    # a game under way: played on
+    ('- paragraph: "Round 3 of 8"\n- paragraph: "What is 6 + 7?"\n- textbox "Answer"\n- button "Check"',
+     "Play the addition game to the end.", "https://games.test/add.html", "outcome.under-way"),
+    # the page reports a problem with what was sent
+    ('- textbox "Postcode": 12\n- button "Save address"\n- alert: The postcode is too short.',
+     "Save the address with postcode 12345.", "https://shop.test/address", "outcome.page-error"),
+    # a completion message on another site is no evidence
+    ('- heading "Thank you, your order is confirmed" [level=1]\n- link "Home":\n  - /url: /',
+     "Order the blue kettle on shop.test.", "https://elsewhere.example/thanks", "outcome.off-site"),
+])
+def test_the_pages_verdict_that_shaped_a_decision_is_in_its_trace(tree, task, url, rule):
+    d = decide(task, tree, url=url, memory={"acted": True, "before": [], "home": "shop.test"
+                                           if "shop" in task else urls_host(url)},
+               history=[Action("click", {"element": "Go"})])
+    assert rule in d.rules and not (d.done and d.success)
+    assert rules.BY_NAME[rule].recognises
+
+
+def urls_host(url: str) -> str:
+    from agenthost import urls
+
+    return urls.host(url)

@@ -112,8 +112,9 @@ class Decision:
     #: the first action needing approval in careful mode (question for ask_user), if any
     needs_approval: str | None = None
     prompt_chars: int = 0
-    #: the deterministic rules that acted, each once, in order (:mod:`agenthost.agent.rules`): the rules whose
-    #: actions were sent, or the rule that ended the task; empty for a decision no rule made
+    #: the deterministic rules that acted, each once, in order (:mod:`agenthost.agent.rules`): the page's verdict
+    #: when it shaped the decision, then the rules whose actions were sent, or the rule that ended the task; empty
+    #: for a decision no rule made
     rules: list[str] = field(default_factory=list)
 
     def olympics(self, max_actions: int = 10) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from agenthost.agent import rules
 from agenthost.agent.actions import Action, is_avoided, norm
 from agenthost.agent.answers import answer_from
 from agenthost.agent.codes import code_for
@@ -65,13 +66,16 @@ def fill_fields(facts: TaskFacts, page: Page, names: Sequence[str], seen: Seen, 
         if e.role in TEXT_ROLES and "type" in names:
             act = _text_action(facts, page, e, seen, present, rejected, pending_pw)
             if act is not None:
+                act.rule = act.rule or rules.FILL.name
                 typed_values.add(norm(act.args["text"]))
         elif e.role in ("combobox", "listbox"):
             act = _list_action(facts, page, e, names, present, problem)
+            if act is not None:
+                act.rule = act.rule or rules.LIST_CHOICE.name
         if act is not None:
             acts.append(act)
-    acts.extend(_passwords(facts, page, pending_pw))
-    acts.extend(ticks(facts, page, names, typed_values))
+    acts.extend(rules.tag(rules.PASSWORD, _passwords(facts, page, pending_pw)))
+    acts.extend(rules.tag(rules.TICK, ticks(facts, page, names, typed_values)))
     order = {id(e): i for i, e in enumerate(page.elements)}
     acts.sort(key=lambda a: order.get(id(a.resolved), 10**6))
     return acts

@@ -249,3 +249,10 @@ def success_keys(page: Page) -> list[str]:
     joined_text = "\x00".join(texts)
     hits = set().union(*(_hits(joined_text, starts, rx) for rx in (SUCCESS, ROUND_OK, GAME_OVER)))
     return [line_key(texts[i]) for i in sorted(hits)][:20]
+
+
+def taken_back(page: Page, before: Collection[str] = (), task: str = "") -> bool:
+    """A fresh completion line next to a fresh line that takes it back (:data:`VETO`): the page :func:`judge`
+    refuses as a success for that reason (the policy names it in the decision's trace)."""
+    fresh = [ln for ln, _ in candidate_lines(page, task) if not before or line_key(ln) not in before]
+    return any(SUCCESS.search(ln) for ln in fresh) and any(VETO.search(ln) for ln in fresh)

@@ -49,7 +49,7 @@ from agenthost.agent.navigation import (
     off_site,
     repeat_named,
 )
-from agenthost.agent.outcome import Outcome, judge, success_keys
+from agenthost.agent.outcome import Outcome, judge, success_keys, taken_back
 from agenthost.agent.page import Page
 from agenthost.agent.problems import skill_actions
 from agenthost.agent.progress import Seen, action_key, futile_keys, sent_record
@@ -97,6 +97,8 @@ class _Turn:
     blocked: str = ""
     #: the rule that set ``blocked``
     blocked_by: rules.Rule = rules.NOTHING_LEFT
+    #: the rules of the page's verdict that shaped this decision (first in its trace)
+    noted: list[str] = field(default_factory=list)
 
 
 def _read_turn(task: str, page: Page, history: Sequence[Action], memory: dict[str, Any] | None,
@@ -133,7 +135,13 @@ def _page_verdict(t: _Turn) -> Outcome:
             memory["home"] = home
     verdict = judge(page, memory.get("before") or (), facts.text)
     if verdict.kind in ("success", "failure") and off_site(page.url, memory.get("home", ""), facts):
+        t.noted.append(rules.OFF_SITE.name)
         return Outcome(None, "")
+    shaped = {"progress": rules.UNDER_WAY, "error": rules.PAGE_ERROR, "failure": rules.FAILURE}.get(verdict.kind or "")
+    if shaped is not None:
+        t.noted.append(shaped.name)
+    if verdict.kind != "success" and taken_back(page, memory.get("before") or (), facts.text):
+        t.noted.append(rules.TAKEN_BACK.name)
     return verdict
 
 
@@ -336,6 +344,11 @@ class DeterministicPolicy:
                tools: Iterable[Any] | None = None, deadline: Deadline | float | None = None, *,
                careful: bool = False, avoid: Iterable[Any] = ()) -> Decision:
         t = _read_turn(task, page, history, memory, tools, deadline, careful, avoid)
+        d = self._decide(t, task, page, history)
+        d.rules = t.noted + [n for n in d.rules if n not in t.noted]  # the page's verdict first, as it was read
+        return d
+
+    def _decide(self, t: _Turn, task: str, page: Page, history: Sequence[Action]) -> Decision:
         opening = self._open(t)
         if opening is not None:
             return opening

@@ -3,7 +3,8 @@
 :class:`~agenthost.agent.policy.DeterministicPolicy` applies them in a fixed cascade (the order of
 :data:`RULES`); the rule bodies live in the modules named in ``where``. The policy tags each action with the
 rule that proposed it (``Action.rule``) and a decision records the names of the rules that acted
-(``Decision.rules``: the rules whose actions were sent, in order, or the rule that ended the task). The
+(``Decision.rules``: the page's verdict when it shaped the decision, then the rules whose actions were sent, in
+order, or the rule that ended the task). The
 protocols log that trace with each turn or step, and the arena and MiniWoB++ reports count the hits per rule
 (a rule that fires in one suite only, or never, shows there).
 
@@ -51,6 +52,23 @@ GESTURE = _rule("gesture.give-up", "policy._GESTURE",
                 "an imperative needing a pointer gesture no tool performs (drag, draw, hover, resize...)",
                 "give up honestly before any later step goes without it")
 
+# ----------------------------------------------------------------- the page's verdict (shapes what follows)
+UNDER_WAY = _rule("outcome.under-way", "outcome.in_play",
+                  "a score or progress line of a game or wizard not finished (\"Round 3 of 8\")",
+                  "no completion yet: the round is played on")
+PAGE_ERROR = _rule("outcome.page-error", "outcome.ERROR",
+                   "an error line in a status or alert region (required, invalid, too short...)",
+                   "the form filled again with the error in mind (values typed before typed again)")
+FAILURE = _rule("outcome.reports-failure", "outcome.reports_failure",
+                "a game over without a full score, or zero or failure next to a completion message",
+                "no success: a give-up says what the page reports")
+TAKEN_BACK = _rule("outcome.taken-back", "outcome.VETO",
+                   "a completion line next to one that takes it back (not here, not the one sought, the search "
+                   "goes on, something still left)", "no success: the task goes on")
+OFF_SITE = _rule("outcome.off-site", "guards.off_site",
+                 "a completion or failure message on another site than the task's (one the task does not name)",
+                 "no evidence either way: the task goes on")
+
 # ----------------------------------------------------------------- what the task asks of this page
 CALENDAR = _rule("calendar.pick-date", "calendar.calendar_actions",
                  "a date the task states and a calendar widget on the page",
@@ -61,9 +79,18 @@ SUGGESTION = _rule("suggestions.complete", "suggestions.suggestion_actions",
 NO_SUGGESTION = _rule("suggestions.none-fits", "suggestions.suggestion_actions",
                       "the field's suggestions are listed and none starts and ends as the task asks",
                       "give up honestly instead of sending a value that does not fit")
-FILL = _rule("forms.fill-fields", "forms.fill_fields",
-             "fields, options and boxes the task gives values for (stated, described, shown on the page)",
-             "type, select and tick them")
+FILL = _rule("forms.fill-fields", "forms._text_action",
+             "text fields the task gives a value for (stated, described, shown on the page, a code found earlier)",
+             "type the value")
+PASSWORD = _rule("forms.password", "forms._passwords",
+                 "empty password fields the task gives no value for, on a task to register or sign up",
+                 "one fresh password meeting the stated rules, typed into each")
+LIST_CHOICE = _rule("forms.list-choice", "forms._list_action",
+                    "a select, an editable combobox or its open list, and the option the task or the page asks for",
+                    "select the option (or type the value to open the list, or click the listed option)")
+TICK = _rule("forms.tick", "forms.ticks",
+             "boxes the task names (or turns off), agreement boxes of a form being sent, \"only\" groups, "
+             "radios it names", "tick or untick them, click the radio")
 POINTED = _rule("references.pointed-control", "references.reference_actions",
                 "controls the task points to by kind and place (\"the second checkbox\", \"the last field\")",
                 "the value, option, tick or click the clause asks of each")
