@@ -1,6 +1,6 @@
-"""Codes the pages show ("Archive door code: 7291"), remembered across pages, and the fields that wait for one.
+"""Codes the pages show ("Gym locker code: 4482"), remembered across pages, and the fields that wait for one.
 
-A task may need a value shown on another page than the field it goes into (a door code on a note in another
+A task may need a value shown on another page than the field it goes into (a locker code on a note in another
 room, a voucher on a flyer page). Each turn, :func:`remember` keeps the codes the page shows after a label
 naming a code (``code``, ``pin``, ``passcode``, ``combination``, ``key``): a page that calls a code old,
 changed or crossed out gives none, and a one-time code (a one-time passcode, OTP, verification, sign-in or
@@ -69,8 +69,8 @@ def _lines_naming_a_code(text: str) -> list[str]:
 
 
 def code_for(memory: dict[str, Any], label: str) -> str | None:
-    """The newest remembered code whose label holds every word of the field's ``label`` (``Door code`` ->
-    ``Archive door code: 7291``)."""
+    """The newest remembered code whose label holds every word of the field's ``label`` (``Locker code`` ->
+    ``Gym locker code: 4482``)."""
     want = words(label)
     if not want or not _FIELD.search(label):
         return None

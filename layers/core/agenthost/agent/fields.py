@@ -32,7 +32,7 @@ SYNONYMS: dict[str, tuple[str, ...]] = {
     "email": ("e-mail",),
     "comments": ("comment",),
 }
-#: nouns a field's label ends with that a task may use on their own ("name for the reservation" -> "name")
+#: nouns a field's label ends with that a task may use on their own ("name on the parcel" -> "name")
 _FIELD_NOUNS = frozenset("""name code number year date email address title city country phone zip amount quantity
 guests username password answer query message comments comment topic subject size color colour company""".split())
 _FREE_TEXT = re.compile(r"\b(message|comments?|feedback|notes?|description|details|question|body|review|reason|"
@@ -50,7 +50,7 @@ INSTRUCTION = re.compile(r"(?:give|unscramble|answer|enter|type|find|solve|compl
                           r"write|fill|follow|guess|match|sort|identify|spell|pass|submit|read|work out|figure out|"
                           r"calculate|compute|check)\s+\w+", re.I)
 
-#: a value opening with one of these refers to something else ("their totals", "his address")
+#: a value opening with one of these refers to something else ("their amounts", "his address")
 _POSSESSIVE = frozenset("their his her its our whose".split())
 #: words that describe where a value is rather than being one
 _NOT_VALUE = frozenset("""shown given displayed listed below above provided printed written mentioned found there
@@ -143,7 +143,7 @@ def valid_value(value: str, kind: str) -> bool:
     if len(v.split()) == 1 and (first in _NOT_VALUE or re.fullmatch(r"[a-z]+(?:ed|ing|ly)", v)):
         return False  # "use the voucher shown", "the code displayed": a description, not the value
     if first in _POSSESSIVE:
-        return False  # "the sum of their totals": what the value is about, not the value
+        return False  # "the sum of their amounts": what the value is about, not the value
     return first not in STOP and len(v.split()) <= 6
 
 
@@ -156,7 +156,7 @@ def value_run(text: str, start: int, kind: str) -> tuple[str, int]:
     if kind == "password":
         m = re.match(r"\S+", rest)
         return (m.group(0).rstrip(",;.") if m else ""), start
-    # walk words; stop at a delimiter that is not inside an initial ("Ursula K. Le Guin")
+    # walk words; stop at a delimiter that is not inside an initial ("Toni N. Morrison")
     out: list[str] = []
     pos = 0
     while pos < len(rest):

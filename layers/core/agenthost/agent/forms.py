@@ -258,7 +258,7 @@ def item_clicks(facts: TaskFacts, page: Page, seen: Seen) -> list[Action]:
         if not item or low_item not in facts.low or not any(
                 has_phrase(facts.low, low_item + plural) for plural in ("", "s", "es")):
             continue
-        if _field_before(page, e):  # the submit button of a text field ("Add task"), not an item
+        if _field_before(page, e):  # the submit button of a text field ("Add note"), not an item
             continue
         for _ in range(facts.count_for(item) - seen.clicked(e)):
             acts.append(Action("click", {"element": e.name}, resolved=e, why=f"the task wants {item!r}"))
@@ -324,7 +324,7 @@ def _shown_text(page: Page) -> str:
 
 
 def code_from_text(label: str, text: str) -> str | None:
-    """A code the text prints right after a field's label or its head noun (``use return code RX-4417``)."""
+    """A code the text prints right after a field's label or its head noun (``quote claim code CL-5521``)."""
     low = text.lower()
     for key in label_keys(label):
         if key not in low:

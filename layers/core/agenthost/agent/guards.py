@@ -574,7 +574,7 @@ def task_secrets(facts: TaskFacts) -> list[str]:
     out: list[str] = []
     for label, input_type in _SECRET_LABELS:
         if not has_phrase(facts.low, label.lower()):
-            continue  # the task must say it is a secret ("the discount code TEA10" is no security code)
+            continue  # the task must say it is a secret ("the promo code SPRING5" is no security code)
         value = facts.value_for(label, input_type)
         if value and value in facts.text and value not in out:  # stated, not made up
             out.append(value)

@@ -250,7 +250,7 @@ def _by_synonym(facts: TaskFacts, name: str) -> bool:
 
 def other_id(facts: TaskFacts, name: str) -> bool:
     """Whether ``name`` carries an identifier of a kind the task names but not the task's own (``Download
-    INV-2024-09`` when the task names INV-2024-10; ``v2.1`` when it names v2.10): another thing, not the
+    PO-2023-07`` when the task names PO-2023-08; ``v2.1`` when it names v2.10): another thing, not the
     named one, however many words and numbers it shares with the task."""
     ids = identifiers(name)
     if not ids or not facts.ids or ids & facts.ids:

@@ -249,7 +249,7 @@ def _answer(t: _Turn, verdict: Outcome) -> tuple[str | None, str]:
 #: is a step, not the end
 _ACT_ON_IT = re.compile(r"(?:^|[.;:,!?]\s*|\b(?:and|then|to|please)\s+)(?:click|press|tap|select|choose|pick|check|"
                         r"tick|delete|remove|buy|order|add|book|send|reply|forward|star|mark|like|share|drag|open|"
-                        r"close|expand|follow)\b", re.I)  # an imperative, not a noun ("the order service")
+                        r"close|expand|follow)\b", re.I)  # an imperative, not a noun ("the booking service")
 
 
 #: a request put as a question ("Will you respond to her email ...?"): something to do, not to answer

@@ -102,8 +102,8 @@ def _question_fields(page: Page, facts: TaskFacts) -> list[tuple[Element, str]]:
     return out
 
 
-#: a field label that asks for a quantity over some data ("Number of orders with status shipped", "Sum of the
-#: totals of the shipped orders")
+#: a field label that asks for a quantity over some data ("Number of tickets with status open", "Sum of the
+#: amounts of the paid invoices")
 _QUANTITY_LABEL = re.compile(r"^\s*(?:the\s+|your\s+)?(?:number|count|sum|total|average|mean|maximum|minimum|"
                              r"highest|lowest|how many|how much)\b", re.I)
 _QUANTITY_WORDS = frozenset(words("number count sum total average mean maximum minimum highest lowest how many much"))

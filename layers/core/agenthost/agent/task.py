@@ -7,9 +7,9 @@ Values are found in several general shapes, tried from the most to the least exp
 
 * ``Label: value`` / ``Label = value`` pairs and phrases (``enter "X" into Y``, ``set Y to X``,
   ``Y is X``);
-* a value right after the field's label or a common synonym (``first name Maria``, ``discount code TEA10``,
-  ``username jdoe and password Winter2024!``, ``born 1988``, ``under the name Okafor``, ``mention in the
-  comments that ...``), or a number right before it (``4 guests``, ``12000 kilometres per year``);
+* a value right after the field's label or a common synonym (``first name Tomas``, ``promo code SPRING5``,
+  ``username mbell and password Harbor#88``, ``born 1975``, ``under the name Lindqvist``, ``mention in the
+  comments that ...``), or a number right before it (``3 rooms``, ``8000 miles per year``);
 * a list of quoted items after the label (``add the tasks "A" and "B"``: the first one the page does not
   show yet);
 * a search query (``search for books by X``, ``search for "X"``), a person's name for a name field
@@ -62,7 +62,7 @@ _PHRASES = [
     # search for "X"
     re.compile(r"\b(?P<key>search)(?:\s+for)?\s+(?P<val>\"[^\"]+\"|'[^']+'|“[^”]+”)", re.I),
 ]
-#: keys that are clauses, not field names ("name is Li Wei and your email")
+#: keys that are clauses, not field names ("name is Ana Silva and your phone")
 _BAD_KEY = re.compile(r"\b(is|are|was|and|or|should|must|be|then|but)\b", re.I)
 #: the task asks for a value (a table cell, a code, a price...)
 _QUESTION = re.compile(r"(\?|\b(what|which|who|how many|how much|when|where|find out|tell me|report|extract|"
@@ -128,7 +128,7 @@ class TaskFacts:
     joined: frozenset[str] = field(default_factory=frozenset)
     #: numbers of two or more digits the task states (not times like 19:30, not parts of identifiers)
     numbers: frozenset[str] = field(default_factory=frozenset)
-    #: identifiers the task names (``inv-2024-10``, ``v2.10``), lower case: each names one thing as a whole
+    #: identifiers the task names (``po-2023-08``, ``v2.10``), lower case: each names one thing as a whole
     ids: frozenset[str] = field(default_factory=frozenset)
     #: the text in lower case
     low: str = ""
@@ -220,8 +220,8 @@ class TaskFacts:
         return best, best_score
 
     def value_near(self, label: str, kind: str = "text", *, present: str = "") -> str | None:
-        """A value written right after the label or a synonym (``first name Maria``), or a number right
-        before it (``4 guests``)."""
+        """A value written right after the label or a synonym (``first name Tomas``), or a number right
+        before it (``3 rooms``)."""
         text = self.text
         shown = present or ""
         low = self.low
@@ -339,7 +339,7 @@ class TaskFacts:
 
     def person_name(self, label: str = "", present: str = "") -> str | None:
         """A person's name the task mentions (``a quote for Sam Taylor``); first/last part for such fields.
-        A capitalised name the page itself shows (``two bags of Colombia Supremo``: a product) is no person."""
+        A capitalised name the page itself shows (``three tins of Assam Gold``: a product) is no person."""
         full = ""
         for m in _PERSON.finditer(self.text):
             cand = m.group(1).strip()

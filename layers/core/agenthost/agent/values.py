@@ -1,4 +1,4 @@
-"""Realistic values for fields a task only describes ("Last name: use a realistic last name", "a valid phone
+"""Realistic values for fields a task only describes ("Surname: use a believable surname", "a valid phone
 number format", "any country", "at least 40 words about your holiday").
 
 :func:`is_description` tells a description from a value; :func:`realistic` gives a plain, plausible value of
@@ -27,7 +27,7 @@ _ARTICLE_LEAD = re.compile(r"^\s*(?:a|an|any|some)\s+\w+", re.I)
 
 
 def is_description(value: str) -> bool:
-    """Whether ``value`` describes what to enter ("use a realistic last name", "any valid email", "a phone
+    """Whether ``value`` describes what to enter ("use a believable surname", "any valid email", "a phone
     number in a realistic format") rather than being the value."""
     v = (value or "").strip()
     if not v or len(v) > 300:

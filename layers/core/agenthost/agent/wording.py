@@ -52,7 +52,7 @@ def unquote(v: str) -> str:
     return v.rstrip(".")
 
 
-#: an identifier: alphanumeric parts joined by - . or / with a digit somewhere (``INV-2024-10``, ``ORD-7781``,
+#: an identifier: alphanumeric parts joined by - . or / with a digit somewhere (``PO-2023-08``, ``ORD-7781``,
 #: ``v2.10``, ``2024-03-15``); it names one thing only as a whole
 ID = re.compile(r"(?<![\w./-])(?=[\w./-]*\d)[a-z0-9]+(?:[-./][a-z0-9]+)+(?![\w-]|[./][a-z0-9])", re.I)
 
@@ -64,8 +64,8 @@ def identifiers(s: str) -> frozenset[str]:
 
 
 def id_kind(ident: str) -> str:
-    """The kind of an identifier: its letters and separators, each run of digits as 9 (``inv-2024-10`` ->
-    ``inv-9-9``, ``v2.10`` -> ``v9.9``), so that ORD-7781 and ORD-7782 are two of one kind."""
+    """The kind of an identifier: its letters and separators, each run of digits as 9 (``po-2023-08`` ->
+    ``po-9-9``, ``v2.10`` -> ``v9.9``), so that ORD-7781 and ORD-7782 are two of one kind."""
     return re.sub(r"\d+", "9", ident.lower())
 
 
