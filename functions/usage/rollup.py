@@ -32,6 +32,7 @@ from typing import Any
 
 from agenthost import aws
 from agenthost.metering.carry import counters as entry_counters
+from agenthost.metering.carry import decode
 from agenthost.metering.emf import emit_turns
 from agenthost.metering.usage import USAGE_ATTR, USAGE_TTL_S
 from agenthost.store import ConditionFailed, Store, keys, unmarshal
@@ -50,10 +51,9 @@ def _usage(image: Mapping[str, Any] | None) -> dict[str, Any] | None:
     if not image or USAGE_ATTR not in image:
         return None
     try:
-        value = unmarshal({USAGE_ATTR: image[USAGE_ATTR]})[USAGE_ATTR]
+        return decode(unmarshal({USAGE_ATTR: image[USAGE_ATTR]})[USAGE_ATTR])
     except Exception:  # noqa: BLE001 - an attribute we cannot read carries nothing we can add
         return None
-    return value if isinstance(value, dict) and value.get("id") else None
 
 
 #: what an entry says besides its counters, and the usage item's attribute it sets

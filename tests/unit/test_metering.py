@@ -177,12 +177,45 @@ def test_the_previous_turns_tail_rides_inside_this_turns_entry_and_is_counted_on
             aws.put({**keys.task("a", f"t{n}"), "v": n})
             aws.get(**keys.task("a", f"t{n}"))  # a read after the write: a cost tail for the next write
     raw = aws.client.get_item(TableName=aws.table_name, Key=marshal(keys.task("a", "t1")))["Item"]
-    [entry] = unmarshal({"u": raw[metering.USAGE_ATTR]})["u"]["e"]
+    [entry] = metering.carry.decode(unmarshal({"u": raw[metering.USAGE_ATTR]})["u"])["e"]
     tail = metering.carry.counters(entry, "t")
     assert metering.carry.counters(entry)["turns"] == 1 and "turns" not in tail and tail["ddb_calls"] == 1
     rollup()
     item = usage(aws, "a", "olympics")
     assert (item["turns"], item["ddb_calls"]) == (2, 3)  # two writes, and the first turn's read
+
+
+def test_the_usage_attribute_is_one_short_string_that_reads_back_exactly():
+    """The usage rides on the turn's own item, billed per KB: it is one string (about half the bytes of a map of
+    named numbers), and reads back to the same entries whatever the agent id or model contains."""
+    from agenthost.metering import carry
+
+    entries = [
+        {"day": "2026-11-29", "agent": "agent-1", "protocol": "olympics", "arch": "arm64", "mb": 512,
+         "c": [1, 0, 0, 0, 0, 0, 0, 1, 0, 8.849, 4608, 1, 2, 0.5, 1], "why": "no_llm",
+         "t": [0, 0, 0, 0, 0, 0, 0, 0, 0, 4.185, 2048]},
+        {"day": "2026-11-28", "agent": "a|b,c:d%e 名前", "protocol": "runs", "arch": "x86_64", "mb": 128,
+         "model": "anthropic.claude-3:0", "c": [1, 0, 2, 1, 812, 64, 930.25, 0, 0, 0.001, 128]},
+    ]
+    value = carry.encode("0123456789abcdef", 1795937174.89, entries)
+    assert isinstance(value, str)
+    assert carry.decode(value) == {"id": "0123456789abcdef", "at": 1795937174.89, "e": entries}
+    one = carry.encode("0123456789abcdef", 1795937174.89, entries[:1])
+    # a webhook turn's usage with the previous turn's tail folded in (a map of the same: ~210 bytes)
+    assert len(one) <= 120, one
+    assert carry.decode("not|a number") is None and carry.decode("") is None
+    # what the version before wrote (a map) is read as it was
+    before = {"id": "x1", "at": 1.5, "e": entries[:1]}
+    assert carry.decode(before) == before
+
+
+def test_usage_written_as_a_map_before_is_still_rolled_up(aws, rollup):
+    """Items written by the version before (the usage as a map) still reach the counters."""
+    aws.client.put_item(TableName=aws.table_name, Item=marshal({**keys.task("a", "old"), metering.USAGE_ATTR: {
+        "id": "before1", "at": NOW, "e": [{"day": metering.day_of(NOW), "agent": "old-agent", "protocol": "olympics",
+                                           "arch": "arm64", "mb": 512, "c": [1, 0, 0, 0, 0, 0, 0, 1, 0, 5.0, 2560]}]}}))
+    rollup()
+    assert usage(aws, "old-agent", "olympics")["turns"] == 1
 
 
 def test_a_refused_write_carries_nothing_and_the_turn_adds_its_counters_itself(aws, rollup):

@@ -18,13 +18,14 @@ Hand-written because it is the bookkeeping of our own counters; the write itself
 from __future__ import annotations
 
 import contextvars
+import secrets
 import threading
-import uuid
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
+from urllib.parse import quote, unquote
 
-from agenthost.metering.usage import COUNTERS, USAGE_ATTR
+from agenthost.metering.usage import COUNTERS, USAGE_ATTR, day_of
 
 #: one agent's, protocol's and day's usage: {"day", "agent", "protocol", "arch", "mb", "model"?, "why"?, "c": [...],
 #: "t"?: [...]} (``c``: the counters in :data:`~agenthost.metering.usage.COUNTERS` order, trailing zeros left out;
@@ -70,6 +71,76 @@ def folded(entries: list[Entry], taken: list[Entry]) -> list[Entry]:
         else:
             host["t"] = list(e["c"])
     return out
+
+
+# --- the usage attribute as one compact string ---------------------------------------------------------------
+# It rides on the turn's own item, which DynamoDB bills by the KB: a map of named attributes and numbers cost
+# ~210 bytes a turn, this string ~110 (``<id>|<at>|<entry>|...``, each entry ``day,agent,protocol,arch,mb,model,
+# why,c,t`` with its text fields percent-encoded, the day left empty when it is ``at``'s, the counters joined
+# by ``:`` with zeros left empty). Hand-written: a dozen lines of our own format, read back by :func:`decode`.
+
+_FIELDS = ("day", "agent", "protocol", "arch", "mb", "model", "why")
+
+
+def _number(v: float) -> str:
+    if not v:
+        return ""
+    if v == int(v):
+        return str(int(v))
+    text = f"{v:.3f}".rstrip("0")
+    return text[1:] if text.startswith("0.") else ("-" + text[2:] if text.startswith("-0.") else text)
+
+
+def _numbers(values: Any) -> str:
+    return ":".join(_number(float(v)) for v in values or ()).rstrip(":")
+
+
+def _parsed(text: str) -> list[float | int]:
+    out: list[float | int] = []
+    for part in text.split(":") if text else ():
+        if not part:
+            out.append(0)
+        elif "." in part or "e" in part:
+            out.append(float(part))
+        else:
+            out.append(int(part))
+    return out
+
+
+def encode(usage_id: str, at: float, entries: list[Entry]) -> str:
+    """The usage attribute's value for ``entries`` written at ``at`` (see :func:`decode`)."""
+    today = day_of(at)
+    parts = [usage_id, f"{at:.3f}".rstrip("0").rstrip(".")]
+    for e in entries:
+        fields = ["" if k == "day" and e.get(k) == today else quote(str(e.get(k) or ""), safe="") for k in _FIELDS]
+        parts.append(",".join([*fields, _numbers(e.get("c")), _numbers(e.get("t"))]).rstrip(","))
+    return "|".join(parts)
+
+
+def decode(value: Any) -> dict[str, Any] | None:
+    """``{"id", "at", "e": [entry...]}`` from a usage attribute: the string :func:`encode` writes, or the map
+    written before it (returned as it is); None when it cannot be read."""
+    if isinstance(value, dict):
+        return value if value.get("id") else None
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        usage_id, at_text, *raw = value.split("|")
+        at = float(at_text)
+        entries = []
+        for text in raw:
+            cells = text.split(",")
+            cells += [""] * (len(_FIELDS) + 2 - len(cells))
+            e: Entry = {k: unquote(v) for k, v in zip(_FIELDS, cells, strict=False) if v}
+            e["day"] = e.get("day") or day_of(at)
+            e["mb"] = int(e.get("mb") or 0)
+            e["c"] = _parsed(cells[len(_FIELDS)])
+            if cells[len(_FIELDS) + 1]:
+                e["t"] = _parsed(cells[len(_FIELDS) + 1])
+            entries.append(e)
+    except ValueError:
+        return None
+    return {"id": usage_id, "at": at, "e": entries} if usage_id else None
 
 
 def _key(e: Entry) -> tuple[str, str, str]:
@@ -128,7 +199,8 @@ def forced() -> Carrier | None:
 
 class Carrier:
     """What rides on one write (an :class:`agenthost.store.Rider`): a unique id, when (``at``, epoch seconds:
-    the rollup keeps the newest it added as ``rolled_at``) and the entries. On
+    the rollup keeps the newest it added as ``rolled_at``) and the entries, as one string (:func:`encode`;
+    ``usage``: the same as :func:`decode` reads it). On
     ``settled(True)`` ``on_applied`` runs; otherwise the waiting entries it took are held again and
     ``on_refused`` runs."""
 
@@ -137,7 +209,9 @@ class Carrier:
     def __init__(self, entries: list[Entry], taken: list[Entry], at: float,
                  on_applied: Callable[[], None] | None = None, on_refused: Callable[[], None] | None = None):
         self.at = round(at, 3)
-        self.value = {"id": uuid.uuid4().hex[:16], "at": self.at, "e": folded(entries, taken)}
+        self.id = secrets.token_hex(8)
+        self.entries = folded(entries, taken)
+        self.value = encode(self.id, self.at, self.entries)
         self._taken = taken
         self._on_applied = on_applied
         self._on_refused = on_refused

@@ -34,6 +34,6 @@ def write_own(store: Store | None, carrier: carry.Carrier) -> None:
     target = store or Store(writes=OWN_LIMITS)
     try:
         with carry.riding(carrier):
-            target.put({**keys.turn_usage(str(carrier.value["id"]))}, ttl_s=OWN_TTL_S)
+            target.put({**keys.turn_usage(carrier.id)}, ttl_s=OWN_TTL_S)
     except Exception:  # noqa: BLE001 - its usage waits for the next write (the rider was told it failed)
         log_warning("usage item not written; its usage waits for the container's next write")
