@@ -7,11 +7,14 @@ recorded in the item; ``turnNumber`` 1 (or a turn number that went backwards) st
 re-running the same prompt never mixes attempts. At most one read and one write per turn. Text typed into
 password or card fields is stored masked.
 
-Contents, bounded and stored as one zlib-compressed JSON attribute (``data_z``) so the item stays within
-one write unit (1 KB) on most turns: the last turns seen with their tree fingerprint, URL and the actions
+Contents, bounded and stored as one compressed JSON attribute (``data_z``, deflated against
+:data:`PACKING`'s dictionary of the keys and phrases it usually holds) so the item, with the turn's usage riding
+on it, stays within one write unit (1 KB): the last turn seen with its tree fingerprint, URL and the actions
 sent (from which a page that did not change after our actions becomes a note), notes for the LLM, the
-brain's own memory, and the last answers by request digest (:class:`agenthost.replay.KeptAnswers`: a
-replayed signed body gets the answer it got). Items written before (one attribute per field) are still read.
+brain's own memory, and the answers of the last turns by request digest (:class:`agenthost.replay.KeptAnswers`:
+the last turn's answer in full, so its signed body replayed gets the same answer; the turns before as a mark of
+their digest, so theirs get an idle turn; neither decides or writes again). Items written before (plain zlib,
+or one attribute per field; more turns and answers in full) are still read.
 """
 
 from __future__ import annotations
@@ -25,13 +28,44 @@ from agenthost import urls
 from agenthost.agent.page import MASK, is_sensitive
 from agenthost.dynamo import CallLimits
 from agenthost.replay import KeptAnswers
-from agenthost.store import Store, keys, packed, unpacked
+from agenthost.store import Packing, Store, item_bytes, keys, marshal, packed, unpacked
 
 TTL_S = 86_400
-#: turns kept: the previous one tells whether our actions changed the page
-MAX_TURNS = 3
+#: turns kept: the previous one tells whether our actions changed the page (nothing reads older ones)
+MAX_TURNS = 1
 MAX_NOTES = 10
+#: request digests kept: the newest with its answer, the others as a mark (their replay is an idle turn)
 MAX_ANSWERS = 5
+#: bytes of the item left for the usage that rides on its write (one webhook turn's, with the previous turn's tail
+#: folded in: 115-135 bytes for agent ids of up to ~20 characters; ``agenthost.metering.carry``)
+USAGE_RESERVE = 150
+#: one write unit
+WRITE_UNIT = 1024
+#: how much of an earlier turn's request digest is kept as its mark (64 bits: a body is signed, never guessed)
+MARK_CHARS = 16
+
+#: what a task memory's JSON usually holds, most frequent last (deflate reaches back to it more cheaply): the
+#: memory's and the brain's keys, the shapes of the tools' calls and the deterministic policy's phrases. Only an
+#: efficiency: text it does not hold is stored in full. Tag 1 names this very text: change it only under a new
+#: tag, keeping this one readable for a day (the items' TTL).
+PACKING = Packing(1, (
+    b"Nothing the task names is left to do on this page. (the task asks to (the task names option '"
+    b"(the task gives ') (submit the form); Not completed: the page shows "
+    b' the page did not change after ; try something else. LLM failed: deterministic policy answered'
+    b'{"tool":"done","args":{"success":false,"result":"Not completed: "}}],"done":true,"result":{"success":'
+    b'false,"reason":"Not completed: "}}{"tool":"done","args":{"success":true,"result":'
+    b'{"tool":"navigate","args":{"url":"https://'
+    b'{"tool":"scroll","args":{"direction":"down"}}{"tool":"submit","args":{"form":"'
+    b'{"tool":"select","args":{"element":"","option":"'
+    b'{"tool":"type","args":{"element":"","text":"","clear":true}},'
+    b'{"tool":"click","args":{"element":"'
+    b'"brain":{"loops":{"click||http://","type|","select|","navigate|","visited":["https://","user_answers":'
+    b'"hints":,"navigated":,"suggestions_awaited":,"skills_used":,"before":[],"home":"","futile":{},"streak":["",1],'
+    b'"sent":{"fp":"","acts":[["","click","","e"],["","type","","e"]]},"nav_only":false,"clicked":[],"acted":true,'
+    b'"waiting":{},"codes":[],"notes":[]},"answers":{"'
+    b'":{"thinking":"","actions":[],"done":false},"'
+    b'{"first_url":"http://","started_at":,"last_turn":,"turns":[{"n":,"url":"https://","fp":"","actions":['
+))
 
 
 def task_hash(task_prompt: str, url: str = "") -> str:
@@ -91,9 +125,13 @@ class TaskMemory:
             self.notes = self.notes[-MAX_NOTES:]
 
     def remember_answer(self, digest: str, answer: dict[str, Any]) -> None:
-        """Keep ``answer`` for the request ``digest`` (the last :data:`MAX_ANSWERS`). An answer that types into
-        a password or card field is kept masked (never stored in clear), so its replay is an idle turn."""
+        """Keep ``answer`` for the request ``digest``; the answers kept before become marks of their digests (the
+        last :data:`MAX_ANSWERS` digests are kept). An answer that types into a password or card field is not
+        kept (never stored in clear): its replay is an idle turn too."""
         secret = any(a.get("args", {}).get("text") == MASK for a in _masked_actions(answer.get("actions") or []))
+        if not digest:
+            return
+        self.answers = KeptAnswers({k[:MARK_CHARS]: 0 for k in self.answers.kept}, MAX_ANSWERS)
         self.answers.keep(digest, {"idle": True} if secret else answer)
 
     def payload(self) -> dict[str, Any]:
@@ -102,7 +140,18 @@ class TaskMemory:
                 "turns": self.turns, "notes": self.notes, "brain": self.brain, "answers": self.answers.kept}
 
     def to_item(self) -> dict[str, Any]:
-        return {**keys.task(self.agent, self.task), "data_z": packed(self.payload())}
+        """The item to write. When the last answer in full would take the item (with the usage riding on it)
+        past one write unit, it is kept as a mark instead (its replay is then an idle turn, like an earlier
+        turn's): a write unit a turn is worth more than replaying a body's very answer, which only a resent
+        body gets (the platform sends each turn once)."""
+        key = keys.task(self.agent, self.task)
+        data = packed(self.payload(), PACKING)
+        room = WRITE_UNIT - USAGE_RESERVE - item_bytes(marshal({**key, "expires_at": 2_000_000_000, "data_z": b""}))
+        if len(data) > room and any(isinstance(v, dict) and not v.get("idle") for v in self.answers.kept.values()):
+            self.answers = KeptAnswers({k: (v if isinstance(v, dict) and v.get("idle") else 0)
+                                        for k, v in self.answers.kept.items()}, MAX_ANSWERS)
+            data = packed(self.payload(), PACKING)
+        return {**key, "data_z": data}
 
 
 def stored(item: dict[str, Any] | None) -> dict[str, Any]:
@@ -112,8 +161,21 @@ def stored(item: dict[str, Any] | None) -> dict[str, Any]:
     data = item.get("data_z")
     if data is None:
         return item
-    found = unpacked(data)
+    found = unpacked(data, PACKING)
     return found if isinstance(found, dict) else {}
+
+
+def answered_before(answers: KeptAnswers, digest: str) -> dict[str, Any] | None:
+    """The answer to give the request ``digest`` when it was answered before: the one kept, or an idle turn
+    for a digest kept as a mark (or an answer that was not kept in clear); None when it is new."""
+    if not digest:
+        return None
+    found = answers.find(digest)
+    if found is None:
+        found = answers.find(digest[:MARK_CHARS])
+    if found is None:
+        return None
+    return dict(found) if isinstance(found, dict) else {"idle": True}
 
 
 def _target(args: dict[str, Any]) -> str:
@@ -145,9 +207,9 @@ class MemoryStore:
         th = task_hash(task_prompt, url)
         item = stored(self.store.get(**keys.task(agent, th)))
         answers = KeptAnswers(item.get("answers"), MAX_ANSWERS)
-        replayed = answers.find(digest)
+        replayed = answered_before(answers, digest)
         if replayed is not None:
-            return TaskMemory(agent=agent, task=th, replayed=dict(replayed))
+            return TaskMemory(agent=agent, task=th, replayed=replayed)
         if not item or turn <= 1 or turn <= int(item.get("last_turn", 0)):
             return TaskMemory(agent=agent, task=th, first_url=url, started_at=self.clock())
         return TaskMemory(

@@ -62,31 +62,11 @@ WRITES = ("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWrit
 API = "/.well-known/agents/api"
 
 
-# --- item sizes (DynamoDB's rules, for request units: moto reports fixed ones) -------------------------
-
-def _value_size(v: dict) -> int:
-    (kind, x), = v.items()
-    if kind == "S":
-        return len(x.encode())
-    if kind == "N":
-        digits = len(x.lstrip("-").replace(".", "").strip("0")) or 1
-        return (digits + 1) // 2 + 1 + int(x.startswith("-"))
-    if kind == "B":
-        return len(x) if isinstance(x, bytes | bytearray) else len(x) * 3 // 4
-    if kind in ("BOOL", "NULL"):
-        return 1
-    if kind == "M":
-        return 3 + sum(len(k.encode()) + _value_size(e) + 1 for k, e in x.items())
-    if kind == "L":
-        return 3 + sum(_value_size(e) + 1 for e in x)
-    if kind in ("SS", "NS", "BS"):
-        return sum(_value_size({kind[0]: e}) for e in x)
-    return 0
-
-
 def item_size(item: dict | None) -> int:
     """Bytes DynamoDB bills for ``item`` (low-level form): names plus values."""
-    return sum(len(k.encode()) + _value_size(v) for k, v in (item or {}).items())
+    from agenthost.store import item_bytes
+
+    return item_bytes(item or {})
 
 
 # --- 1. overhead --------------------------------------------------------------------------------------
@@ -663,7 +643,87 @@ def per_protocol(n: int = 120) -> None:
         print(f"  {LABEL[name]}: answered {answered}")
 
 
+# --- 3. the task memory item over the arena's task suite -----------------------------------------------------
+
+def memory_sizes_worker(out_path: str, seeds: str) -> None:
+    """Runs in a fresh interpreter: the arena's task suite (``infra.arena``, every family, each seeded page once
+    per seed, deterministic policy) against the AI Olympics handler in process on moto, with the billed size of
+    every task memory item written (the usage riding on it included) and of its parts."""
+    from moto import mock_aws
+
+    from agenthost import aws
+    from agenthost import store as st
+    from infra.arena import runner as platform
+    from infra.arena import suite
+    from infra.arena.site import Site
+    from infra.local.events import LambdaContext, http_event, http_response
+    from infra.local.template import create_table, parse
+    from tests.support.olympics import SECRET
+
+    os.environ.update({"AGENTHOST_OLYMPICS_SECRET": SECRET, "AGENTHOST_LLM": "none",
+                       "AGENTHOST_TABLE": "bench-memory"})
+    folder, tasks = suite.load()
+    sizes: list[int] = []
+    parts: dict[str, list[int]] = {}
+    marks = 0
+    with mock_aws():
+        aws.reset()
+        create_table(aws.client("dynamodb"), parse(), "bench-memory")
+        real = st.Store._call
+
+        def spy(self, op, **kw):
+            nonlocal marks
+            item = kw.get("Item") or {}
+            if op == "put_item" and item.get("pk", {}).get("S", "").startswith("TASK#"):
+                sizes.append(item_size(item))
+                for k, v in item.items():
+                    parts.setdefault(k, []).append(item_size({k: v}))
+                from olympics.memory import stored
+
+                kept = list((stored({"data_z": item["data_z"]["B"]}).get("answers") or {}).values())
+                marks += bool(kept) and not isinstance(kept[-1], dict)  # the newest answer kept as a mark
+            return real(self, op, **kw)
+
+        st.Store._call = spy  # type: ignore[method-assign]
+        from olympics.app import handler
+
+        def send(headers, body, timeout):
+            event = http_event("POST", "/olympics/turn", body=body, headers=headers)
+            status, _, out = http_response(handler(event, LambdaContext("olympics")))
+            return status, out
+
+        played = 0
+        with Site(folder) as site, platform.Runner(send, SECRET, agent_id="arena-agent", max_turns=20, pace_s=0.0,
+                                                   action_timeout_s=2.0, printer=None) as r:
+            for label, t, start in suite.variants(tasks, [int(x) for x in seeds.split(",")]):
+                r.play(label, site.url + start, t.prompt, t.marker)
+                played += 1
+    Path(out_path).write_text(json.dumps({"sizes": sizes, "parts": parts, "marks": marks, "tasks": played}))
+
+
+def memory_sizes(seeds: str = "1,2,3") -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = str(Path(tmp) / "sizes.json")
+        proc = subprocess.run([sys.executable, __file__, "--memory-sizes", out, seeds], env=env(), cwd=ROOT,
+                              capture_output=True, text=True, timeout=1200)
+        if proc.returncode != 0 or not Path(out).exists():
+            print(f"\ntask memory sizes: benchmark failed: {(proc.stderr or proc.stdout)[-600:]}")
+            return
+        r = json.loads(Path(out).read_text())
+    sizes = r["sizes"]
+    over = sum(x > 1024 for x in sizes)
+    print(f"\nAI Olympics task memory item over the arena's task suite ({r['tasks']} tasks and seeded variants, seeds "
+          f"{seeds}, deterministic policy, max 20 turns): {len(sizes)} writes, bytes billed (usage included) p50 "
+          f"{pct(sizes, 50):.0f}, p90 {pct(sizes, 90):.0f}, p99 {pct(sizes, 99):.0f}, max {max(sizes)}; over 1 KB "
+          f"(2+ WRU): {over} ({over / len(sizes):.1%}); newest answer kept as a mark to fit: {r['marks']}")
+    print("  parts (p50 / max bytes): " + ", ".join(f"{k} {pct(v, 50):.0f} / {max(v)}" for k, v in r["parts"].items()))
+
+
 def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--memory-sizes":
+        os.environ.update(env())
+        memory_sizes_worker(sys.argv[2], sys.argv[3])
+        return
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
         worker(sys.argv[2], sys.argv[3], int(sys.argv[4]))
         return
@@ -673,6 +733,7 @@ def main() -> None:
     os.environ.update(env())
     overhead()
     per_protocol()
+    memory_sizes()
 
 
 if __name__ == "__main__":

@@ -72,7 +72,13 @@ def test_the_same_turn_twice_gets_the_same_answer_and_one_write(store, turn):
                     previous=[{"turn": turn, "actions": first.json()["actions"]}])
     assert post(*signed(nxt)).status == 200
     item = memory_item(store, nxt)
-    assert [t["n"] for t in item["turns"]][-2:] == [turn, turn + 1]
+    assert item["turns"][-1]["n"] == turn + 1 and len(item["answers"]) == 2  # the first body is still known
+    # the first body again, now a turn back: kept as a mark, so an idle turn, still no decision and no write
+    with DynamoCalls() as calls:
+        late = post(raw, headers)
+    assert late.status == 200 and late.json()["actions"] == [] and late.json()["done"] is False
+    assert not [pk for pk in calls.written if pk.startswith("TASK#")]
+    assert memory_item(store, nxt) == item
 
 
 def test_a_replayed_answer_that_typed_a_password_is_not_stored_in_clear(store):

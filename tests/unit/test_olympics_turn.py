@@ -53,9 +53,10 @@ def test_turn_reads_once_writes_once_and_remembers(aws, secret):
     # turn 2 on the same tree: the actions of turn 1 changed nothing, which becomes a note
     previous = [{"name": a["tool"], "arguments": a["args"]} for a in out["actions"]]
     post(turn_body(2, prompt=PROMPT, previous=previous))
+    fp_one = item["turns"][0]["fp"]
     item = stored(aws.get(**keys.task("agent-1", task_hash(PROMPT, URL))))
-    assert item["last_turn"] == 2 and len(item["turns"]) == 2
-    assert item["turns"][0]["fp"] == item["turns"][1]["fp"]
+    assert item["last_turn"] == 2 and len(item["turns"]) == 1  # the previous turn is all a turn compares with
+    assert item["turns"][0]["fp"] == fp_one and item["turns"][0]["n"] == 2
     assert any("the page did not change after" in n and "'password'" in n for n in item["notes"])
     assert item["brain"], "the brain's memory is kept for the next turn"
 
@@ -87,7 +88,8 @@ def test_the_same_prompt_on_two_sites_keeps_two_records(aws, secret):
     post(turn_body(2, prompt=PROMPT))
     here = stored(aws.get(**keys.task("agent-1", task_hash(PROMPT, URL))))
     there = stored(aws.get(**keys.task("agent-1", task_hash(PROMPT, other))))
-    assert here["last_turn"] == 2 and len(here["turns"]) == 2 and here["first_url"] == URL
+    # turn 2 continued turn 1's record: both turns' bodies are kept (turn 1's as a mark)
+    assert here["last_turn"] == 2 and len(here["answers"]) == 2 and here["first_url"] == URL
     assert there["last_turn"] == 1 and there["first_url"] == other
     assert task_hash(PROMPT, URL) == task_hash(PROMPT, "http://127.0.0.1:8000/somewhere/else?x=1")
 
@@ -322,3 +324,89 @@ def test_a_claimed_result_keeps_the_policys_outcome_when_its_text_is_withheld(qu
     assert ok.wire()["result"]["success"] is True
     lost, _ = play(req, "agent-1", memory_store=None, deterministic=claims_but_gave_up)
     assert lost.wire()["result"]["success"] is False
+
+
+def _item_bytes(aws, prompt: str, url: str = URL) -> int:
+    """The task memory item's billed size as stored, the usage riding on it included."""
+    from agenthost.store import item_bytes, marshal
+
+    raw = aws.client.get_item(TableName=aws.table_name, Key=marshal(keys.task("agent-1", task_hash(prompt, url))))
+    return item_bytes(raw["Item"])
+
+
+LONG_FORM = "\n".join(
+    [f'- textbox "{label} (write it as the form\'s hint describes, in full)"' for label in
+     ("First name", "Last name", "Email address", "Phone number", "Street address", "Postcode", "City", "Company")]
+    + ['- button "Save profile"'])
+
+
+def test_the_task_memory_and_its_usage_stay_within_one_write_unit_over_a_long_task(aws, secret):
+    """A write unit per KB: 20 turns of a form with long labels and typed values, each turn's item (memory,
+    kept answers and the usage riding on it) stays under 1 KB, and the memory still carries what the next
+    turn needs."""
+    prompt = ("Fill the profile: first name Maria, last name Lopez, email maria.lopez@example.com, phone "
+              "+49 30 1234567, street Elm Street 4, postcode 21073, city Hamburg, company Lopez GmbH, then save.")
+    sizes, previous = [], []
+    for n in range(1, 21):
+        out = post(turn_body(n, tree=LONG_FORM, prompt=prompt, previous=previous))
+        previous = [{"name": a["tool"], "arguments": a["args"]} for a in out["actions"]]
+        sizes.append(_item_bytes(aws, prompt))
+    assert max(sizes) < 1024, sizes
+    item = stored(aws.get(**keys.task("agent-1", task_hash(prompt, URL))))
+    assert item["last_turn"] == 20 and item["brain"] and item["turns"][-1]["n"] == 20
+
+
+def test_an_answer_too_big_for_the_write_unit_is_kept_as_a_mark_and_its_replay_is_idle(aws, secret):
+    """A long answer (an LLM's thinking) is not kept in full when the item would pass one write unit: the item
+    stays under 1 KB, and that body replayed gets an idle turn, without a second decision or write."""
+    import random
+
+    from tests.support.usage import DynamoCalls
+
+    rng = random.Random(7)
+    thinking = " ".join("".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(8)) for _ in range(150))
+
+    def wordy(inp):
+        return Decision(thinking=thinking, actions=[Action("click", {"element": "Submit Registration"})],
+                        source="deterministic")
+
+    body = turn_body(2, prompt=PROMPT)
+    raw, headers = signed(body)
+    resp = call(app.handler, "POST", "/olympics/turn", body=raw, headers=headers)
+    assert resp.status == 200
+    # the same turn through play() with the wordy policy, so its answer is long
+    aws.client.delete_item(TableName=aws.table_name, Key={"pk": {"S": f"TASK#agent-1#{task_hash(PROMPT, URL)}"},
+                                                          "sk": {"S": "META"}})
+    digest = __import__("hashlib").sha256(raw).hexdigest()[:32]
+    req = TurnRequest.model_validate(body)
+    first, _ = play(req, "agent-1", memory_store=MemoryStore(), deterministic=wordy, llm=None, digest=digest)
+    assert len(first.thinking) > 1000
+    assert _item_bytes(aws, PROMPT) < 1024
+    with DynamoCalls() as calls:
+        again = call(app.handler, "POST", "/olympics/turn", body=raw, headers=headers)
+    assert again.status == 200 and again.json()["actions"] == [] and again.json()["done"] is False
+    assert not [pk for pk in calls.written if pk.startswith("TASK#")]
+
+
+def test_a_task_memory_written_before_is_still_read_and_replayed(aws, secret):
+    """Items written before this encoding (plain zlib, three turns, answers in full under 32-character
+    digests) are read: the turn continues them, and a body kept there is answered as then."""
+    import hashlib
+    import zlib
+
+    from agenthost.store import marshal
+
+    body = turn_body(3, prompt=PROMPT)
+    raw, headers = signed(body)
+    answer = {"thinking": "as then", "actions": [{"tool": "scroll", "args": {"direction": "down"}}], "done": False}
+    old = {"first_url": URL, "started_at": time.time(), "last_turn": 3,
+           "turns": [{"n": n, "url": URL, "fp": "f" * 16, "actions": []} for n in (1, 2, 3)], "notes": ["kept note"],
+           "brain": {"visited": [URL]}, "answers": {hashlib.sha256(raw).hexdigest()[:32]: answer}}
+    aws.client.put_item(TableName=aws.table_name, Item=marshal({
+        **keys.task("agent-1", task_hash(PROMPT, URL)), "expires_at": int(time.time()) + 3600,
+        "data_z": zlib.compress(json.dumps(old).encode(), 9)}))
+    again = call(app.handler, "POST", "/olympics/turn", body=raw, headers=headers)
+    assert again.json() == answer
+    post(turn_body(4, prompt=PROMPT))
+    item = stored(aws.get(**keys.task("agent-1", task_hash(PROMPT, URL))))
+    assert item["last_turn"] == 4 and "kept note" in item["notes"] and URL in item["brain"]["visited"]

@@ -183,3 +183,21 @@ def test_nothing_outside_the_store_module_talks_to_the_table_client():
     offenders = [str(p.relative_to(root)) for base in ("layers", "functions") for p in (root / base).rglob("*.py")
                  if p.name != "store.py" and reaching.search(p.read_text())]
     assert offenders == []
+
+
+def test_a_value_packed_with_a_dictionary_reads_back_and_plain_zlib_still_reads():
+    """A packing's dictionary makes a small value smaller; its tag says which dictionary reads it back."""
+    import json
+    import zlib
+
+    from agenthost.store import Packing, packed, unpacked
+
+    value = {"turns": [{"tool": "click", "args": {"element": "Submit"}}], "notes": ["a note"], "n": 3}
+    packing = Packing(3, b'{"turns":[{"tool":"click","args":{"element":"","notes":["')
+    data = packed(value, packing)
+    assert data[0] == 3 and len(data) < len(packed(value))
+    assert unpacked(data, packing) == value
+    assert unpacked(data) is None and unpacked(data, Packing(4, b"other")) is None  # its dictionary is needed
+    assert unpacked(zlib.compress(json.dumps(value).encode()), packing) == value  # written before
+    with pytest.raises(ValueError):
+        Packing(8, b"")  # a zlib stream may start with 8

@@ -247,18 +247,72 @@ def unmarshal(raw: Mapping[str, Any]) -> Item:
     return {k: _from_dynamo(de.deserialize(v)) for k, v in raw.items()}
 
 
-def packed(value: Any) -> bytes:
-    """``value`` as one compact binary attribute: zlib-compressed JSON. A memory item kept this way stays within
-    one write unit (1 KB) far longer than one attribute per field."""
-    raw = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
-    return zlib.compress(raw.encode("utf-8"), 9)
+def _value_bytes(v: Mapping[str, Any]) -> int:
+    (kind, x), = v.items()
+    if kind == "S":
+        return len(x.encode())
+    if kind == "N":
+        digits = len(x.lstrip("-").replace(".", "").strip("0")) or 1
+        return (digits + 1) // 2 + 1 + int(x.startswith("-"))
+    if kind == "B":
+        return len(bytes(getattr(x, "value", x)))
+    if kind in ("BOOL", "NULL"):
+        return 1
+    if kind == "M":
+        return 3 + sum(len(k.encode()) + _value_bytes(e) + 1 for k, e in x.items())
+    if kind == "L":
+        return 3 + sum(_value_bytes(e) + 1 for e in x)
+    if kind in ("SS", "NS", "BS"):
+        return sum(_value_bytes({kind[0]: e}) for e in x)
+    return 0
 
 
-def unpacked(stored: Any) -> Any:
-    """What :func:`packed` stored (bytes, or boto3's ``Binary`` as read), or None when it cannot be read."""
+def item_bytes(raw: Mapping[str, Any]) -> int:
+    """The size DynamoDB bills for an item in its low-level form (:func:`marshal`'s): names plus values
+    (a write costs one unit per started KB of it)."""
+    return sum(len(k.encode()) + _value_bytes(v) for k, v in raw.items())
+
+
+@dataclass(frozen=True)
+class Packing:
+    """A preset dictionary for :func:`packed`: text the packed values of one kind usually contain (their JSON
+    keys, recurring phrases). A small value deflated against it is much smaller (a task memory of ~2 KB of JSON:
+    ~30 % fewer bytes) than deflated alone, whose first mention of each key is stored in full. ``tag`` (1-7)
+    names the dictionary in the packed bytes, so a value is read back with the dictionary it was packed with:
+    change a dictionary only under a new tag, and keep the old one readable as long as its items live."""
+
+    tag: int
+    dictionary: bytes
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.tag <= 7:  # a zlib stream starts with 0x08..0x78 (low nibble 8): never 1-7
+            raise ValueError("a packing's tag is 1..7")
+
+
+def packed(value: Any, packing: Packing | None = None) -> bytes:
+    """``value`` as one compact binary attribute: zlib-compressed JSON, or with ``packing``: its tag byte and
+    the JSON deflated against its dictionary. A memory item kept this way stays within one write unit (1 KB)
+    far longer than one attribute per field."""
+    raw = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8")
+    if packing is None:
+        return zlib.compress(raw, 9)
+    deflate = zlib.compressobj(9, zlib.DEFLATED, -15, 9, zlib.Z_DEFAULT_STRATEGY, zdict=packing.dictionary)
+    return bytes((packing.tag,)) + deflate.compress(raw) + deflate.flush()
+
+
+def unpacked(stored: Any, *packings: Packing) -> Any:
+    """What :func:`packed` stored (bytes, or boto3's ``Binary`` as read): plain zlib, or packed with one of
+    ``packings`` (known by its tag); None when it cannot be read."""
     try:
-        return json.loads(zlib.decompress(bytes(getattr(stored, "value", stored))).decode("utf-8"))
-    except (TypeError, ValueError, zlib.error):
+        data = bytes(getattr(stored, "value", stored))
+        if data[:1] and data[0] <= 7:
+            packing = next(p for p in packings if p.tag == data[0])
+            inflate = zlib.decompressobj(-15, zdict=packing.dictionary)
+            text = inflate.decompress(data[1:]) + inflate.flush()
+        else:
+            text = zlib.decompress(data)
+        return json.loads(text.decode("utf-8"))
+    except (TypeError, ValueError, StopIteration, zlib.error):
         return None
 
 

@@ -209,7 +209,7 @@ class Carrier:
     def __init__(self, entries: list[Entry], taken: list[Entry], at: float,
                  on_applied: Callable[[], None] | None = None, on_refused: Callable[[], None] | None = None):
         self.at = round(at, 3)
-        self.id = secrets.token_hex(8)
+        self.id = secrets.token_urlsafe(8)  # 11 characters, 64 bits
         self.entries = folded(entries, taken)
         self.value = encode(self.id, self.at, self.entries)
         self._taken = taken
