@@ -23,6 +23,7 @@ PAGE = """<html><body>
 <table><tr><th>Postcode</th><td><input id="zip"></td></tr></table>
 <div class="entry"><input id="colour"><div class="caption">Colour</div></div>
 <div class="entry"><input id="size"><div class="caption">Size</div></div>
+<div class="entry"><input id="guess"><button>Send</button></div>
 <span style="display:none">hidden words</span>
 <a title="Next">Next</a>
 </body></html>""".replace("ICON", "display:inline-block;width:12px;height:12px;cursor:pointer;"
@@ -54,8 +55,9 @@ def test_the_snapshot_shows_script_clickables_labels_and_page_order(browser):
     order = [e.ref for e in model.elements]
     assert order.index(rows[0].ref) < order.index(icons[0].ref) < order.index(rows[1].ref) < order.index(icons[1].ref)
     boxes = [e for e in model.elements if e.role == "textbox"]
-    # a field whose label comes after it in its own box takes that label, not the box before's
-    assert [b.hint for b in boxes] == ["Reference", "Postcode", "Colour", "Size"]
+    # a field whose label comes after it in its own box takes that label, not the box before's; a button after
+    # a field is no label, and neither is another field's box
+    assert [b.hint for b in boxes] == ["Reference", "Postcode", "Colour", "Size", ""]
     # an anchor without an address that shows text is a script's control (a calendar's "Next")
     assert [e.name for e in model.elements if e.name == "Next" and e.interactive] == ["Next"]
     page.close()

@@ -139,3 +139,23 @@ def test_a_doers_field_and_a_genre_field_take_what_the_task_says_of_them():
             '- button "Find"')
     assert wire(decide(task, tree)) == [("type", "Genre", "noir"), ("type", "Director", "Okafor"),
                                         ("type", "Release year", "1999"), ("click", "Find", None)]
+
+
+def test_the_text_the_page_shows_below_or_above_its_own_request_is_what_gets_typed():
+    # a check page that states its request and shows the text to copy under it (the task's sentence is on the page)
+    task = "Please enter the code shown below to confirm you are human."
+    text = task + " K7PQ2 Confirm"
+    page = _snap([{"id": "f1", "tag": "input", "type": "text", "at": text.index("Confirm")},
+                  {"id": "b1", "tag": "button", "text": "Confirm", "at": text.index("Confirm")}], text)
+    acts, _ = _proxy(task, page)
+    assert acts[0] == ("type", "f1", "K7PQ2")
+    # the same kind of request for the word above, in another phrasing
+    tree = ("- paragraph: lighthouse\n- paragraph: Write the word written above in the box.\n- textbox\n"
+            "- button \"Check\"")
+    assert wire(decide("Write the word written above in the box.", tree))[0] == ("type", "", "lighthouse")
+    # an ARIA tree runs the sentence and letters drawn one by one together: the letters are the word
+    tree = "- text: Enter the letters below in the field and press Go. R T W\n- textbox\n- button \"Go\""
+    assert wire(decide("Enter the letters below in the field and press Go.", tree))[0] == ("type", "", "RTW")
+    # a page that does not show the request: nothing is made up from it
+    tree2 = '- text: Welcome back\n- textbox\n- button "Go"'
+    assert not [a for a in wire(decide("Type the text below into the field.", tree2)) if a[0] == "type"]

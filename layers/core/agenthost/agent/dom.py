@@ -62,6 +62,7 @@ SNAPSHOT_JS = r"""
   // what a person reads as an unlabelled field's label: the short text right before it in its block (a table
   // row's header cell included); never a field's own text or another control's
   const shortLabel = (t) => t && t.length <= 40 && !/[.!?]$/.test(t) ? t.replace(/:$/, '').trim() : '';
+  const CONTROL = 'button,a[href],input,select,textarea,[role=button],[role=link]';
   const hintOf = (el) => {
     // a field alone in its box with nothing before it and a short text after it: that text is its label
     const box = el.parentElement;
@@ -71,6 +72,7 @@ SNAPSHOT_JS = r"""
         before = clip(s.nodeType === 3 ? s.textContent : (s.nodeType === 1 ? s.innerText : ''), 80);
       if (!before) {
         for (let s = el.nextSibling; s; s = s.nextSibling) {
+          if (s.nodeType === 1 && (s.matches(CONTROL) || s.querySelector(CONTROL))) break;  // a button's text
           const t = clip(s.nodeType === 3 ? s.textContent : (s.nodeType === 1 ? s.innerText : ''), 80);
           if (t) { if (shortLabel(t)) return shortLabel(t); break; }
         }
@@ -79,7 +81,8 @@ SNAPSHOT_JS = r"""
     let n = el;
     for (let hops = 0; hops < 3 && n && n !== document.body; hops++) {
       for (let s = n.previousSibling; s; s = s.previousSibling) {
-        if (s.nodeType === 1 && s.matches('input,select,textarea,button')) return '';
+        if (s.nodeType === 1 && (s.matches('input,select,textarea,button') ||
+                                 s.querySelector('input,select,textarea,button'))) return '';  // another field's box
         const t = clip(s.nodeType === 3 ? s.textContent : (s.nodeType === 1 ? s.innerText : ''), 80);
         if (t) return shortLabel(t);
       }

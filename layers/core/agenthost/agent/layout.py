@@ -29,7 +29,7 @@ from typing import Any
 #: a sentence ends at ``.``, ``!`` or ``?`` followed by a space and a capital letter, a digit or a quote (not
 #: after an item number: ``1. How many...`` is one sentence), and a numbered item starts a new one
 _SENTENCE_END = re.compile(r"(?<=[?!.])(?<!\b\d\.)(?<!\b\d\d\.)\s+(?=[A-Z0-9\"'“(¿])|\s+(?=\d{1,2}[.)]\s+[A-Z])")
-#: text pieces shorter than this are labels' leftovers (a colon, a bullet), not paragraphs
+#: text pieces shorter than this are labels' leftovers (a colon, a bullet), not paragraphs, unless a digit or letter
 _MIN_PIECE = 2
 
 
@@ -80,8 +80,8 @@ def interleave(elements: Sequence[Any], shown: Mapping[int, str], text: str,
     def add_text(piece: str) -> None:
         nonlocal n
         for s in sentences(piece):
-            if len(s) < _MIN_PIECE:
-                continue
+            if len(s) < _MIN_PIECE and not s.isalnum():
+                continue  # a colon, a bullet; a lone digit or letter is shown text (a number in a row)
             n += 1
             out.append(make(f"text-{n}", "paragraph", "", s))
             lines.append(s)

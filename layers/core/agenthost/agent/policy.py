@@ -38,6 +38,7 @@ from agenthost.agent import codes, rules, scope
 from agenthost.agent.actions import Action, Decision, approval_question, avoid_set, is_avoided, tool_names
 from agenthost.agent.answers import answer_from
 from agenthost.agent.calendar import calendar_actions
+from agenthost.agent.choices import classify_clicks, extreme_choice
 from agenthost.agent.forms import fill_fields, item_clicks, submit_button
 from agenthost.agent.guards import LoopGuard, check_actions, classify_risk
 from agenthost.agent.navigation import (
@@ -188,8 +189,11 @@ def _task_plan(t: _Turn, verdict: Outcome) -> list[Action]:
                 if not is_avoided(a, t.avoid)]
     plan: list[Action] = rules.tag(rules.ITEM, item_clicks(facts, page, seen)) + fills
     if not fills and verdict.kind != "success":
-        plan.extend(rules.tag(rules.SKILL, skill_actions(facts, page, names, seen, t.deadline,
-                                                 playing=verdict.kind == "progress")))
+        # choices picked by their values (each number's kind, the greatest), else a problem a skill solves
+        picked = [a for a in rules.tag(rules.CLASSIFY, classify_clicks(facts, page, seen))
+                  + rules.tag(rules.EXTREME, extreme_choice(facts, page, seen)) if not is_avoided(a, t.avoid)]
+        plan.extend(picked or rules.tag(rules.SKILL, skill_actions(facts, page, names, seen, t.deadline,
+                                                                   playing=verdict.kind == "progress")))
     opening = any(a.tool == "type" and a.resolved is not None and a.resolved.role == "combobox" for a in fills)
     if (fills or (plan and plan[-1].tool == "type")) and not opening:  # a typed combobox's list comes first
         submit = submit_button(facts, page, plan, t.avoid)

@@ -73,6 +73,10 @@ _LOWER = re.compile(r"\blower[\s-]?case\b", re.I)
 _NTH_WORD = re.compile(r"\b(?:the\s+)?(?P<ord>" + _ORDINAL + r")\s+word\b(?:\s+(?:in|of|from)\s+(?:the\s+)?"
                        r"(?:(?P<ord2>" + _ORDINAL + r")\s+)?(?P<where>paragraph|text\s*area|textarea|text|sentence|"
                        r"passage))?", re.I)
+#: "type the text below", "enter the code shown above": the page's own text next to the sentence asking for it
+_SHOWN = re.compile(r"\bthe\s+(?:text|words?|code|characters|letters|string|phrase|sentence|number)\s+"
+                    r"(?:(?:that\s+is\s+|that's\s+)?(?:shown|written|displayed|printed|given)\s+)?(?P<side>below|above)\b",
+                    re.I)
 #: "copy the text in the textarea", "copy the text from the 2nd text area"
 _COPY = re.compile(r"\bcopy\b.*?\b(?:in|from|of)\s+(?:the\s+)?(?:(?P<ord>" + _ORDINAL + r")\s+)?"
                    r"(?P<where>text\s*area|textarea|paragraph|box|field)", re.I)
@@ -310,6 +314,37 @@ def derived_value(page: Page, earlier: Sequence[str], task: str) -> str | None:
         if m:
             texts = _text_sources(page, m.group("where"), _ordinal(m.group("ord")), task)
             return texts[0] if texts else None
+        m = _SHOWN.search(clause)
+        if m:
+            return _shown_text(page, task, below=m.group("side").lower() == "below")
+    return None
+
+
+def _shown_text(page: Page, task: str, *, below: bool) -> str | None:
+    """The text the page shows right below (or above) its own sentence asking for it (the task's words shown
+    on the page): the next text that is not more of the task. None when the page does not show the task."""
+    low_task = norm(task)
+    texts = [e for e in page.elements if e.role in ("paragraph", "text", "blockquote", "note", "heading", "code")
+             and (e.value or e.name).strip()]
+    at = next((i for i, e in enumerate(texts) if norm(e.value or e.name) and norm(e.value or e.name) in low_task
+               and len(norm(e.value or e.name)) >= min(20, len(low_task))), None)
+    if at is None:
+        if not below:
+            return None
+        # an ARIA tree runs the task's sentence and the text below it together in one text; letters drawn one
+        # by one (each in its own box) read as single characters apart
+        for e in texts:
+            t = (e.value or e.name).strip()
+            if norm(t).startswith(low_task) and len(t) > len(task.strip()):
+                rest = t[len(task.strip()):].split()
+                return "".join(rest) if rest and all(len(w) == 1 for w in rest) else " ".join(rest) or None
+        return None
+    order = texts[at + 1:] if below else reversed(texts[:at])
+    for e in order:
+        t = (e.value or e.name).strip()
+        if norm(t) in low_task:
+            continue  # more of the task's own sentences
+        return t
     return None
 
 
@@ -328,10 +363,10 @@ def reference_actions(facts: TaskFacts, page: Page, seen: Seen, names: Sequence[
         refs = refs_in(clause)
         verbs = _verbs_text(clause, refs)
         typing = _TYPE_VERB.search(verbs)
-        if (typing and not _destinations(clause, refs) and _DIRECT.search(clause)) or \
+        if (typing and not _destinations(clause, refs) and (_DIRECT.search(clause) or _SHOWN.search(clause))) or \
                 (not refs and _WITH_TEXT.search(clause)):
-            # "Enter 09/10/2012 as the date", "reply with the text "Thanks"": a value for a field the clause does
-            # not point to by kind: the page's only empty text field (a text area too), when no rule fills one
+            # "Enter 09/10/2012 as the date", "reply with the text "Thanks"", "enter the code shown below": a value
+            # for a field the clause does not point to by kind: the page's only empty text field (a text area too), when no rule fills one
             refs = [*refs, Ref("field", start=len(clause), end=len(clause))]
             typing = typing or _WITH_TEXT.search(clause)
         if typing and _BY_LABEL.search(clause) and "type" in names:
@@ -482,7 +517,7 @@ def _act_on(ref: Ref, clause: str, verbs: str, earlier: Sequence[str], page: Pag
         if "type" not in names:
             return []
         value = _stated_value(clause)
-        if value is None and _PRONOUN.search(verbs):
+        if value is None and (_PRONOUN.search(verbs) or _SHOWN.search(clause)):
             value = derived_value(page, earlier, facts.text) or answer
         if value is None:
             return []

@@ -102,6 +102,12 @@ QUOTED_REVEAL = _rule("references.reveal-quoted", "references.quoted_clicks",
                       "a quoted name not shown yet", "click the next control that may reveal it")
 ITEM = _rule("forms.item-buttons", "forms.item_clicks",
              "items the task puts somewhere (\"buy X\", \"add X\")", "click the item's own button (\"Add X to cart\")")
+CLASSIFY = _rule("choices.classify-numbers", "choices.classify_clicks",
+                 "the task asks to mark numbers as one of two kinds (odd or even, positive or negative) and each "
+                 "number the page shows sits between buttons named for them", "click each number's kind")
+EXTREME = _rule("choices.extreme", "choices.extreme_choice",
+                "the task picks the choice with the greatest or smallest number among alike choices showing one",
+                "click that choice")
 SKILL = _rule("problems.skill-answer", "problems.skill_actions",
               "a problem the page poses (a sum, a sequence, a chess position, a table question...)",
               "the skill's answer typed into its field or its choice clicked")

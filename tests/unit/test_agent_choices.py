@@ -1,0 +1,65 @@
+"""Choices picked by what their values are (``agent.choices``), on pages written for these tests: the plan with
+the lowest price, the tile with the largest value, each amount marked by its kind, and no pick where the page
+gives no way to tell."""
+
+from __future__ import annotations
+
+from agenthost.agent import page as pages
+from agenthost.agent.actions import PROXY_TOOLS
+from agenthost.agent.choices import classify_clicks
+from agenthost.agent.progress import Seen
+from agenthost.agent.task import read_task
+from tests.support.policy import decide, wire
+
+
+def _snap(parts, url="https://site.test/"):
+    """A Proxy API snapshot from ``parts``: strings are shown text, dicts are elements (placed where they are)."""
+    text, elements = "", []
+    for p in parts:
+        if isinstance(p, str):
+            text += p + " "
+        else:
+            elements.append({**p, "at": len(text)})
+            text += p.get("text", "") + " "
+    return pages.from_snapshot({"url": url, "title": "", "visibleText": text.strip(), "elements": elements})
+
+
+def _clicks(task, page):
+    d = decide(task, page, tools=PROXY_TOOLS)
+    return [a.resolved.ref for a in d.actions if a.tool == "click"]
+
+
+def test_the_choice_with_the_greatest_or_lowest_number_is_clicked_then_the_form_is_sent():
+    plans = _snap(["Choose a plan", {"id": "p1", "tag": "input", "type": "radio", "label": "Starter $19"},
+                   {"id": "p2", "tag": "input", "type": "radio", "label": "Basic $9"},
+                   {"id": "p3", "tag": "input", "type": "radio", "label": "Team $49"},
+                   {"id": "go", "tag": "button", "text": "Continue"}])
+    assert _clicks("Select the plan with the lowest price and continue.", plans)[0] == "p2"
+    tiles = _snap(["Tiles", {"id": "a", "tag": "button", "text": "14"}, {"id": "b", "tag": "button", "text": "3"},
+                   {"id": "c", "tag": "button", "text": "27"}, {"id": "done", "tag": "button", "text": "Done"}])
+    assert _clicks("Pick the tile showing the largest value, then press Done.", tiles) == ["c", "done"]
+    tree = '- button "0.5"\n- button "2.25"\n- button "1.75"\n- button "Next"'
+    assert wire(decide("Click the smallest number.", tree))[0] == ("click", "0.5", None)
+
+
+def test_no_pick_when_the_choices_tie_or_show_no_numbers():
+    tie = _snap([{"id": "a", "tag": "button", "text": "7"}, {"id": "b", "tag": "button", "text": "7"},
+                 {"id": "s", "tag": "button", "text": "Send"}])
+    assert "a" not in _clicks("Pick the card with the highest number and send.", tie)
+    assert "b" not in _clicks("Pick the card with the highest number and send.", tie)
+    words = _snap([{"id": "a", "tag": "button", "text": "Red"}, {"id": "b", "tag": "button", "text": "Blue"}])
+    assert _clicks("Pick the cheapest colour.", words) == []
+
+
+def test_each_number_gets_the_button_naming_its_kind():
+    rows = _snap([{"id": "p1", "tag": "button", "text": "Positive"}, "12", {"id": "n1", "tag": "button",
+                  "text": "Negative"}, {"id": "p2", "tag": "button", "text": "Positive"}, "-4",
+                  {"id": "n2", "tag": "button", "text": "Negative"}, {"id": "ok", "tag": "button", "text": "Check"}])
+    assert _clicks("Label each amount as positive or negative, then click Check.", rows) == ["p1", "n2", "ok"]
+    parity = _snap(["Your numbers", {"id": "o1", "tag": "button", "text": "odd"}, "7", {"id": "e1", "tag": "button",
+                    "text": "even"}, {"id": "o2", "tag": "button", "text": "odd"}, "0",
+                    {"id": "e2", "tag": "button", "text": "even"}])
+    assert _clicks("Classify the numbers as either even or odd.", parity) == ["o1", "e2"]
+    # a number with only one of the two buttons beside it is not classified
+    lone = _snap([{"id": "o1", "tag": "button", "text": "odd"}, "5", {"id": "x", "tag": "button", "text": "Skip"}])
+    assert classify_clicks(read_task("Mark the number as odd or even."), lone, Seen((), lone, {})) == []
