@@ -40,6 +40,7 @@ from agenthost.agent.answers import answer_from
 from agenthost.agent.calendar import calendar_actions
 from agenthost.agent.choices import classify_clicks, extreme_choice
 from agenthost.agent.forms import fill_fields, item_clicks, submit_button
+from agenthost.agent.guessing import guess_actions
 from agenthost.agent.guards import LoopGuard, check_actions, classify_risk
 from agenthost.agent.navigation import (
     alternatives,
@@ -166,6 +167,14 @@ def _task_plan(t: _Turn, verdict: Outcome) -> list[Action]:
         submit = submit_button(facts, page, [], t.avoid)
         return [Action("click", {"element": submit.name}, resolved=submit, why="submit the form",
                        rule=rules.SUBMIT.name)] if submit else []
+    if verdict.kind != "success":
+        guessing = guess_actions(facts, page, t.memory, t.names, t.avoid,
+                                 submitted=bool(t.history) and t.history[-1].tool == "click")
+        if guessing is not None:  # a number to find: the page's answers to the guesses narrow it down
+            if not guessing:
+                t.blocked_by = rules.GUESS
+                t.blocked = "The page's answers leave no number in the range the task gives."
+            return rules.tag(rules.GUESS, guessing)
     fills = fill_fields(facts, page, names, seen, rejected=verdict.kind in ("error", "failure"),
                         problem=verdict.text if verdict.kind == "error" else "")
     fills = [a for a in rules.tag(rules.FILL, fills) if not is_avoided(a, t.avoid)]

@@ -102,6 +102,9 @@ QUOTED_REVEAL = _rule("references.reveal-quoted", "references.quoted_clicks",
                       "a quoted name not shown yet", "click the next control that may reveal it")
 ITEM = _rule("forms.item-buttons", "forms.item_clicks",
              "items the task puts somewhere (\"buy X\", \"add X\")", "click the item's own button (\"Add X to cart\")")
+GUESS = _rule("guessing.next-guess", "guessing.guess_actions",
+              "the task asks to find a number in a range by guessing, and the page answers each guess with "
+              "higher/lower", "type the middle of the range left and send it; give up when no number is left")
 CLASSIFY = _rule("choices.classify-numbers", "choices.classify_clicks",
                  "the task asks to mark numbers as one of two kinds (odd or even, positive or negative) and each "
                  "number the page shows sits between buttons named for them", "click each number's kind")
