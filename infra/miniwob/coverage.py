@@ -22,6 +22,8 @@ UNNAMED = "the controls to click have no accessible name (icons, cards, cells)"
 ALIKE = "the control to click shares its name with others before it (one per row or item): the runner takes the first"
 NO_KEYS = "a slider moves by dragging or arrow keys; the runner has neither"
 SVG_MENU = "the items are drawn inside an SVG image without roles or names"
+NUMBER_BOX = ("the answer goes into a number box with no name, label or placeholder: the runner finds a box to type "
+              "in by the text box role, a label or a placeholder")
 
 #: task -> reason, for tasks no path can express
 NEITHER: dict[str, str] = {
@@ -34,6 +36,8 @@ NEITHER: dict[str, str] = {
     **dict.fromkeys(("highlight-text", "highlight-text-2", "text-editor"), SELECT_TEXT),
     **dict.fromkeys(("hover-shape", "hot-cold"), HOVER),
     "scroll-text-2": "needs one text area scrolled to its end; the tools scroll the page, not an element",
+    "ascending-numbers": ("the numbers are SVG text, covered by unnamed shapes after the first click: the order is "
+                          "kept by position only"),
 }
 #: task -> reason, for tasks only the AI Olympics path cannot express
 NOT_OLYMPICS: dict[str, str] = {
@@ -50,6 +54,7 @@ NOT_OLYMPICS: dict[str, str] = {
     **dict.fromkeys(("odd-or-even", "buy-ticket", "order-food"), ALIKE),
     **dict.fromkeys(("use-slider", "use-slider-2", "form-sequence"), NO_KEYS),
     **dict.fromkeys(("click-pie", "click-pie-nodelay"), SVG_MENU),
+    "guess-number": NUMBER_BOX,
 }
 #: task -> reason, for tasks only the Proxy API path cannot express
 NOT_PROXY: dict[str, str] = {
