@@ -20,8 +20,8 @@ def _snap(parts, url="https://site.test/"):
             text += p + " "
         else:
             elements.append({**p, "at": len(text)})
-            text += p.get("text", "") + " "
-    return pages.from_snapshot({"url": url, "title": "", "visibleText": text.strip(), "elements": elements})
+            text += p["text"] + " " if p.get("text") else ""
+    return pages.from_snapshot({"url": url, "title": "", "visibleText": text.rstrip(), "elements": elements})
 
 
 def _clicks(task, page):

@@ -317,6 +317,8 @@ class LoopGuard:
             target = a.target or a.args.get("url", "") or a.args.get("direction", "")
             extra = "" if a.tool == "type" and a.resolved is not None and a.resolved.is_secret() else \
                 str(a.args.get("text") or a.args.get("option") or "")[:40]
+            if a.tool == "press":
+                extra += "|" + a.why  # a key that moves a readout step by step says how far it is (a slider)
             parts.append(f"{a.tool}|{str(target).lower()}|{extra}")
         return hashlib.sha1((page.url.split("#")[0] + "\n" + "\n".join(parts)).encode(),
                             usedforsecurity=False).hexdigest()[:12]

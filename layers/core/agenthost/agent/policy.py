@@ -56,6 +56,7 @@ from agenthost.agent.page import Page
 from agenthost.agent.problems import skill_actions
 from agenthost.agent.progress import Seen, action_key, futile_keys, sent_record
 from agenthost.agent.references import expand_clicks, quoted_clicks, reference_actions, unverified
+from agenthost.agent.sliders import slider_actions
 from agenthost.agent.suggestions import suggestion_actions
 from agenthost.agent.task import TaskFacts, read_task
 from agenthost.config import settings
@@ -175,6 +176,9 @@ def _task_plan(t: _Turn, verdict: Outcome) -> list[Action]:
                 t.blocked_by = rules.GUESS
                 t.blocked = "The page's answers leave no number in the range the task gives."
             return rules.tag(rules.GUESS, guessing)
+        sliding = slider_actions(facts, page, t.memory, t.names)
+        if sliding:  # a key at a time: each moves the readout
+            return [a for a in rules.tag(rules.SLIDER, sliding) if not is_avoided(a, t.avoid)]
     fills = fill_fields(facts, page, names, seen, rejected=verdict.kind in ("error", "failure"),
                         problem=verdict.text if verdict.kind == "error" else "")
     fills = [a for a in rules.tag(rules.FILL, fills) if not is_avoided(a, t.avoid)]
@@ -366,8 +370,9 @@ class DeterministicPolicy:
         if opening is not None:
             return opening
         gesture = _GESTURE.search(task)
-        if gesture and not page.is_empty():
-            # a step no tool of these protocols performs: the later steps (a submit) would go without it
+        if gesture and not page.is_empty() and slider_actions(t.facts, page, dict(t.memory), t.names) is None:
+            # a step no tool of these protocols performs: the later steps (a submit) would go without it (a slider
+            # to drag moves by keys where the protocol presses them)
             return self._give_up(t.memory, f"The task needs a pointer gesture ({gesture.group(0).strip()!r}) that "
                                  "this protocol's tools cannot perform.", Outcome(None, ""), rule=rules.GESTURE)
         verdict = _page_verdict(t)

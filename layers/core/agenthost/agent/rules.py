@@ -105,6 +105,9 @@ ITEM = _rule("forms.item-buttons", "forms.item_clicks",
 GUESS = _rule("guessing.next-guess", "guessing.guess_actions",
               "the task asks to find a number in a range by guessing, and the page answers each guess with "
               "higher/lower", "type the middle of the range left and send it; give up when no number is left")
+SLIDER = _rule("sliders.key-toward-value", "sliders.slider_actions",
+               "the task sets a slider (or several, to a list) to a number and the page shows each one's value",
+               "press an arrow (or, once a page's size is known, a page key) on the handle toward the value")
 CLASSIFY = _rule("choices.classify-numbers", "choices.classify_clicks",
                  "the task asks to mark numbers as one of two kinds (odd or even, positive or negative) and each "
                  "number the page shows sits between buttons named for them", "click each number's kind")
