@@ -28,7 +28,7 @@ from olympics.memory import MemoryStore  # noqa: E402
 from olympics.models import TurnRequest, TurnResponse  # noqa: E402
 from olympics.turn import TurnStats, idle_response, play  # noqa: E402
 
-logger = Logger(service="agenthost", use_rfc3339=True)
+logger = logs.trimmed(Logger(service="agenthost", use_rfc3339=True))
 _cold = True
 MAX_INIT_S = 10.0
 
@@ -85,14 +85,32 @@ def _handle(event: dict[str, Any], context: Any, started: float) -> dict[str, An
         return read
     caller, request = read
     response, stats = _play(caller, request, raw, started)
-    logger.info("olympics turn", extra={
-        "agent": caller.agent_id, "turn": request.turnNumber, "test_ping": caller.test_ping,
-        "source": stats.source, "actions": len(response.actions), "done": response.done,
-        "dropped": stats.dropped[:5], "llm_error": stats.llm_error, "memory_error": stats.memory_error,
-        "dynamodb_calls": stats.dynamodb_calls, "budget": stats.budget, "rules": stats.rules,
-        "duration_ms": round((time.monotonic() - started) * 1000, 1),
-    })
+    logger.info("olympics turn", extra=_line(caller, request, response, stats, started))
     return _respond(200, response.wire())
+
+
+def _line(caller: Caller, request: TurnRequest, response: TurnResponse, stats: TurnStats,
+          started: float) -> dict[str, Any]:
+    """The turn's one log line (CloudWatch bills it by the byte): what every turn says, and what only some say
+    when they say it (a test ping, dropped actions, an LLM or memory error, the rules that decided, and the
+    budget's split when it is not the one a warm deterministic turn gets)."""
+    line: dict[str, Any] = {"agent": caller.agent_id, "turn": request.turnNumber, "source": stats.source,
+                            "actions": len(response.actions), "done": response.done,
+                            "dynamodb_calls": stats.dynamodb_calls}
+    optional = {"test_ping": caller.test_ping, "dropped": stats.dropped[:5], "llm_error": stats.llm_error,
+                "memory_error": stats.memory_error, "rules": stats.rules}
+    line.update({k: v for k, v in optional.items() if v})
+    if stats.budget and stats.budget != _usual_budget():
+        line["budget"] = stats.budget
+    line["duration_ms"] = round((time.monotonic() - started) * 1000, 1)
+    return line
+
+
+def _usual_budget() -> str:
+    """The budget's split a warm turn played by the deterministic policy gets (``olympics.turn.play``)."""
+    cfg = settings()
+    return Deadline.after(cfg.olympics_budget_s).reserve(cfg.guard_reserve_s, "guard and memory write").describe(
+        "deterministic")
 
 
 def _read_turn(event: dict[str, Any], raw: bytes) -> tuple[Caller, TurnRequest] | dict[str, Any]:

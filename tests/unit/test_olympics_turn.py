@@ -8,7 +8,7 @@ import time
 import pytest
 from olympics import agent_adapter, app
 from olympics.memory import MemoryStore, stored, task_hash
-from olympics.models import TurnRequest
+from olympics.models import TurnRequest, TurnResponse
 from olympics.turn import play
 
 from agenthost.agent import Action, Decision
@@ -16,6 +16,7 @@ from agenthost.config import settings
 from agenthost.deadline import Deadline
 from agenthost.store import keys
 from tests.support.apigw import call
+from tests.support.logs import every_level
 from tests.support.olympics import FORM_TREE, SECRET, signed, turn_body
 from tests.support.timing import within
 
@@ -410,3 +411,24 @@ def test_a_task_memory_written_before_is_still_read_and_replayed(aws, secret):
     post(turn_body(4, prompt=PROMPT))
     item = stored(aws.get(**keys.task("agent-1", task_hash(PROMPT, URL))))
     assert item["last_turn"] == 4 and "kept note" in item["notes"] and URL in item["brain"]["visited"]
+
+
+def test_a_turns_log_line_says_only_what_this_turn_has_to_say(aws, secret, capsys):
+    """CloudWatch bills a turn's line by the byte: a warm deterministic turn writes no empty fields, no code
+    location and not the budget's usual split; a turn with something to say (an LLM's budget, an error) does."""
+    post(turn_body(1, prompt=PROMPT))
+    capsys.readouterr()
+    with every_level():
+        post(turn_body(2, prompt=PROMPT))
+    [line] = [json.loads(x) for x in capsys.readouterr().out.splitlines()
+              if x.startswith("{") and '"olympics turn"' in x]
+    assert "location" not in line and "budget" not in line
+    assert not [k for k, v in line.items() if v in ("", [], None, False) and k not in ("cold_start", "done")], line
+    assert (line["agent"], line["turn"], line["source"]) == ("agent-1", 2, "deterministic")
+    assert len(json.dumps(line)) < 440
+    from olympics.turn import TurnStats
+
+    stats = TurnStats(source="llm", llm_error="late", budget="budget 20.0s: llm 17.0s + fallback 3.0s")
+    said = app._line(app.Caller("agent-1", False), TurnRequest.model_validate(turn_body(3)),
+                     TurnResponse(thinking="", actions=[], done=False), stats, time.monotonic())
+    assert said["budget"].startswith("budget 20.0s: llm") and said["llm_error"] == "late" and "test_ping" not in said

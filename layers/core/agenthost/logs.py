@@ -14,7 +14,19 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+#: keys Powertools adds that repeat what a line already says (CloudWatch Logs bills every byte ingested, $0.50/GB:
+#: ~1 KB a turn is $0.50 per 1M turns): the ARN and memory size (fixed per function), its own request id
+#: (``request_id`` is the same id) and the code location (errors carry their traceback). Every logger that writes a
+#: line per request drops them (:func:`trimmed`).
+REPEATED_KEYS = ["function_arn", "function_memory_size", "function_request_id", "location"]
+
 _started: set[str] = set()
+
+
+def trimmed(logger: Any) -> Any:
+    """``logger`` without :data:`REPEATED_KEYS` on its lines."""
+    logger.remove_keys(REPEATED_KEYS)
+    return logger
 _lock = threading.Lock()
 
 

@@ -55,11 +55,9 @@ warnings.filterwarnings("ignore", message="No application metrics to publish")
 logger = Logger(service="agenthost", use_rfc3339=True)
 metrics = Metrics(namespace="agenthost")
 
-# CloudWatch Logs bills every byte ingested ($0.50/GB: ~1 KB a turn is $0.50 per 1M turns). Keep what
-# identifies a line (level, message, time, service, function_name, cold_start, request_id) and drop what
-# repeats it: the ARN and memory size (fixed per function), Powertools' own request id (request_id is
-# the same id), the code location (errors carry their traceback) and asyncio task names.
-_REPEATED_KEYS = ["function_arn", "function_memory_size", "function_request_id", "location"]
+# CloudWatch Logs bills every byte ingested: a line keeps what identifies it (level, message, time, service,
+# function_name, cold_start, request_id) and drops what repeats it (agenthost.logs.REPEATED_KEYS) and asyncio
+# task names.
 _access_notes: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("agenthost_access_notes",
                                                                                       default=None)
 
@@ -73,7 +71,7 @@ def annotate(**fields: Any) -> None:
     else:
         notes.update(fields)
 logging.logAsyncioTasks = False  # type: ignore[attr-defined]  # Python 3.12+
-logger.remove_keys(_REPEATED_KEYS)
+logs.trimmed(logger)
 
 _tracer: Any = None
 
