@@ -204,6 +204,9 @@ def test_the_usage_attribute_is_one_short_string_that_reads_back_exactly():
     # a webhook turn's usage with the previous turn's tail folded in (a map of the same: ~210 bytes)
     assert len(one) <= 120, one
     assert carry.decode("not|a number") is None and carry.decode("") is None
+    # the day a usage belongs to, asked again and again (remembered), and across midnight
+    assert [metering.day_of(t) for t in (NOW, NOW + 86_400, NOW, NOW - 1 - NOW % 86_400)] == [
+        "2026-11-18", "2026-11-19", "2026-11-18", "2026-11-17"]
     # what the version before wrote (a map) is read as it was
     before = {"id": "x1", "at": 1.5, "e": entries[:1]}
     assert carry.decode(before) == before

@@ -18,6 +18,7 @@ Hand-written because it is the bookkeeping of our own counters; the write itself
 from __future__ import annotations
 
 import contextvars
+import re
 import secrets
 import threading
 from collections.abc import Callable, Iterator, Mapping
@@ -40,7 +41,8 @@ _riding: contextvars.ContextVar[Carrier | None] = contextvars.ContextVar("agenth
 
 def entry(attrs: Mapping[str, Any], counters: Mapping[str, float], why: str | None = None) -> Entry:
     """One agent's, protocol's and day's counters as a usage entry (see :data:`Entry`)."""
-    values = [round(v, 3) if isinstance(v, float) else v for v in (counters.get(k, 0) for k in COUNTERS)]
+    get = counters.get
+    values = [round(v, 3) if type(v) is float else v for v in [get(k, 0) for k in COUNTERS]]
     while values and not values[-1]:
         values.pop()
     out = {**attrs, "c": values}
@@ -82,17 +84,28 @@ def folded(entries: list[Entry], taken: list[Entry]) -> list[Entry]:
 _FIELDS = ("day", "agent", "protocol", "arch", "mb", "model", "why")
 
 
-def _number(v: float) -> str:
+def _number(v: Any) -> str:
     if not v:
         return ""
-    if v == int(v):
+    if type(v) is int:
+        return str(v)
+    v = float(v)
+    if v.is_integer():
         return str(int(v))
     text = f"{v:.3f}".rstrip("0")
     return text[1:] if text.startswith("0.") else ("-" + text[2:] if text.startswith("-0.") else text)
 
 
 def _numbers(values: Any) -> str:
-    return ":".join(_number(float(v)) for v in values or ()).rstrip(":")
+    return ":".join([_number(v) for v in values]).rstrip(":") if values else ""
+
+
+_plain_text = re.compile(r"[A-Za-z0-9_.~-]*").fullmatch
+
+
+def _field(value: Any) -> str:
+    text = value if type(value) is str else str(value or "")
+    return text if _plain_text(text) else quote(text, safe="")
 
 
 def _parsed(text: str) -> list[float | int]:
@@ -112,7 +125,7 @@ def encode(usage_id: str, at: float, entries: list[Entry]) -> str:
     today = day_of(at)
     parts = [usage_id, f"{at:.3f}".rstrip("0").rstrip(".")]
     for e in entries:
-        fields = ["" if k == "day" and e.get(k) == today else quote(str(e.get(k) or ""), safe="") for k in _FIELDS]
+        fields = ["" if k == "day" and e.get(k) == today else _field(e.get(k)) for k in _FIELDS]
         parts.append(",".join([*fields, _numbers(e.get("c")), _numbers(e.get("t"))]).rstrip(","))
     return "|".join(parts)
 

@@ -35,8 +35,16 @@ def usage_key(day: str, agent: str, protocol: str) -> Key:
     return keys.usage(day, agent, protocol)
 
 
+_day: tuple[int, str] = (-1, "")
+
+
 def day_of(epoch_s: float) -> str:
-    return datetime.fromtimestamp(epoch_s, UTC).strftime("%Y-%m-%d")
+    """The UTC day of ``epoch_s`` (``yyyy-mm-dd``; the last one asked is remembered: every turn asks)."""
+    global _day
+    number = int(epoch_s // 86400)
+    if _day[0] != number:
+        _day = (number, datetime.fromtimestamp(epoch_s, UTC).strftime("%Y-%m-%d"))
+    return _day[1]
 
 
 def clean_id(value: Any) -> str:
