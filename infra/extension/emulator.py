@@ -79,7 +79,7 @@ def execute(page: Any, tool: dict[str, Any], timeout_ms: float = 5000) -> dict[s
             if el.count() == 0:
                 return {"success": False, "error": f"element {p.get('id')} not found (stale id?)"}
             if name == "click":
-                el.first.click(timeout=timeout_ms)
+                _click(page, el.first, timeout_ms)
                 return {"success": True, "message": "Clicked successfully"}
             text = str(p.get("text", ""))
             tag = el.first.evaluate("e => e.tagName.toLowerCase()")
@@ -91,6 +91,29 @@ def execute(page: Any, tool: dict[str, Any], timeout_ms: float = 5000) -> dict[s
         return {"success": False, "error": f"unknown tool {name!r}"}
     except Exception as exc:  # noqa: BLE001 - every failure is reported back as the extension does
         return {"success": False, "error": str(exc).splitlines()[0][:200]}
+
+
+#: a capture listener that records whether the next click event reaches the element (or something inside it)
+_WATCH_CLICK = """e => { window.__agentClickHit = false;
+  const h = (ev) => { if (e === ev.target || e.contains(ev.target)) window.__agentClickHit = true; };
+  document.addEventListener('click', h, true);
+  window.__agentClickOff = () => document.removeEventListener('click', h, true); }"""
+_CLICK_HIT = """() => { const hit = window.__agentClickHit; if (window.__agentClickOff) window.__agentClickOff();
+  return hit !== false; }"""
+
+
+def _click(page: Any, el: Any, timeout_ms: int) -> None:
+    """A click that reaches the element, as an extension's content script's ``element.click()`` does: a real
+    pointer click first (hover, mouse down and up), and when its event landed on something else (the element
+    changed size under the pointer: an icon whose hover image swaps in), the element's own ``click()``."""
+    el.evaluate(_WATCH_CLICK)
+    el.click(timeout=timeout_ms)
+    try:
+        hit = page.evaluate(_CLICK_HIT)
+    except Exception:  # noqa: BLE001 - the click navigated away: it reached the page
+        return
+    if not hit:
+        el.evaluate("e => e.click()")
 
 
 class Emulator:
