@@ -28,6 +28,8 @@ MAX_ELEMENT_TEXT = 200
 #: how much of a page's tables a snapshot keeps
 MAX_TABLES, MAX_TABLE_ROWS, MAX_TABLE_CELLS = 10, 50, 12
 MAX_FIELD = 500
+#: a field's value: a text area's whole text as the snapshot sends it (up to 1,000 characters), to copy it exactly
+MAX_VALUE = 1000
 #: names, labels and autocomplete tokens of fields whose value is a secret (password, card data, codes)
 _SECRET_FIELD = re.compile(
     r"pass(?:word|wd|code|phrase)|\bpin\b|\bcvv2?\b|\bcvc2?\b|\bcsc\b|security[ _-]?code|card[ _-]?(?:number|no\b|num)|"
@@ -134,11 +136,16 @@ class ElementInfo(_In):
                     else _cut(str(o), 200) for o in v[:100]]
         return v
 
-    @field_validator("tag", "role", "ariaLabel", "placeholder", "type", "value", "href", "name", "label",
+    @field_validator("tag", "role", "ariaLabel", "placeholder", "type", "href", "name", "label",
                      "form", "autocomplete", "hint", mode="before")
     @classmethod
     def _fields(cls, v: Any) -> Any:
         return _cut(v, MAX_FIELD)
+
+    @field_validator("value", mode="before")
+    @classmethod
+    def _value(cls, v: Any) -> Any:
+        return _cut(v, MAX_VALUE)
 
 
 class PageSnapshot(_In):

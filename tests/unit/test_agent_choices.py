@@ -63,3 +63,16 @@ def test_each_number_gets_the_button_naming_its_kind():
     # a number with only one of the two buttons beside it is not classified
     lone = _snap([{"id": "o1", "tag": "button", "text": "odd"}, "5", {"id": "x", "tag": "button", "text": "Skip"}])
     assert classify_clicks(read_task("Mark the number as odd or even."), lone, Seen((), lone, {})) == []
+
+
+def test_a_number_is_generated_again_until_it_is_of_the_kind_asked_then_sent():
+    task = "Roll a number greater than 10, then press Keep."
+
+    def tree(shown):
+        return f'- paragraph: {task}\n- paragraph: "{shown}"\n- button "Roll"\n- button "Keep"'
+    assert wire(decide(task, tree("4"))) == [("click", "Roll", None)]
+    assert wire(decide(task, tree("12"))) == [("click", "Keep", None)]
+    task2 = "Get an even number and then click Done."
+    tree2 = f'- paragraph: {task2}\n- paragraph: "7"\n- button "Get number"\n- button "Done"'
+    assert wire(decide(task2, tree2)) == [("click", "Get number", None)]
+    assert wire(decide(task2, tree2.replace('"7"', '"-2"'))) == [("click", "Done", None)]

@@ -159,3 +159,17 @@ def test_the_text_the_page_shows_below_or_above_its_own_request_is_what_gets_typ
     # a page that does not show the request: nothing is made up from it
     tree2 = '- text: Welcome back\n- textbox\n- button "Go"'
     assert not [a for a in wire(decide("Type the text below into the field.", tree2)) if a[0] == "type"]
+
+
+def test_a_long_text_area_reaches_the_policy_whole_through_the_proxy_api_model():
+    from runs.models import PageSnapshot
+
+    words = [f"w{i}" for i in range(150)]  # about 800 characters, more than a field's 500
+    text = " ".join(words) + " finale"
+    snap = PageSnapshot.model_validate({"url": "https://site.test/", "title": "", "visibleText": "Notes Save",
+                                        "elements": [{"id": "t", "tag": "textarea", "value": text},
+                                                     {"id": "f", "tag": "input", "type": "text"},
+                                                     {"id": "s", "tag": "button", "text": "Save"}]})
+    page = pages.from_snapshot(snap.model_dump())
+    acts, _ = _proxy("Find the last word in the text area, type it into the text field and press Save.", page)
+    assert acts[0] == ("type", "f", "finale")

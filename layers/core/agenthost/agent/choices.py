@@ -1,7 +1,8 @@
 """Choices the task picks by what their values are, not by their names: the one with the greatest or the
-smallest number ("pick the card with the greatest number", "choose the plan with the lowest price"), and, for
+smallest number ("pick the card with the greatest number", "choose the plan with the lowest price"); for
 each number the page lists, the button that says what kind of number it is ("mark each number as odd or
-even", "label the amounts positive or negative").
+even", "label the amounts positive or negative"); and a number generated again until it is of the kind asked
+("generate an odd number, then press submit").
 
 Written by hand: two small scans over the page model (numbers in the choices' names; a number's neighbouring
 buttons in page order) that no library does for an element tree.
@@ -13,9 +14,10 @@ import re
 from collections.abc import Callable, Sequence
 
 from agenthost.agent.actions import Action, norm
-from agenthost.agent.forms import NEXT_STEP, NOT_SUBMIT
+from agenthost.agent.forms import NEXT_STEP, NOT_SUBMIT, submit_button
 from agenthost.agent.page import Element, Page
 from agenthost.agent.progress import Seen
+from agenthost.agent.references import shown_text
 from agenthost.agent.task import TaskFacts
 
 _MOST = r"greatest|largest|biggest|highest|maximum|max|most\s+expensive|costliest"
@@ -103,3 +105,38 @@ def classify_clicks(facts: TaskFacts, page: Page, seen: Seen) -> list[Action]:
             if _KINDS[norm(n.name)](x) and not (n.checked or seen.clicked_here(n)):
                 out.append(Action("click", {"element": n.name}, resolved=n, why=f"{shown} is {norm(n.name)}"))
     return out
+
+
+#: "Generate an odd number", "generate a number greater than 3", "roll a number less than 20"
+_GENERATE = re.compile(r"\b(?:generate|roll|draw|get)\s+(?:a|an)\s+(?:(?P<kind>" + "|".join(_KINDS) + r")\s+number|"
+                       r"number\s+(?P<cmp>greater|larger|bigger|higher|more|less|smaller|lower)\s+than\s+"
+                       r"(?P<bound>[-+]?\d+(?:\.\d+)?))\b", re.I)
+
+
+def _fits(m: re.Match[str], x: float) -> bool:
+    if m.group("kind"):
+        return _KINDS[m.group("kind").lower()](x)
+    bound = float(m.group("bound"))
+    return x > bound if m.group("cmp").lower() in ("greater", "larger", "bigger", "higher", "more") else x < bound
+
+
+def generate_actions(facts: TaskFacts, page: Page, avoid: set[tuple[str, str]]) -> list[Action] | None:
+    """A number to generate until it fits ("generate an odd number, then press submit"): the page's generate
+    button clicked again while the number it shows (right below the task's sentence) does not fit, the form's
+    submit once it does. None when the task asks for no such number or the page has no generate button."""
+    m = _GENERATE.search(facts.text)
+    if not m:
+        return None
+    verb = m.group(0).split()[0].lower()
+    button = next((e for e in page.elements if e.role == "button" and not e.disabled
+                   and norm(e.name).startswith(verb[:4])), None)
+    if button is None:
+        return None
+    shown = shown_text(page, facts.text, below=True) or ""
+    x = _number(shown) if _NUMBER.fullmatch(shown.strip()) else None
+    if x is not None and _fits(m, x):
+        submit = submit_button(facts, page, [], avoid)
+        return [Action("click", {"element": submit.name}, resolved=submit, why=f"{shown.strip()} fits: send it")] \
+            if submit is not None and submit is not button else []
+    return [Action("click", {"element": button.name}, resolved=button,
+                   why="generate a number" if x is None else f"{shown.strip()} does not fit: generate another")]

@@ -38,7 +38,7 @@ from agenthost.agent import codes, rules, scope
 from agenthost.agent.actions import Action, Decision, approval_question, avoid_set, is_avoided, tool_names
 from agenthost.agent.answers import answer_from
 from agenthost.agent.calendar import calendar_actions
-from agenthost.agent.choices import classify_clicks, extreme_choice
+from agenthost.agent.choices import classify_clicks, extreme_choice, generate_actions
 from agenthost.agent.forms import fill_fields, item_clicks, submit_button
 from agenthost.agent.guessing import guess_actions
 from agenthost.agent.guards import LoopGuard, check_actions, classify_risk
@@ -176,6 +176,9 @@ def _task_plan(t: _Turn, verdict: Outcome) -> list[Action]:
                 t.blocked_by = rules.GUESS
                 t.blocked = "The page's answers leave no number in the range the task gives."
             return rules.tag(rules.GUESS, guessing)
+        generating = generate_actions(facts, page, t.avoid)
+        if generating is not None:  # a number generated until it fits, then sent
+            return [a for a in rules.tag(rules.GENERATE, generating) if not is_avoided(a, t.avoid)]
         sliding = slider_actions(facts, page, t.memory, t.names)
         if sliding:  # a key at a time: each moves the readout
             return [a for a in rules.tag(rules.SLIDER, sliding) if not is_avoided(a, t.avoid)]

@@ -316,11 +316,11 @@ def derived_value(page: Page, earlier: Sequence[str], task: str) -> str | None:
             return texts[0] if texts else None
         m = _SHOWN.search(clause)
         if m:
-            return _shown_text(page, task, below=m.group("side").lower() == "below")
+            return shown_text(page, task, below=m.group("side").lower() == "below")
     return None
 
 
-def _shown_text(page: Page, task: str, *, below: bool) -> str | None:
+def shown_text(page: Page, task: str, *, below: bool) -> str | None:
     """The text the page shows right below (or above) its own sentence asking for it (the task's words shown
     on the page): the next text that is not more of the task. None when the page does not show the task."""
     low_task = norm(task)

@@ -105,6 +105,9 @@ ITEM = _rule("forms.item-buttons", "forms.item_clicks",
 GUESS = _rule("guessing.next-guess", "guessing.guess_actions",
               "the task asks to find a number in a range by guessing, and the page answers each guess with "
               "higher/lower", "type the middle of the range left and send it; give up when no number is left")
+GENERATE = _rule("choices.generate-until-fits", "choices.generate_actions",
+                 "the task asks to generate a number of a kind (odd, greater than 3...) and the page has a generate "
+                 "button", "generate again while the number shown does not fit; send the form once it does")
 SLIDER = _rule("sliders.key-toward-value", "sliders.slider_actions",
                "the task sets a slider (or several, to a list) to a number and the page shows each one's value",
                "press an arrow (or, once a page's size is known, a page key) on the handle toward the value")
