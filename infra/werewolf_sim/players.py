@@ -87,24 +87,50 @@ class HttpPlayer:
 
 
 class Oracle:
-    """A ceiling, not a player: one seat that sees every role (the engine's true state) and plays simple rules
-    with that knowledge: votes and shoots a known enemy (the lowest seat); wolves spare the hunter while any other
-    village player is left (a hunter voted out or killed shoots back) and kill the witch first (her save undoes
-    a kill); the guard protects a village player (the witch first), never last night's; the witch saves the
-    victim and poisons a wolf; everything else is the seat's random bot. What it gains over a random bot in the
-    same seat bounds what any strategy in one seat can gain from its votes and night actions against random
-    play. Its answers pass the strict validator."""
+    """A ceiling, not a player: one seat that sees every role (the engine's true state: roles, lovers, potions)
+    and plays simple rules with that knowledge: votes and shoots a known enemy (the lowest seat); wolves never
+    name a living wolf-side player's lover (heartbreak would take their teammate too) and spare the hunter while
+    any other village player is left (a hunter voted out or killed shoots back); they kill and vote out first
+    the witch while she holds a potion (a save undoes a kill, a poison takes a wolf), then a knight who has not
+    flipped, the guard, the seer; the guard protects a village player (the witch first), never last night's;
+    the witch saves the victim and poisons a wolf; everything else is the seat's random bot. What it gains over
+    a random bot in the same seat bounds what any strategy in one seat can gain from its votes and night
+    actions against random play. Its answers pass the strict validator."""
 
-    #: the order wolves kill in (lower first) and the guard protects in
-    KILL_ORDER = {"witch": 0, "guard": 1, "hunter": 9}
+    #: the order wolves kill in (lower first; a witch without potions counts as a villager): the elder survives
+    #: the first kill, the hunter shoots back
+    KILL_ORDER = {"witch": 0, "knight": 1, "guard": 2, "seer": 3, "elder": 7, "hunter": 9}
+    #: the order wolves vote out in (the elder has no spare life against a vote)
+    VOTE_ORDER = {"witch": 0, "knight": 1, "guard": 2, "seer": 3, "hunter": 9}
     GUARD_ORDER = {"witch": 0, "hunter": 2}
+    #: a living wolf-side player's lover: last of all (their death takes the teammate too)
+    LOVER = 20
 
-    def __init__(self, game: Any, seat: int):
+    def __init__(self, game: Any, seat: int, sees_roles: bool = True):
         self.game = game
         self.seat = seat
+        #: False: a wolf that knows only its wolf teammates (what a real one knows against a village that claims
+        #: nothing): it kills and votes the lowest seat outside them; every other seat plays its random bot
+        self.sees_roles = sees_roles
+
+    def _wolf_order(self, enemy: Any, order: dict[str, int]) -> tuple[int, int]:
+        from infra.werewolf_sim.engine import team_of
+
+        g = self.game
+        role = enemy.role
+        if role == "witch" and not (g.save_potion or g.poison_potion):
+            role = "villager"
+        if role == "knight" and g.knight_used:
+            role = "villager"
+        rank = order.get(role, 5)
+        if g.lovers and enemy.seat in g.lovers:
+            other = g.by_seat(g.lovers[0] if g.lovers[1] == enemy.seat else g.lovers[1])
+            if other.alive and team_of(other.role) == "wolf":
+                rank = self.LOVER
+        return rank, enemy.seat
 
     def __call__(self, payload: dict[str, Any]) -> tuple[Any, str | None]:
-        from infra.werewolf_sim.engine import team_of
+        from infra.werewolf_sim.engine import WOLVES, team_of
 
         g = self.game
         me = g.by_seat(self.seat)
@@ -113,9 +139,14 @@ class Oracle:
         enemies = [x for x in alive if team_of(x.role) != mine]
         wolves = [x for x in alive if team_of(x.role) == "wolf" and x.role != "madman"]
         action = payload["action_type"]
+        if not self.sees_roles:
+            outside = [x for x in alive if x.role not in WOLVES]
+            if me.role in WOLVES and action in ("vote", "choose_kill_target") and outside:
+                return {"target": outside[0].name}, None
+            return g.bots[self.seat](payload)
         if mine == "wolf" and action in ("vote", "choose_kill_target") and enemies:
-            order = self.KILL_ORDER if action == "choose_kill_target" else {"hunter": 9}
-            return {"target": min(enemies, key=lambda x: (order.get(x.role, 5), x.seat)).name}, None
+            order = self.KILL_ORDER if action == "choose_kill_target" else self.VOTE_ORDER
+            return {"target": min(enemies, key=lambda x: self._wolf_order(x, order)).name}, None
         if action in ("vote", "hunter_shoot", "wolf_king_revenge") and enemies:
             return {"target": enemies[0].name}, None
         if action == "guard_protect" and mine == "village":

@@ -221,6 +221,28 @@ def test_oracle_wolves_spare_the_hunter_and_kill_the_witch_first():
     assert game.by_name(vote["target"]).role == "hunter"  # the only enemy left
 
 
+def test_oracle_wolves_never_name_a_teammates_lover():
+    """A lover's death takes the other lover too: the ceiling's wolves know the lovers and never kill or vote out
+    the lover of a living wolf-side player while anyone else is left, nor a witch who has used both potions
+    first."""
+    from infra.werewolf_sim.players import Oracle
+
+    game = next(g for g in (Game("couples-9p", s, {}) for s in range(1, 40))
+                if sum(p.role == "werewolf" for p in g.players) == 2)
+    me, mate = (p for p in game.players if p.role == "werewolf")
+    witch = next(p for p in game.players if p.role == "witch")
+    game.lovers = (mate.seat, witch.seat)
+    for action in ("choose_kill_target", "vote"):
+        answer, _err = Oracle(game, me.seat)(game.payload(me, action, "night"))
+        assert answer["target"] != witch.name, action
+        assert game.by_name(answer["target"]).role not in WOLVES | {"hunter"}
+    game.lovers = None
+    game.save_potion = game.poison_potion = False
+    answer, _err = Oracle(game, me.seat)(game.payload(me, "choose_kill_target", "night"))
+    assert game.by_name(answer["target"]).role not in ("witch", "hunter") and answer["target"] not in (me.name,
+                                                                                                        mate.name)
+
+
 def test_oracle_guard_protects_a_village_player_and_never_repeats():
     from infra.werewolf_sim.players import Oracle
 
