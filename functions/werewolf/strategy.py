@@ -290,7 +290,7 @@ def _pressed(view: View) -> bool:
 def _knowledge(view: View, say: Say, action: str) -> tuple[str, list[str]]:
     """The role we state and what our private knowledge lets us say publicly now."""
     mem, role = view.memory, view.role
-    if role == "seer":
+    if role == "seer" and not seer_keeps_quiet(view, action):
         # the claim at once with every check, wolf and good: holding good results back until pressed measured
         # worse (our agent in every seat, 60 games a mode: the village won 0 to 5 games fewer in each mode)
         return "seer", [say.check(_night_of(view, n), n, r) for n, r in mem.seer_results.items()]
@@ -313,6 +313,22 @@ def _knowledge(view: View, say: Say, action: str) -> tuple[str, list[str]]:
                 extra.append(say.hunter_threat(t))
         return role, extra
     return "villager", []
+
+
+def seer_keeps_quiet(view: View, action: str = "speak") -> bool:
+    """A seer who has not claimed yet keeps quiet while the village's own consensus already names the one
+    living player his checks found, a wolf: that wolf goes out today anyway, and a seer who stays hidden is
+    not tonight's sure kill, so he can check again and claim with two results (a claim now only tells the
+    wolves whom to kill, and the last wolf is then as hard to find as before). He speaks up at once when
+    the consensus moves, when two players accuse him, and in his last words."""
+    mem = view.memory
+    if view.role != "seer" or mem.claims.get(view.me) == "seer" or action == "last_words":
+        return False
+    living = [(n, r) for n, r in mem.seer_results.items() if n in view.alive]
+    if len(living) != 1 or living[0][1] != "werewolf":
+        return False
+    accusers = [a for a in mem.accusations.get(view.me, []) if a != view.me]
+    return len(accusers) < 2 and _speaking_consensus(view) == living[0][0]
 
 
 def _saved_night(view: View, name: str) -> int | str:
@@ -350,7 +366,7 @@ def speech(view: View, say: Say, action: str) -> str:
         parts.append(say.defend(accusers))
     if view.trusted_seer and view.trusted_seer != view.me:
         parts.append(say.follow_seer(view.trusted_seer))
-    parts += _case(view, say, target)
+    parts += [say.no_case()] if seer_keeps_quiet(view, action) else _case(view, say, target)
     return say.wrap("".join(parts))
 
 

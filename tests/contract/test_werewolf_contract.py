@@ -292,5 +292,7 @@ def test_a_turn_over_one_megabyte_is_played(aws):
 def test_english_and_personality(aws, monkeypatch):
     monkeypatch.setenv("AGENTHOST_WEREWOLF_LANGUAGE", "en")
     monkeypatch.setenv("AGENTHOST_WEREWOLF_PERSONALITY", "aggressive")
-    a = answer(turn("speak", role="seer", known=["Round 1: You checked 银时 → werewolf"]))
+    # two checks: a seer whose only news is a wolf the village already votes keeps quiet
+    a = answer(turn("speak", role="seer", known=["Round 1: You checked 银时 → werewolf",
+                                                 "Round 2: You checked 鸣人 → villager"]))
     assert "I am the seer" in a["message"] and "I vote 银时" in a["message"] and "Straight to it" in a["message"]

@@ -476,11 +476,20 @@ def test_personalities_differ_beyond_opener_and_closer_and_stay_readable(lang):
     from werewolf.player import play
     from werewolf.speech import STYLES, Say
 
+    from werewolf.strategy import seer_keeps_quiet
+
+    known = ["Round 1: You checked 银时 → werewolf"]
+
+    def must_claim(gid: str) -> bool:  # the village's consensus is not already 银时 (else the seer keeps quiet)
+        seen = build_view(WerewolfTurn.lenient(turn("speak", role="seer", known=known, game_id=gid)),
+                          GameMemory(game_id=gid, seat="3"))
+        return not seer_keeps_quiet(seen)
+
     bodies = {}
     for style in ("calm", "aggressive", "friendly"):
         say = Say(lang=lang, style=style)
-        seer = play(turn("speak", role="seer", known=["Round 1: You checked 银时 → werewolf"], game_id=style),
-                    InMemoryStore(), say=say).answer["message"]
+        gid = next(g for g in (f"{style}-{i}" for i in range(20)) if must_claim(g))
+        seer = play(turn("speak", role="seer", known=known, game_id=gid), InMemoryStore(), say=say).answer["message"]
         opener, closer = STYLES[lang][style]
         body = seer.removeprefix(opener).removesuffix(closer)
         quiet = play(turn("speak", game_id=f"q-{style}"), InMemoryStore(), say=say).answer["message"]

@@ -89,10 +89,35 @@ def test_a_seer_with_a_wolf_result_reveals_it_and_the_village_converges_on_that_
                       extra={w: {"teammates": [{"name": m, "seat": SEAT[m], "role": "werewolf", "alive": True}]}
                              for w, m in (("银时", "鸣人"), ("鸣人", "银时"))})
     seen = read(chat, me="柯南")
-    assert seen.trusted_seer == "MyBot" and "银时" in seen.public_wolves
+    if seen.memory.claims["MyBot"] == "seer":  # else the consensus already named 银时 (the next test)
+        assert seen.trusted_seer == "MyBot" and "银时" in seen.public_wolves
     village = [n for n in NAMES if roles[n] != "werewolf"]
     cast = votes(village, roles, chat, store, game_id=game_id, known=known)
     assert set(cast.values()) == {"银时"}
+
+
+def test_a_seer_whose_wolf_is_already_the_villages_choice_stays_hidden_and_the_wolf_still_goes_out():
+    """A claim would only tell the wolves whom to kill tonight: while the village's own consensus already names
+    the wolf the seer found, the seer speaks as a villager, and the whole village (the seer too) still votes that
+    wolf out. When the consensus names anyone else, the seer claims with the check as before."""
+    roles = {**VILLAGE, "MyBot": "seer", "银时": "werewolf", "鸣人": "werewolf"}
+    known = {"MyBot": ["Round 1: You checked 银时 → werewolf"]}
+    extra = {w: {"teammates": [{"name": m, "seat": SEAT[m], "role": "werewolf", "alive": True}]}
+             for w, m in (("银时", "鸣人"), ("鸣人", "银时"))}
+    village = [n for n in NAMES if roles[n] != "werewolf"]
+    seen_kinds = set()
+    for i in range(30):
+        gid = f"quiet-seer-{i}"
+        plain = {**roles, "MyBot": "villager"}  # the same day without the check
+        chat, store = day(NAMES, plain, game_id=gid, extra=extra)
+        choice = Counter(votes(village, plain, chat, store, game_id=gid).values()).most_common(1)[0][0]
+        chat, store = day(NAMES, roles, game_id=gid, known=known, extra=extra)
+        claim = read(chat, me="柯南").memory.claims["MyBot"]
+        cast = votes(village, roles, chat, store, game_id=gid, known=known)
+        assert set(cast.values()) == {"银时"}, (gid, cast)
+        assert claim == ("villager" if choice == "银时" else "seer"), (gid, choice)
+        seen_kinds.add(claim)
+    assert seen_kinds == {"villager", "seer"}
 
 
 def test_declared_votes_of_an_exposed_wolf_do_not_pull_the_village():
