@@ -17,6 +17,12 @@
    oracle wolf team that sees every role as the ceiling. Behaviour counts of our seats: own good players voted
    out on day one (aim <= 10% of day-one votes) and later, our hunter's shots on village players (aim <= 15%),
    votes where our village voters split, our wolves' kill picks on a teammate.
+5. Wolves' ceiling (200 games a mode): our wolf team against a random village next to a wolf team that knows only
+   its teammates (what ours can know: random players claim nothing) and the oracle that sees every role and the
+   lovers; what separates the last two is what no wolf can see.
+6. Hunter (400 seeds a mode): our hunter in one rotating seat among random bots, its shots on village players
+   next to a uniform shot at the same moments.
+7. classic-6p with every seat ours (400 games), the village's wins split by what the seer learned on night 1.
 
 Timings on a shared 2-core machine are noisy (p99 catches other processes' CPU bursts): compare the
 load average before reading them. moto's in-process DynamoDB costs far more per call than DynamoDB's
@@ -25,7 +31,8 @@ single-digit milliseconds, so the dict-store line is the handler's own time.
 Options: ``--games N`` (strength games per mode, default 400), ``--first-seed N`` (first strength seed, default 1:
 a fresh range checks that a gain is not an artefact of the seeds), ``--turns N`` (handler samples, default 2000),
 ``--validity-calls N`` (answers checked at least, default 2000), ``--setup-games N`` (games per mode and setup,
-default 40), ``--only validity|handler|strength|setups``.
+default 40), ``--ceiling-games N`` (default 200), ``--hunter-games N`` (default 400),
+``--classic-games N`` (default 400), ``--only validity|handler|strength|setups|ceiling|hunter|classic``.
 """
 
 from __future__ import annotations
@@ -206,8 +213,9 @@ def strength(games: int, first_seed: int = 1) -> None:
                 f"{role} {w}/{g} ({w / g:.0%})" for role, (w, g) in sorted(s.role_games.items())))
         print(f"     agent - random, points by role: {_by_role(a, b)}")
         o = oracle_strength(mode, games, first_seed=first_seed)
-        print(f"     ceiling: a seat that sees every role (votes/shoots an enemy, wolves kill the witch first and "
-              f"spare the hunter, the guard protects the witch, the witch poisons a wolf) gets "
+        print(f"     ceiling: a seat that sees every role (votes/shoots an enemy, wolves kill a witch holding a potion "
+              f"first, then the guard and the seer, and spare the hunter and their side's lovers, the guard protects "
+              f"the witch, the witch poisons a wolf) gets "
               f"{100 * o['delta']:+.1f} points on the same seeds (answers valid {o['agent'].validity():.2%})")
         print(f"     oracle - random, points by role: {_by_role(o['agent'], o['baseline'])}")
         # against bots whose votes, speech and night picks do not depend on roles, a villager's, guard's or
@@ -224,27 +232,123 @@ def strength(games: int, first_seed: int = 1) -> None:
 SETUP_AIMS = {"village": 0.97, "wolves": 0.98, "all": 0.60}
 
 
+def oracle_wolf_wins(mode: str, seeds: Any, sees_roles: bool = True) -> int:
+    """Wins of an oracle wolf team (the madman included) against a random village; ``sees_roles=False``: wolves
+    that know only their teammates."""
+    from infra.werewolf_sim.engine import Game
+    from infra.werewolf_sim.players import Oracle
+    from infra.werewolf_sim.runner import team_seats
+
+    wins = 0
+    for seed in seeds:
+        game = Game(mode, seed, {})
+        game.actors = {s: Oracle(game, s, sees_roles) for s in team_seats(mode, "wolf")(seed)}
+        wins += game.run().winner == "wolf"
+    return wins
+
+
+def wolf_ceiling(games: int) -> None:
+    """Our wolf team against a random village over many seeds, read against what information can give: a wolf
+    team that knows only its teammates (what ours knows, since random players claim nothing), and the oracle
+    that also sees every role and the lovers (a random village's witch, hunter, knight and lovers kill wolves
+    that no wolf can tell apart from villagers)."""
+    from infra.werewolf_sim.engine import MODES
+    from infra.werewolf_sim.players import InProcessPlayer
+    from infra.werewolf_sim.runner import play_games, setup_seats
+
+    t = time.perf_counter()
+    print(f"-- wolves against a random village, {games} seeded games per mode (seeds 1-{games})")
+    for mode in MODES:
+        seeds = range(1, games + 1)
+        ours = play_games(mode, seeds, InProcessPlayer, setup_seats("wolves", mode), run="wolves")
+        _team, w, g = ours.team_wins("wolves")
+        print(f"   {mode}: ours {w}/{g} ({w / g:.1%}); knowing only the teammates "
+              f"{oracle_wolf_wins(mode, seeds, False) / g:.1%}; seeing every role and the lovers "
+              f"{oracle_wolf_wins(mode, seeds) / g:.1%}")
+    print(f"   [{time.perf_counter() - t:.0f} s]")
+
+
+def hunter_shots(games: int) -> None:
+    """Our hunter in one rotating seat among random bots: its shots on village players against a uniform shot at
+    the same moments (random bots' speeches, votes and night picks ignore roles, so nothing there tells a wolf
+    from a villager)."""
+    from infra.werewolf_sim.engine import MODES, Game, roles_of, team_of
+    from infra.werewolf_sim.players import InProcessPlayer
+    from infra.werewolf_sim.runner import one_seat
+
+    shots = good = 0
+    uniform = 0.0
+    for mode in MODES:
+        if "hunter" not in MODES[mode]:
+            continue
+        for seed in range(1, games + 1):
+            seat = one_seat(mode)(seed)[0]
+            if roles_of(mode, seed)[seat - 1] != "hunter":
+                continue
+            game = Game(mode, seed, {})
+            ours = InProcessPlayer()
+
+            def actor(p: dict[str, Any], game: Any = game, seat: int = seat, ours: Any = ours) -> Any:
+                nonlocal uniform
+                if p["action_type"] == "hunter_shoot":
+                    others = [x for x in game.alive() if x.seat != seat]
+                    uniform += sum(team_of(x.role) == "village" for x in others) / max(1, len(others))
+                return ours(p)
+
+            game.actors = {seat: actor}
+            res = game.run()
+            for shooter, action, target in res.shots:
+                if shooter == seat and action == "hunter_shoot":
+                    shots += 1
+                    good += team_of(res.roles[target]) == "village"
+    print(f"-- our hunter in one rotating seat among random bots, seeds 1-{games}: {good} of {shots} shots on "
+          f"village players ({good / max(1, shots):.0%}); a uniform shot at the same moments: "
+          f"{uniform / max(1, shots):.0%}")
+
+
+def classic_cases(games: int) -> None:
+    """classic-6p with every seat ours, split by what the seer learned on night 1 (killed that night; its check on
+    the wolves' victim; a wolf; a living good player): the seer's one check is the village's only information
+    against wolves that play like villagers, and once the wolves kill the seer, three players with nothing
+    between them leave the village one chance in three."""
+    from collections import Counter
+
+    from infra.werewolf_sim.engine import Game
+    from infra.werewolf_sim.players import InProcessPlayer
+    from infra.werewolf_sim.runner import all_seats
+
+    cases: Counter[tuple[str, bool]] = Counter()
+    for seed in range(1, games + 1):
+        ours = InProcessPlayer()
+        game = Game("classic-6p", seed, {s: ours for s in all_seats("classic-6p")(seed)}, run="all")
+        res = game.run()
+        seer = next(p for p in game.players if p.role == "seer")
+        victim = game.night_log[0]["victim"]
+        check = game.known[seer.seat][0] if game.known[seer.seat] else ""
+        case = ("seer killed" if victim == seer.name else "checked a wolf" if check.endswith("werewolf")
+                else "checked the victim" if victim and f" {victim} " in check else "checked a living good player")
+        cases[(case, res.winner == "village")] += 1
+    won = sum(n for (_c, w), n in cases.items() if w)
+    print(f"-- classic-6p, every seat ours, seeds 1-{games}: village wins {won}/{games} ({won / games:.1%}); by what "
+          "the seer learned on night 1: " + ", ".join(
+              f"{c} {cases[(c, True)]}/{cases[(c, True)] + cases[(c, False)]}"
+              for c in ("seer killed", "checked the victim", "checked a wolf", "checked a living good player")))
+
+
 def setups(games: int) -> None:
     """Every setup in every mode, the CLI's result line for each, then one line per setup over all modes."""
-    from infra.werewolf_sim.engine import MODES, Game
-    from infra.werewolf_sim.players import InProcessPlayer, Oracle
-    from infra.werewolf_sim.runner import SETUPS, Summary, play_games, setup_seats, team_seats
+    from infra.werewolf_sim.engine import MODES
+    from infra.werewolf_sim.players import InProcessPlayer
+    from infra.werewolf_sim.runner import SETUPS, Summary, play_games, setup_seats
 
     print(f"-- setups, {games} seeded games per mode and setup (seeds 1-{games}), our agent in-process")
     floors: dict[str, Summary] = {}
-    oracle_wolves: dict[str, int] = {}
     for mode in MODES:
         floors[mode] = play_games(mode, range(1, games + 1), None, lambda seed: [])
-        wins = 0
-        for seed in range(1, games + 1):
-            game = Game(mode, seed, {})
-            game.actors = {s: Oracle(game, s) for s in team_seats(mode, "wolf")(seed)}
-            wins += game.run().winner == "wolf"
-        oracle_wolves[mode] = wins
     print("   floor, all random: village wins " + ", ".join(
         f"{m} {f.village_wins}/{f.games}" for m, f in floors.items()))
-    print("   ceiling, an oracle wolf team (sees every role) against a random village: wolf wins " + ", ".join(
-        f"{m} {w}/{games}" for m, w in oracle_wolves.items()))
+    print("   ceiling, an oracle wolf team (sees every role and the lovers) against a random village: wolf wins " +
+          ", ".join(f"{m} {oracle_wolf_wins(m, range(1, games + 1))}/{games}" for m in MODES))
     for setup in SETUPS:
         t = time.perf_counter()
         total = Summary()
@@ -272,7 +376,14 @@ def main() -> None:
     ap.add_argument("--validity-calls", type=int, default=2000)
     ap.add_argument("--first-seed", type=int, default=1, help="first strength seed (a fresh range checks a gain)")
     ap.add_argument("--setup-games", type=int, default=40, help="games per mode and setup")
-    ap.add_argument("--only", choices=("validity", "handler", "strength", "setups"), help="run one part only")
+    ap.add_argument("--ceiling-games", type=int, default=200,
+                    help="games per mode for the wolves' information ceiling (default 200)")
+    ap.add_argument("--hunter-games", type=int, default=400,
+                    help="seeds per mode for the rotating hunter's shots (default 400)")
+    ap.add_argument("--classic-games", type=int, default=400,
+                    help="classic-6p games with every seat ours, split by the seer's first night (default 400)")
+    ap.add_argument("--only", choices=("validity", "handler", "strength", "setups", "ceiling", "hunter", "classic"),
+                    help="run one part only")
     args = ap.parse_args()
     if args.only in (None, "validity"):
         validity(args.validity_calls)
@@ -282,6 +393,12 @@ def main() -> None:
         strength(args.games, args.first_seed)
     if args.only in (None, "setups"):
         setups(args.setup_games)
+    if args.only in (None, "ceiling"):
+        wolf_ceiling(args.ceiling_games)
+    if args.only in (None, "hunter"):
+        hunter_shots(args.hunter_games)
+    if args.only in (None, "classic"):
+        classic_cases(args.classic_games)
 
 
 if __name__ == "__main__":
