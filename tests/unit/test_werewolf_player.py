@@ -475,7 +475,6 @@ def test_personalities_differ_beyond_opener_and_closer_and_stay_readable(lang):
     from werewolf.models import WerewolfTurn
     from werewolf.player import play
     from werewolf.speech import STYLES, Say
-
     from werewolf.strategy import seer_keeps_quiet
 
     known = ["Round 1: You checked 银时 → werewolf"]
