@@ -76,3 +76,24 @@ def test_a_number_is_generated_again_until_it_is_of_the_kind_asked_then_sent():
     tree2 = f'- paragraph: {task2}\n- paragraph: "7"\n- button "Get number"\n- button "Done"'
     assert wire(decide(task2, tree2)) == [("click", "Get number", None)]
     assert wire(decide(task2, tree2.replace('"7"', '"-2"'))) == [("click", "Done", None)]
+
+
+def test_the_number_of_items_the_task_gives_is_how_many_of_the_anchors_items_get_the_control():
+    parts = []
+    for i, who in enumerate(["Rosa", "Ivo", "Rosa", "Rosa", "Ivo"]):
+        parts += [f"{who} wrote: comment {i}.", {"id": f"like{i}", "tag": "button", "text": "Like"},
+                  {"id": f"reply{i}", "tag": "button", "text": "Reply"}]
+    page = _snap(parts + [{"id": "save", "tag": "button", "text": "Save"}])
+    clicks = _clicks('Click "Like" on 2 comments by Rosa and then press Save.', page)
+    assert clicks == ["like0", "like2", "save"]
+    # one item when the task gives no number
+    assert _clicks('Click "Like" on the comment by Ivo.', page) == ["like1"]
+
+
+def test_a_control_named_by_its_very_word_wins_over_one_named_in_other_words():
+    page = _snap(["Post by @mira", {"id": "rt", "tag": "button", "text": "retweet"},
+                  {"id": "sh", "tag": "button", "text": "share"}])
+    assert _clicks("Press share on the post by @mira.", page) == ["sh"]
+    # with no share button, retweet is what "share" asks for
+    only = _snap(["Post by @mira", {"id": "rt", "tag": "button", "text": "retweet"}])
+    assert _clicks("Press share on the post by @mira.", only) == ["rt"]

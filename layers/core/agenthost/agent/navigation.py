@@ -36,6 +36,11 @@ def named_clicks(facts: TaskFacts, page: Page, seen: Seen, fills: list[Action],
     filling = {id(a.resolved) for a in fills}
     named = [e for e in page.elements if e.role in ("button", "link", "tab", "menuitem") and e.name and not e.disabled
              and _name_score(facts, e.name) >= 0.9]
+    # a control the task names in other words gives way to one that carries the very word ("Share" is the
+    # share button, not the retweet one, where a page has both)
+    exact = {norm(e.name) for e in named if _name_score(facts, e.name) >= 1.0}
+    named = [e for e in named if _name_score(facts, e.name) >= 1.0 or not any(
+        syn in exact for w in re.findall(r"[a-z]+", e.name.lower()) for syn in _SYNONYMS.get(w, ()))]
     same: dict[str, list[Element]] = {}
     for e in named:
         same.setdefault(norm(e.name), []).append(e)

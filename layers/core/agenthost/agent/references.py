@@ -485,7 +485,9 @@ def quoted_clicks(facts: TaskFacts, page: Page, seen: Seen, *, reveals: bool = T
             el = shown_as(page, name)
             if el is not None:
                 alike = [e for e in page.elements if e.role == el.role and norm(e.name) == norm(el.name)]
-                el = (scope.scoped(page, alike, facts) or [el])[0] if len(alike) > 1 else el
+                if len(alike) > 1:  # the task's item's own (several when it says "on 3 posts"): the next not clicked
+                    mine = scope.scoped(page, alike, facts) or [el]
+                    el = next((x for x in mine if not (seen.clicks.get(norm(x.ref)) or seen.clicked_here(x))), mine[0])
                 if seen.clicks.get(norm(el.ref)) or seen.clicked_here(el) or (len(alike) == 1 and seen.clicked(el)):
                     continue
                 return [Action("click", {"element": el.name if el.interactive and el.name else name}, resolved=el,

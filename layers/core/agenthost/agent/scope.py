@@ -48,6 +48,23 @@ def anchors(facts: TaskFacts, exclude: Sequence[str] = ()) -> list[str]:
     return out
 
 
+_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
+#: "on 3 posts by @x", "for two of the messages from Ana", "in 4 rows"
+_ON_N = re.compile(r"\b(?:on|for|in|of)\s+(?P<n>\d{1,2}|" + "|".join(_COUNTS) + r")\s+(?:of\s+(?:the|their|his|her)\s+)?"
+                   r"(?:\w+\s+)?(?:posts?|items?|messages?|tweets?|rows?|entries|emails?|products?|comments?|"
+                   r"cards?|results?|photos?|videos?|articles?)\b", re.I)
+
+
+def how_many(facts: TaskFacts) -> int:
+    """How many of the anchor's items the task wants acted on: the number it gives ("on 3 posts by @x"),
+    else one."""
+    m = _ON_N.search(facts.text)
+    if not m:
+        return 1
+    n = m.group("n").lower()
+    return int(n) if n.isdigit() else _COUNTS[n]
+
+
 def _shows(e: Element, anchor: str) -> bool:
     text = e.value if e.role in ("text", "paragraph", "generic", "listitem", "cell", "heading") and e.value else e.name
     return bool(text) and re.search(r"(?<![\w@])" + re.escape(anchor) + r"(?![\w])", text, re.I) is not None
@@ -64,7 +81,8 @@ def anchor_positions(page: Page, anchor: str, task: str = "") -> list[int]:
 def scoped(page: Page, group: Sequence[Element], facts: TaskFacts, *, every: bool = False) -> list[Element]:
     """Of ``group`` (controls sharing a name, page order), those belonging to the task's item: for each place
     the anchor shows, the first of them after it and before the next item's occurrence of the same control.
-    ``every``: all the anchor's items ("all posts by @x"), else the first. [] when no anchor decides."""
+    ``every``: all the anchor's items ("all posts by @x"), else as many as the task says (:func:`how_many`,
+    one unless it gives a number). [] when no anchor decides."""
     if len(group) < 2:
         return list(group)
     index = {id(e): i for i, e in enumerate(page.elements)}
@@ -82,7 +100,7 @@ def scoped(page: Page, group: Sequence[Element], facts: TaskFacts, *, every: boo
                 if el not in chosen:
                     chosen.append(el)
         if chosen:
-            return chosen if every else chosen[:1]
+            return chosen if every else chosen[:how_many(facts)]
     return []
 
 
