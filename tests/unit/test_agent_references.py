@@ -173,3 +173,17 @@ def test_a_long_text_area_reaches_the_policy_whole_through_the_proxy_api_model()
     page = pages.from_snapshot(snap.model_dump())
     acts, _ = _proxy("Find the last word in the text area, type it into the text field and press Save.", page)
     assert acts[0] == ("type", "f", "finale")
+
+
+def test_a_quoted_control_shown_with_the_tasks_own_words_after_it_is_that_control():
+    # a post's opened menu names its items after the author ("Mute @rui"); the task quotes only "Mute"
+    text = "Rui @rui Good morning. more Mute @rui Report @rui"
+    page = _snap([{"id": "m", "tag": "button", "text": "more", "at": text.index("more")},
+                  {"id": "mu", "tag": "li", "text": "Mute @rui", "clickable": True, "at": text.index("Mute")},
+                  {"id": "re", "tag": "li", "text": "Report @rui", "clickable": True, "at": text.index("Report")}],
+                 text)
+    acts, _ = _proxy('For the user @rui, click on the "Mute" button.', page)
+    assert acts[0][:2] == ("click", "mu")
+    # words the task does not say after the quoted name: another control, not this one
+    acts, _ = _proxy('Click on the "Mute" button.', page)
+    assert not acts or acts[0][1] != "mu"

@@ -40,8 +40,8 @@ from agenthost.agent.answers import answer_from
 from agenthost.agent.calendar import calendar_actions
 from agenthost.agent.choices import classify_clicks, extreme_choice, generate_actions
 from agenthost.agent.forms import fill_fields, item_clicks, submit_button
-from agenthost.agent.guessing import guess_actions
 from agenthost.agent.guards import LoopGuard, check_actions, classify_risk
+from agenthost.agent.guessing import guess_actions
 from agenthost.agent.navigation import (
     alternatives,
     best_link,

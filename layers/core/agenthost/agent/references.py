@@ -366,7 +366,8 @@ def reference_actions(facts: TaskFacts, page: Page, seen: Seen, names: Sequence[
         if (typing and not _destinations(clause, refs) and (_DIRECT.search(clause) or _SHOWN.search(clause))) or \
                 (not refs and _WITH_TEXT.search(clause)):
             # "Enter 09/10/2012 as the date", "reply with the text "Thanks"", "enter the code shown below": a value
-            # for a field the clause does not point to by kind: the page's only empty text field (a text area too), when no rule fills one
+            # for a field the clause does not point to by kind: the page's only empty text field (a text area too),
+            # when no rule fills one
             refs = [*refs, Ref("field", start=len(clause), end=len(clause))]
             typing = typing or _WITH_TEXT.search(clause)
         if typing and _BY_LABEL.search(clause) and "type" in names:
@@ -397,9 +398,11 @@ _CLOSE_GLYPHS = frozenset({"x", "×", "✕", "✖", "✗", "╳"})
 _CLOSE_NAME = re.compile(r"^\s*(?:close|closethick|dismiss|[x×✕✖✗╳])\s*$", re.I)
 
 
-def shown_as(page: Page, text: str) -> Element | None:
+def shown_as(page: Page, text: str, task: str = "") -> Element | None:
     """The element that shows exactly ``text``: a control by its name, else a piece of text (page order). An
-    "x" is a close button's glyph: the button called Close shows it."""
+    "x" is a close button's glyph: the button called Close shows it. Else a control whose name is ``text``
+    followed only by words of the ``task`` (a menu's "Mute @nathalie" for "the Mute button" of @nathalie's
+    post)."""
     t = norm(text)
     if not t:
         return None
@@ -418,6 +421,13 @@ def shown_as(page: Page, text: str) -> Element | None:
             if e.interactive:
                 return e
             best = best or e
+    if best is None and task:
+        said = set(re.findall(r"[@\w]+", norm(task)))
+        for e in page.elements:
+            shown = norm(e.name)
+            if not e.disabled and e.role in ("button", "link", "menuitem", "listitem", "option") and \
+                    shown.startswith(t + " ") and set(re.findall(r"[@\w]+", shown[len(t):])) <= said:
+                return e
     return best
 
 
@@ -482,7 +492,7 @@ def quoted_clicks(facts: TaskFacts, page: Page, seen: Seen, *, reveals: bool = T
             name = m.group(1).strip()
             if _kind_of(name):
                 continue
-            el = shown_as(page, name)
+            el = shown_as(page, name, facts.text)
             if el is not None:
                 alike = [e for e in page.elements if e.role == el.role and norm(e.name) == norm(el.name)]
                 if len(alike) > 1:  # the task's item's own (several when it says "on 3 posts"): the next not clicked
@@ -556,6 +566,10 @@ def _act_on(ref: Ref, clause: str, verbs: str, earlier: Sequence[str], page: Pag
                 for e in referenced(page, ref)]
     if _CLICK_VERB.search(verbs) and ref.kind in ("button", "link", "tab", "text", "textarea"):
         targets = referenced(page, ref)
+        named = [q for pair in re.findall(r"\"([^\"]+)\"|“([^”]+)”", clause) for q in pair if q]
+        if named and ref.kind in ("button", "link", "tab"):
+            # "the "Mute" button": a button of that name, not whichever button the page has
+            targets = [e for e in targets if any(norm(q) in norm(e.name) for q in named)]
         return [Action("click", {"element": e.name}, resolved=e, why=f"the {ref.kind} the task points to")
                 for e in targets if not (seen.clicked(e) or seen.clicked_here(e))]  # once, as the task says
     return []

@@ -50,8 +50,8 @@ def anchors(facts: TaskFacts, exclude: Sequence[str] = ()) -> list[str]:
 
 _COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 #: "on 3 posts by @x", "for two of the messages from Ana", "in 4 rows"
-_ON_N = re.compile(r"\b(?:on|for|in|of)\s+(?P<n>\d{1,2}|" + "|".join(_COUNTS) + r")\s+(?:of\s+(?:the|their|his|her)\s+)?"
-                   r"(?:\w+\s+)?(?:posts?|items?|messages?|tweets?|rows?|entries|emails?|products?|comments?|"
+_ON_N = re.compile(r"\b(?:on|for|in|of)\s+(?P<n>\d{1,2}|" + "|".join(_COUNTS) + r")\s+"
+                   r"(?:of\s+(?:the|their|his|her)\s+)?(?:\w+\s+)?(?:posts?|items?|messages?|tweets?|rows?|entries|emails?|products?|comments?|"
                    r"cards?|results?|photos?|videos?|articles?)\b", re.I)
 
 
