@@ -97,3 +97,15 @@ def test_a_control_named_by_its_very_word_wins_over_one_named_in_other_words():
     # with no share button, retweet is what "share" asks for
     only = _snap(["Post by @mira", {"id": "rt", "tag": "button", "text": "retweet"}])
     assert _clicks("Press share on the post by @mira.", only) == ["rt"]
+
+
+def test_the_item_is_the_one_from_the_sender_and_the_recipient_is_only_the_name():
+    task = "Forward to Marta the message you received from Tomas."
+    inbox = _snap(["Inbox", {"id": "m1", "tag": "button", "text": "Marta Team lunch on Friday"},
+                   {"id": "m2", "tag": "button", "text": "Tomas Budget draft for review"}])
+    assert _clicks(task, inbox)[:1] == ["m2"]
+    form = _snap([{"id": "to", "tag": "input", "type": "text", "label": "to"},
+                  {"id": "body", "tag": "textarea", "value": "Budget draft for review"},
+                  {"id": "send", "tag": "button", "text": "Send"}])
+    d = decide(task, form, tools=PROXY_TOOLS)
+    assert [(a.resolved.ref, a.args.get("text")) for a in d.actions if a.tool == "type"] == [("to", "Marta")]

@@ -147,6 +147,11 @@ def valid_value(value: str, kind: str) -> bool:
     return first not in STOP and len(v.split()) <= 6
 
 
+#: words that open a noun phrase: after a run of capitalised words (a name) they start the sentence's object
+_DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "my", "your", "his", "her", "their",
+                          "its", "our"})
+
+
 def value_run(text: str, start: int, kind: str) -> tuple[str, int]:
     """The unquoted value starting at ``start``: up to a delimiter (free text: up to the sentence end)."""
     rest = text[start:]
@@ -169,6 +174,8 @@ def value_run(text: str, start: int, kind: str) -> tuple[str, int]:
         if not w:
             break
         word = w.group(1)
+        if out and word.lower() in _DETERMINERS and all(x[:1].isupper() for x in out):
+            break  # "send to Neille the email ...": a name, then the sentence's object
         if word.endswith(".") and not re.fullmatch(r"[A-Z]\.", word):
             out.append(word.rstrip("."))
             break

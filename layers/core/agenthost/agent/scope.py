@@ -38,10 +38,16 @@ def anchors(facts: TaskFacts, exclude: Sequence[str] = ()) -> list[str]:
     out: list[str] = []
     for m in _HANDLE.finditer(facts.text):
         out.append(m.group(0))
+    names: list[tuple[int, str]] = []
     for m in _PROPER.finditer(facts.text):
         w = m.group(0)
-        if norm(w) not in skip and w not in out and not any(w in o for o in out):
-            out.append(w)
+        if norm(w) not in skip and w not in out and not any(w in o for o in out) and \
+                not any(w in o for _, o in names):
+            # the item's own (after "from"/"by") first; one after "to" is where it goes, tried last
+            before = facts.text[max(0, m.start() - 12):m.start()].lower()
+            rank = 0 if re.search(r"\b(?:from|by|of)\s+$", before) else 2 if re.search(r"\bto\s+$", before) else 1
+            names.append((rank, w))
+    out += [w for _, w in sorted(names, key=lambda p: p[0])]
     for q in facts.quoted:
         if norm(q) not in skip and q not in out:
             out.append(q)
