@@ -6,8 +6,10 @@ last turn and ``rolled_at`` (the newest ``at`` of the usage the rollup added, ep
 :data:`USAGE_TTL_S`.
 
 :data:`USAGE_ATTR` is the attribute a turn's usage rides in on the item it writes (see
-:mod:`agenthost.metering.carry`): ``{"id": <unique per write>, "at": <epoch s>, "e": [<entry>...]}``, an entry
-being ``{"day", "agent", "protocol", "arch", "mb", "model"?, "why"?, "c": [<counters in COUNTERS order>]}``.
+:mod:`agenthost.metering.carry`): one string, ``<id>|<at>|<entry>|...`` (:func:`~agenthost.metering.carry.encode`),
+read back as ``{"id": <unique per write>, "at": <epoch s>, "e": [<entry>...]}``, an entry being ``{"day", "agent",
+"protocol", "arch", "mb", "model"?, "why"?, "c": [<counters in COUNTERS order>], "t"?: [...]}`` (items written
+before carry that map itself, still read).
 """
 
 from __future__ import annotations
