@@ -191,9 +191,9 @@ def check_actions(actions: Iterable[Action], page: Page, *, tools: Iterable[str]
         if len(out.actions) >= max_actions:
             out.dropped.append(f"{a.tool}: more than {max_actions} actions")
             continue
-        # check/select map onto click/type for protocols without them (see Action.to_proxy)
+        # check/select map onto click/type for protocols without them, wait onto a fresh look (Action.to_proxy)
         if a.tool not in allowed and not (a.tool == "check" and "click" in allowed) \
-                and not (a.tool == "select" and "type" in allowed):
+                and not (a.tool == "select" and "type" in allowed) and not (a.tool == "wait" and "extract" in allowed):
             out.dropped.append(f"{a.tool}: not an available tool")
             continue
         try:
@@ -317,8 +317,8 @@ class LoopGuard:
             target = a.target or a.args.get("url", "") or a.args.get("direction", "")
             extra = "" if a.tool == "type" and a.resolved is not None and a.resolved.is_secret() else \
                 str(a.args.get("text") or a.args.get("option") or "")[:40]
-            if a.tool == "press":
-                extra += "|" + a.why  # a key that moves a readout step by step says how far it is (a slider)
+            if a.tool in ("press", "wait", "observe"):
+                extra += "|" + a.why  # a key moving a readout, a wait on a changing value: says how far it is
             parts.append(f"{a.tool}|{str(target).lower()}|{extra}")
         return hashlib.sha1((page.url.split("#")[0] + "\n" + "\n".join(parts)).encode(),
                             usedforsecurity=False).hexdigest()[:12]

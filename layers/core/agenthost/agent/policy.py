@@ -59,6 +59,7 @@ from agenthost.agent.references import expand_clicks, quoted_clicks, reference_a
 from agenthost.agent.sliders import slider_actions
 from agenthost.agent.suggestions import suggestion_actions
 from agenthost.agent.task import TaskFacts, read_task
+from agenthost.agent.waiting import wait_actions
 from agenthost.config import settings
 from agenthost.deadline import Deadline
 
@@ -176,6 +177,9 @@ def _task_plan(t: _Turn, verdict: Outcome) -> list[Action]:
                 t.blocked_by = rules.GUESS
                 t.blocked = "The page's answers leave no number in the range the task gives."
             return rules.tag(rules.GUESS, guessing)
+        waiting = wait_actions(facts, page, t.names)
+        if waiting:  # the task's action waits until the value the page shows meets the task's bound
+            return rules.tag(rules.WAIT_BOUND, waiting)
         generating = generate_actions(facts, page, t.avoid)
         if generating is not None:  # a number generated until it fits, then sent
             return [a for a in rules.tag(rules.GENERATE, generating) if not is_avoided(a, t.avoid)]

@@ -105,6 +105,9 @@ ITEM = _rule("forms.item-buttons", "forms.item_clicks",
 GUESS = _rule("guessing.next-guess", "guessing.guess_actions",
               "the task asks to find a number in a range by guessing, and the page answers each guess with "
               "higher/lower", "type the middle of the range left and send it; give up when no number is left")
+WAIT_BOUND = _rule("waiting.until-bound", "waiting.wait_actions",
+                   "the task asks for an action once a value the page shows passes a bound ('when the price is "
+                   "less than $61.20')", "wait and look again until it does; then the task's action goes on")
 GENERATE = _rule("choices.generate-until-fits", "choices.generate_actions",
                  "the task asks to generate a number of a kind (odd, greater than 3...) and the page has a generate "
                  "button", "generate again while the number shown does not fit; send the form once it does")
