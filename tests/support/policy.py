@@ -19,3 +19,16 @@ def wire(d):
     """The decision's AI Olympics actions as (tool, element, text or option)."""
     return [(a["tool"], a["args"].get("element"), a["args"].get("text") or a["args"].get("option"))
             for a in d.olympics()["actions"]]
+
+
+def snapshot_of(parts, url="https://site.test/"):
+    """A Proxy API snapshot page from ``parts`` in page order: strings are shown text, dicts are elements, each
+    placed (``at``) where its own text starts in the visible text."""
+    text, elements = "", []
+    for p in parts:
+        if isinstance(p, str):
+            text += p + " "
+        else:
+            elements.append({**p, "at": len(text)})
+            text += p["text"] + " " if p.get("text") else ""
+    return pages.from_snapshot({"url": url, "title": "", "visibleText": text.rstrip(), "elements": elements})

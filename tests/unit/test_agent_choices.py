@@ -4,24 +4,13 @@ gives no way to tell."""
 
 from __future__ import annotations
 
-from agenthost.agent import page as pages
 from agenthost.agent.actions import PROXY_TOOLS
 from agenthost.agent.choices import classify_clicks
 from agenthost.agent.progress import Seen
 from agenthost.agent.task import read_task
-from tests.support.policy import decide, wire
+from tests.support.policy import decide, snapshot_of, wire
 
-
-def _snap(parts, url="https://site.test/"):
-    """A Proxy API snapshot from ``parts``: strings are shown text, dicts are elements (placed where they are)."""
-    text, elements = "", []
-    for p in parts:
-        if isinstance(p, str):
-            text += p + " "
-        else:
-            elements.append({**p, "at": len(text)})
-            text += p["text"] + " " if p.get("text") else ""
-    return pages.from_snapshot({"url": url, "title": "", "visibleText": text.rstrip(), "elements": elements})
+_snap = snapshot_of
 
 
 def _clicks(task, page):

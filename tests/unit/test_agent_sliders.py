@@ -4,20 +4,10 @@ keys used once their size is known, and nothing where the protocol has no key pr
 
 from __future__ import annotations
 
-from agenthost.agent import page as pages
 from agenthost.agent.actions import OLYMPICS_TOOLS, PROXY_TOOLS, Action
-from tests.support.policy import decide
+from tests.support.policy import decide, snapshot_of
 
-
-def _snap(parts, url="https://site.test/"):
-    text, elements = "", []
-    for p in parts:
-        if isinstance(p, str):
-            text += p + " "
-        else:
-            elements.append({**p, "at": len(text)})
-            text += p["text"] + " " if p.get("text") else ""
-    return pages.from_snapshot({"url": url, "title": "", "visibleText": text.rstrip(), "elements": elements})
+_snap = snapshot_of
 
 
 def _step(task, page, memory=None, history=()):
