@@ -41,7 +41,7 @@ _CLASSIFY = re.compile(r"\b(?:mark|label|classify|tag|flag|identify)\b[^.;]*?\b(
                        r"(?P<a>" + "|".join(_KINDS) + r")\s+or\s+(?P<b>" + "|".join(_KINDS) + r")\b", re.I)
 
 
-def _number(text: str) -> float | None:
+def number_in(text: str) -> float | None:
     """The one number ``text`` shows (None when it shows none or several)."""
     found = _NUMBER.findall(text or "")
     if len(found) != 1:
@@ -50,6 +50,12 @@ def _number(text: str) -> float | None:
         return float(found[0].replace("−", "-").replace(",", "."))
     except ValueError:
         return None
+
+
+def number_alone(text: str) -> float | None:
+    """The number ``text`` is, nothing else around it (a card's "9", a readout's "-5"); else None."""
+    shown = (text or "").strip()
+    return number_in(shown) if _NUMBER.fullmatch(shown) else None
 
 
 def extreme_choice(facts: TaskFacts, page: Page, seen: Seen) -> list[Action]:
@@ -64,7 +70,7 @@ def extreme_choice(facts: TaskFacts, page: Page, seen: Seen) -> list[Action]:
     for e in page.elements:
         if e.role not in _CHOICE_ROLES or e.disabled or NEXT_STEP.search(e.name) or NOT_SUBMIT.search(e.name):
             continue
-        x = _number(e.name)
+        x = number_in(e.name)
         if x is not None:
             by_role.setdefault(e.role, []).append((x, e))
     groups = [g for g in by_role.values() if len(g) >= 2]
@@ -92,11 +98,9 @@ def classify_clicks(facts: TaskFacts, page: Page, seen: Seen) -> list[Action]:
     out: list[Action] = []
     for i, e in enumerate(els):
         shown = (e.value or e.name or "").strip()
-        if e.role not in ("paragraph", "text", "generic", "cell") or not _NUMBER.fullmatch(shown):
-            continue  # a number alone, not a sentence with one in it
-        x = _number(shown)
+        x = number_alone(shown) if e.role in ("paragraph", "text", "generic", "cell") else None
         if x is None:
-            continue
+            continue  # a number alone, not a sentence with one in it
         near = [n for n in (els[i - 1] if i else None, els[i + 1] if i + 1 < len(els) else None)
                 if n is not None and n.role in ("button", "radio") and norm(n.name) in kinds]
         if {norm(n.name) for n in near} != set(kinds):
@@ -133,7 +137,7 @@ def generate_actions(facts: TaskFacts, page: Page, avoid: set[tuple[str, str]]) 
     if button is None:
         return None
     shown = shown_text(page, facts.text, below=True) or ""
-    x = _number(shown) if _NUMBER.fullmatch(shown.strip()) else None
+    x = number_alone(shown)
     if x is not None and _fits(m, x):
         submit = submit_button(facts, page, [], avoid)
         return [Action("click", {"element": submit.name}, resolved=submit, why=f"{shown.strip()} fits: send it")] \

@@ -17,12 +17,12 @@ import re
 from typing import Any
 
 from agenthost.agent.actions import Action
+from agenthost.agent.choices import number_alone, number_in
 from agenthost.agent.page import Element, Page
 from agenthost.agent.task import TaskFacts
 
 _SLIDER_NAME = re.compile(r"\bslider\b", re.I)
 _SLIDER_TASK = re.compile(r"\bsliders?\b", re.I)
-_NUMBER = re.compile(r"(?<![\w.])[-+−]?\d+(?:\.\d+)?(?![\w])")
 #: "the combination [5,11,10]": the values of several sliders, in page order
 _LIST = re.compile(r"\[\s*([-+−]?\d+(?:\.\d+)?(?:\s*,\s*[-+−]?\d+(?:\.\d+)?)+)\s*\]")
 #: a page key is used only when at least this many steps are left
@@ -41,12 +41,10 @@ def _sliders(page: Page) -> list[tuple[Element, float | None]]:
         if e.disabled or not (e.role == "slider" or (e.role in ("button", "generic") and _SLIDER_NAME.search(
                 f"{e.name} {e.hint}"))):
             continue
-        value: float | None = None
-        if e.role == "slider" and _NUMBER.fullmatch((e.value or "").strip()):
-            value = _num(e.value.strip())
-        elif i + 1 < len(els) and els[i + 1].role in ("paragraph", "text", "generic") and \
-                _NUMBER.fullmatch((els[i + 1].value or els[i + 1].name or "").strip()):
-            value = _num((els[i + 1].value or els[i + 1].name).strip())
+        value = number_alone(e.value) if e.role == "slider" else None
+        if value is None and e.role != "slider" and i + 1 < len(els) and \
+                els[i + 1].role in ("paragraph", "text", "generic"):
+            value = number_alone(els[i + 1].value or els[i + 1].name)  # the readout beside the handle
         out.append((e, value))
     return out
 
@@ -62,9 +60,9 @@ def _targets(text: str, count: int) -> list[float] | None:
         return None
     for clause in re.split(r"[.;]|,\s*(?:then\s+)?|\bthen\b", text):
         if _SLIDER_TASK.search(clause):
-            nums = _NUMBER.findall(clause)
-            if len(nums) == 1:
-                return [_num(nums[0])]
+            x = number_in(clause)
+            if x is not None:
+                return [x]
     return None
 
 
