@@ -72,6 +72,27 @@ def test_an_item_is_opened_when_the_control_the_task_wants_is_not_shown_yet():
     assert acts == [("click", "r3")]  # opened first: its Forward control shows inside it
 
 
+def test_the_item_is_its_owners_even_after_to_and_in_the_passive_or_a_question():
+    page = _snap(INBOX, INBOX_TEXT)
+    # "Efua's invoice ... to Kofi": the owner's item is opened, the name after "to" is where it goes
+    assert _proxy("Forward Efua's invoice to Kofi.", page)[0] == [("click", "r3")]
+    assert _proxy("Send Kofi Mensah's numbers on to Efua, please.", page)[0][0] == ("click", "r2")
+    # asked in the passive, or as a question: still something to do to that item
+    assert _proxy("The invoice from Efua Boateng needs to be forwarded to Kofi.", page)[0] == [("click", "r3")]
+    assert _proxy("Could you respond to Ama's mail and tell her that \"Friday works\"?", page)[0] == \
+        [("click", "r1")]
+
+
+def test_the_quoted_words_to_tell_someone_go_into_the_message_box():
+    reply = _snap([{"id": "body", "tag": "textarea", "anchor": "END"},
+                   {"id": "go", "tag": "span", "hint": "send", "anchor": "END"}], "to: Ama subject: Re: Lunch END")
+    acts, d = _proxy('Could you respond to Ama\'s mail and tell her that "Friday works, see you."?', reply)
+    assert ("type", "body") in acts
+    assert next(a for a in d.actions if a.tool == "type").args["text"] == "Friday works, see you."
+    acts, d = _proxy('Reply to Ama and say "On my way".', reply)
+    assert next(a for a in d.actions if a.tool == "type").args["text"] == "On my way"
+
+
 def test_a_control_is_found_under_its_usual_name_in_the_tasks_other_words():
     text = "Message from Kofi Mensah: the numbers are attached."
     opened = _snap([{"id": "t", "tag": "span", "hint": "trash", "anchor": "Message"},

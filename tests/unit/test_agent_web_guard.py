@@ -13,7 +13,8 @@ import pytest
 from agenthost import config, llm, plugins
 from agenthost.agent import deadline_in, make_policy
 from agenthost.agent import page as pages
-from agenthost.agent.guards import WebGuard, guard_decision
+from agenthost.agent.actions import Action
+from agenthost.agent.guards import WebGuard, WebRules, guard_decision
 from tests.support.fake_llm import FakeLLM
 from tests.support.obedient import llm_responder
 
@@ -214,3 +215,32 @@ def test_a_code_the_task_does_not_call_a_secret_goes_into_its_own_field():
                              OLYMPICS_TOOLS, 5.0)
     assert [a.to_olympics()["args"].get("text") for a in d.actions if a.tool == "type"] == \
         ["dana.novak", "Plum-Tree-42"]
+
+
+def test_a_delete_icon_of_the_item_the_task_names_is_clicked():
+    """A list whose rows each carry a bin icon named "trash delete": the task asks to remove one row's item
+    without saying "trash", and the icon's extra word names the act, not another thing to delete."""
+    from tests.support.policy import snapshot_of
+
+    parts = ["Remove the note Priya wrote yesterday."]
+    for i, (who, what) in enumerate([("Omar", "Lunch plans for Friday"), ("Priya", "Budget draft v2"),
+                                     ("Lena", "Team offsite ideas")]):
+        parts += [{"id": f"agent-{3 * i + 1}", "tag": "div", "role": "button", "text": f"{who} {what}"},
+                  {"id": f"agent-{3 * i + 2}", "tag": "span", "role": "button", "text": "trash delete"},
+                  {"id": f"agent-{3 * i + 3}", "tag": "span", "role": "button", "text": "star"}]
+    page = snapshot_of(parts, url="https://notes.test/")
+    d = make_policy().decide("Remove the note Priya wrote yesterday.", page, [], {}, [], deadline_in(8))
+    assert [(a.tool, a.resolved.ref if a.resolved else None) for a in d.actions] == [("click", "agent-5")], \
+        d.thinking
+
+
+def test_a_delete_icon_is_still_refused_when_the_task_asks_for_something_else():
+    from tests.support.policy import snapshot_of
+
+    page = snapshot_of(["Star the note Priya wrote.",
+                        {"id": "agent-1", "tag": "div", "role": "button", "text": "Priya Budget draft v2"},
+                        {"id": "agent-2", "tag": "span", "role": "button", "text": "trash delete"},
+                        {"id": "agent-3", "tag": "span", "role": "button", "text": "star"}])
+    rules = WebRules.of("Star the note Priya wrote.", page)
+    bin_icon = page.by_ref("agent-2")
+    assert "deletes something" in (rules.refusal(Action("click", {"id": "agent-2"}, resolved=bin_icon)) or "")

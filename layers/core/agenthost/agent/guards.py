@@ -392,6 +392,9 @@ _SUBSCRIBE = re.compile(r"\b(subscribe|subscription|upgrade|start (?:free )?tria
 _PRICE = re.compile(r"[$€£¥]\s?\d|\d(?:[.,]\d{2})?\s?(?:USD|EUR|GBP)\b|/\s?(?:mo|month|year|yr)\b", re.I)
 _DELETE = re.compile(r"\b(delete|remove|erase|destroy|discard|cancel (?:subscription|account|order|membership)|"
                      r"close (?:my |your )?account|deactivate|unsubscribe|empty trash|wipe)\b", re.I)
+#: words a delete control's name carries beside the verb that name the act, not the thing deleted ("trash
+#: delete", "bin", "remove icon")
+_DELETE_ICON = frozenset({"trash", "bin", "garbage", "rubbish", "wastebasket", "icon", "x", "button"})
 #: removing a line from a cart or basket: undoable, not a deletion worth asking about
 _CART_LINE = re.compile(r"\b(from (?:the |my |your )?(?:cart|basket|bag|order)|item|quantity|qty)\b", re.I)
 _CART_PAGE = re.compile(r"\b(cart|basket|shopping bag|trolley)\b", re.I)
@@ -650,7 +653,7 @@ class WebRules:
         """The task asks to delete what ``name`` deletes: it says delete/remove/close... and names the thing."""
         if not _DELETE.search(self.facts.text):
             return False
-        rest = words(_DELETE.sub(" ", name or ""))
+        rest = words(_DELETE.sub(" ", name or "")) - _DELETE_ICON
         return not rest or bool(rest & self.facts.words)
 
 

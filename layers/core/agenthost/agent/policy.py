@@ -272,8 +272,11 @@ def _answer(t: _Turn, verdict: Outcome) -> tuple[str | None, str]:
 #: the task asks to do something with what it finds ("find X and click on their phone number"): finding it
 #: is a step, not the end
 _ACT_ON_IT = re.compile(r"(?:^|[.;:,!?]\s*|\b(?:and|then|to|please)\s+)(?:click|press|tap|select|choose|pick|check|"
-                        r"tick|delete|remove|buy|order|add|book|send|reply|forward|star|mark|like|share|drag|open|"
+                        r"tick|delete|remove|buy|order|add|book|send|reply|respond|forward|star|mark|like|share|drag|open|"
                         r"close|expand|follow)\b", re.I)  # an imperative, not a noun ("the booking service")
+#: the same asked in the passive ("the note by Ana should be archived", "this file needs to be deleted")
+_ACT_PASSIVE = re.compile(r"\b(?:should|must|needs? to|has to|have to|is to|are to|ought to)\s+be\s+"
+                          r"(?:\w+ed|sent|done|shown|taken)\b", re.I)
 
 
 #: a request put as a question ("Will you respond to her email ...?"): something to do, not to answer
@@ -319,7 +322,8 @@ def _other_routes(t: _Turn, plan: list[Action], success: bool, answer: str | Non
                            rule=rules.CODE_BACK.name))
     if not plan and not success and not answer:
         plan.extend(a for a in rules.tag(rules.CLICK_FOUND, _click_found(t)) if not is_avoided(a, t.avoid))
-    if not plan and not success and not answer and _ACT_ON_IT.search(facts.text):
+    if not plan and not success and not answer and (_ACT_ON_IT.search(facts.text) or _REQUEST.search(facts.text)
+                                                     or _ACT_PASSIVE.search(facts.text)):
         item = scope.opener(page, facts)
         if item is not None and not (t.seen.clicked(item) or t.seen.clicked_here(item)):
             # what the task wants done is not on this page: open the item it is about first

@@ -58,9 +58,11 @@ _QUOTED = re.compile(r"\"([^\"]*)\"|“([^”]*)”")
 _DATE = re.compile(r"\b\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}\b")
 _TIME = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?(?![\w:])", re.I)
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:[.,]\d+)?(?![\w/:])")
-#: a text to put in a message ("reply with the text "Thanks"", "a note saying "On my way"")
-_WITH_TEXT = re.compile(r"\b(?:with|saying|reading|that says)\s+(?:the\s+)?(?:text|message|words?|note|comment|"
-                        r"reply)?\s*[\"“]", re.I)
+#: a text to put in a message ("reply with the text "Thanks"", "a note saying "On my way"", "tell him that
+#: it "works now"")
+_WITH_TEXT = re.compile(r"\b(?:(?:with|saying|reading|that says)\s+|(?:tell|telling)\s+(?:him|her|them|us|me|the\s+\w+)"
+                        r"(?:\s+that)?(?:\s+it)?\s*:?\s*|say\s+(?:that\s+)?)(?:the\s+)?(?:text|message|words?|note|"
+                        r"comment|reply)?\s*[\"“]", re.I)
 #: a value right after a typing verb ("Enter 09/10/2012 as ...", "type "Ana" ...", "enter the number 16")
 _DIRECT = re.compile(r"\b(?:enter|type|input|write|key\s+in)\s+(?:the\s+(?:number|value|text|date|time|word)\s+)?"
                      r"(?:\"[^\"]+\"|“[^”]+”|\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}|\d{1,2}:\d{2}|[-+]?\d+(?:[.,]\d+)?)", re.I)

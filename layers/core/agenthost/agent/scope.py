@@ -39,13 +39,21 @@ def anchors(facts: TaskFacts, exclude: Sequence[str] = ()) -> list[str]:
     for m in _HANDLE.finditer(facts.text):
         out.append(m.group(0))
     names: list[tuple[int, str]] = []
+    quoted = [(q.start(), q.end()) for q in re.finditer(r'"[^"]*"|“[^”]*”', facts.text)]
     for m in _PROPER.finditer(facts.text):
         w = m.group(0)
+        # a possessive names its owner ("Ana's message"); a capitalised word inside a quote is its content
+        owner = re.search(r"['’]s?$", w) is not None
+        w = re.sub(r"['’]s?$", "", w)
+        if len(w) < 3 or any(a <= m.start() < b for a, b in quoted):
+            continue
         if norm(w) not in skip and w not in out and not any(w in o for o in out) and \
                 not any(w in o for _, o in names):
-            # the item's own (after "from"/"by") first; one after "to" is where it goes, tried last
+            # the item's own (after "from"/"by", or its owner: "Ana's message") first; one after "to" is where
+            # it goes, tried last
             before = facts.text[max(0, m.start() - 12):m.start()].lower()
-            rank = 0 if re.search(r"\b(?:from|by|of)\s+$", before) else 2 if re.search(r"\bto\s+$", before) else 1
+            rank = 0 if owner or re.search(r"\b(?:from|by|of)\s+$", before) else \
+                2 if re.search(r"\bto\s+$", before) else 1
             names.append((rank, w))
     out += [w for _, w in sorted(names, key=lambda p: p[0])]
     for q in facts.quoted:

@@ -364,6 +364,10 @@ class TaskFacts:
         if not m:
             return None
         verb, rest = m.group(1).lower(), m.group("rest").strip()
+        said = re.match(r"(?:(?:that|it|is|says?|reads?|:)\s*)*(?:\"([^\"]+)\"|“([^”]+)”)",
+                        self.text[m.start("rest"):])
+        if said:
+            return said.group(1) or said.group(2)  # the words to say, quoted: said as they are
         rest = re.sub(r"^(?:in the \w+\s+)?that\s+", "", rest)
         rest = _first_person(rest)
         if verb.startswith(("ask", "request")):
