@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from agenthost.agent import DeterministicPolicy, deadline_in
 from agenthost.agent import page as pages
 from agenthost.agent.actions import OLYMPICS_TOOLS
@@ -32,3 +34,62 @@ def snapshot_of(parts, url="https://site.test/"):
             elements.append({**p, "at": len(text)})
             text += p["text"] + " " if p.get("text") else ""
     return pages.from_snapshot({"url": url, "title": "", "visibleText": text.rstrip(), "elements": elements})
+
+
+class Effect:
+    """What a decision does to the page, as a user would see it: the value typed into each field (the last one
+    typed there), the option chosen in each list, how often each element is clicked (a tick box is a click:
+    ``check`` counts as one), the element the last action targets (the form sent after its values), whether
+    the task ends and with what. The order of unrelated actions and the words of the reasons are left out:
+    they change with any improvement of the rules."""
+
+    def __init__(self, d):
+        self.typed: dict[str, str] = {}
+        self.selected: dict[str, str] = {}
+        self.clicks: Counter[str] = Counter()
+        self.tools = [a.tool for a in d.actions]
+        for a in d.actions:
+            if a.tool == "type":
+                self.typed[a.target] = a.args.get("text", "")
+            elif a.tool == "select":
+                self.selected[a.target] = a.args.get("option", "")
+            elif a.tool in ("click", "check"):
+                self.clicks[a.target] += 1
+        self.last = d.actions[-1].target if d.actions else None
+        self.done = bool(d.done)
+        self.result = d.result or ""
+
+
+def expect(d, *, typed=None, typed_has=None, selected=None, clicked=None, not_clicked=(), last=None, done=None,
+           result=None, nothing=False, acts=None, tools=None):
+    """Assert the observable effect of decision ``d``; each keyword left out is not checked. ``typed`` and
+    ``selected``: exactly these fields get these values (no other field is typed into); ``typed_has``: each of
+    these fields gets a value holding this text (other fields may be typed into too); ``clicked``: exactly
+    these elements are clicked, each as often as it is listed; ``not_clicked``: elements left alone; ``last``:
+    the element the last action targets; ``done``/``result``: whether the task ends, and text its result
+    holds; ``nothing``: no action at all; ``acts``: at least one action; ``tools``: the tools used, each as
+    often as listed."""
+    e = Effect(d)
+    if typed is not None:
+        assert e.typed == typed, f"typed {e.typed}, expected {typed}"
+    for name, text in (typed_has or {}).items():
+        assert text in e.typed.get(name, ""), f"typed {e.typed}, expected {text!r} in {name!r}"
+    if selected is not None:
+        assert e.selected == selected, f"selected {e.selected}, expected {selected}"
+    if clicked is not None:
+        assert e.clicks == Counter(clicked), f"clicked {dict(e.clicks)}, expected {list(clicked)}"
+    for name in not_clicked:
+        assert name not in e.clicks, f"{name!r} clicked: {dict(e.clicks)}"
+    if last is not None:
+        assert e.last == last, f"last action on {e.last!r}, expected {last!r}"
+    if done is not None:
+        assert e.done == done, f"done is {e.done} ({e.result!r})"
+    if result is not None:
+        assert result in e.result, f"result {e.result!r} lacks {result!r}"
+    if acts:
+        assert d.actions, "no action"
+    if nothing:
+        assert not d.actions, f"actions {[(a.tool, a.target) for a in d.actions]}"
+    if tools is not None:
+        assert Counter(e.tools) == Counter(tools), f"tools {e.tools}, expected {list(tools)}"
+    return e

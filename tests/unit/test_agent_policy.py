@@ -6,40 +6,24 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from agenthost.agent import Action
 from agenthost.agent import page as pages
 from agenthost.agent.actions import PROXY_TOOLS
 from agenthost.agent.passwords import make_password, meets_rules, password_rules
 from agenthost.agent.task import read_task
-from tests.support.policy import decide, wire
+from tests.support.policy import decide, expect, wire
 
-
-def test_values_written_next_to_labels_synonyms_and_numbers_before_the_label():
-    tree = """- textbox "First name"
+BOOKING = """- textbox "First name"
 - textbox "Last name"
 - textbox "Phone"
 - spinbutton "Adults": "1"
 - textbox "Date of arrival"
 - button "Back"
 - button "Continue\""""
-    d = decide("Book a stay for first name Jane, surname Doe, phone +1 555 123 4567 and 2 adults.", tree)
-    assert wire(d) == [("type", "First name", "Jane"), ("type", "Last name", "Doe"),
-                       ("type", "Phone", "+1 555 123 4567"), ("type", "Adults", "2"),
-                       ("click", "Continue", None)]  # not "Back"; the date the task does not give stays empty
-
-
-def test_a_person_named_in_the_task_fills_name_fields_and_a_request_becomes_the_message():
-    tree = '- textbox "Full name"\n- textbox "Message"\n- button "Send"'
-    d = decide("On behalf of Ana Ruiz, write to the landlord that the heating is broken.", tree)
-    typed = {el: text for tool, el, text in wire(d) if tool == "type"}
-    assert typed == {"Full name": "Ana Ruiz", "Message": "The heating is broken."}
-    d = decide("Contact the shop as Ana Ruiz and ask whether your order 1182 has shipped.", tree)
-    msg = {el: text for tool, el, text in wire(d) if tool == "type"}["Message"]
-    assert "whether my order 1182 has shipped" in msg
-
-
-def test_buy_x_clicks_the_button_that_adds_x_as_many_times_as_asked_and_remembers_what_was_sent():
-    tree = """- list:
+CONTACT = '- textbox "Full name"\n- textbox "Message"\n- button "Send"'
+SHOP = """- list:
   - listitem:
     - text: Blue Mug, $8
     - button "Add Blue Mug to basket": Add
@@ -52,24 +36,11 @@ def test_buy_x_clicks_the_button_that_adds_x_as_many_times_as_asked_and_remember
 - textbox "Gift note"
 - button "Add note"
 - button "Go to checkout\""""
-    task = "Buy two Blue Mugs and a Tea Towel, then go to checkout."
-    d = decide(task, tree, tools=PROXY_TOOLS)  # the Proxy API takes the whole plan one step at a time
-    assert [a.args["element"] for a in d.actions] == [
-        "Add Blue Mug to basket", "Add Blue Mug to basket", "Add Tea Towel to basket", "Go to checkout"]
-    # what earlier turns really sent counts: one mug was added, so one more, then the towel
-    sent = [Action("click", {"element": "Add Blue Mug to basket"})]
-    d = decide(task, tree, history=sent)
-    assert [a.args["element"] for a in d.actions][:2] == ["Add Blue Mug to basket", "Add Tea Towel to basket"]
-    assert "Add note" not in [a.args["element"] for a in d.actions]  # a field's own button, not an item
-
-
-def test_a_value_the_page_shows_is_carried_into_the_field_the_task_names():
-    tree = """- paragraph: "Your voucher: SAVE-2024 (valid until May)"
+BUY = "Buy two Blue Mugs and a Tea Towel, then go to checkout."
+VOUCHER = """- paragraph: "Your voucher: SAVE-2024 (valid until May)"
 - textbox "Voucher"
 - button "Redeem\""""
-    d = decide("Use the voucher shown on this page.", tree)
-    assert wire(d) == [("type", "Voucher", "SAVE-2024"), ("click", "Redeem", None)]
-    table = """- table:
+PLANS = """- table:
   - rowgroup:
     - row "Plan Seats Price":
       - columnheader "Plan"
@@ -85,61 +56,124 @@ def test_a_value_the_page_shows_is_carried_into_the_field_the_task_names():
       - cell "$99"
 - textbox "Seats"
 - button "Check\""""
-    d = decide("Look up how many seats the Studio plan has and enter it in the Seats field.", table)
-    assert wire(d) == [("type", "Seats", "25"), ("click", "Check", None)]
-
-
-def test_a_submit_waits_for_a_value_the_task_refers_to_and_the_policy_looks_for_it_first():
-    tree = """- tablist:
+DEVICE = """- tablist:
   - tab "Overview" [selected]
   - tab "Activation"
 - paragraph: Welcome to your new device.
 - textbox "Serial number"
 - button "Activate\""""
-    task = "Find the serial number under Activation and use it to activate the device."
-    d = decide(task, tree)
-    assert wire(d) == [("click", "Activation", None)]  # not "Activate" with an empty serial number
-    shown = tree.replace("Welcome to your new device.", '"Your serial number is QX-88-104."')
-    d = decide(task, shown, history=[Action("click", {"element": "Activation"})])
-    assert wire(d) == [("type", "Serial number", "QX-88-104"), ("click", "Activate", None)]
-
-
-def test_only_these_boxes_unticks_the_others_in_their_group_and_turning_off_unticks():
-    tree = """- group "Channels":
+ACTIVATE = "Find the serial number under Activation and use it to activate the device."
+CHANNELS = """- group "Channels":
   - checkbox "Email" [checked]
   - checkbox "SMS"
   - checkbox "Push notifications" [checked]
 - checkbox "Weekly digest" [checked]
 - checkbox "I agree to the privacy policy"
 - button "Save\""""
-    d = decide("Notify me by SMS only and turn off the weekly digest.", tree)
-    assert wire(d) == [("click", "Email", None), ("click", "SMS", None), ("click", "Push notifications", None),
-                       ("click", "Weekly digest", None), ("click", "I agree to the privacy policy", None),
-                       ("click", "Save", None)]
-
-
-def test_agreement_boxes_are_ticked_to_submit_but_marketing_opt_ins_are_not():
-    tree = """- textbox "Email"
+SIGNUP = """- textbox "Email"
 - checkbox "I agree to the terms and conditions"
 - checkbox "I agree to receive marketing emails from partners"
 - button "Create account\""""
-    d = decide("Create an account for ann@example.com", tree)
-    assert wire(d) == [("type", "Email", "ann@example.com"), ("click", "I agree to the terms and conditions", None),
-                       ("click", "Create account", None)]
-
-
-def test_after_filling_a_form_the_policy_does_not_wander_off_through_links():
-    tree = """- textbox "Email": ann@example.com
+FAILED_SEND = """- textbox "Email": ann@example.com
 - button "Send"
 - status: Something went wrong, please try again later.
 - link "Blog":
   - /url: /blog
 - link "Careers":
   - /url: /jobs"""
-    task = "Send the form with email ann@example.com"
-    d = decide(task, tree, history=[Action("type", {"element": "Email", "text": "ann@example.com"}),
-                                    Action("click", {"element": "Send"})], memory={"acted": True})
-    assert d.done and d.result.startswith("Not completed") and not d.actions
+BOOKS = """- searchbox "Search": Lem
+- button "Search"
+- link "Solaris (1961)":
+  - /url: /b/1
+- link "The Cyberiad (1965)":
+  - /url: /b/2"""
+NEWSLETTER = """- textbox "Email"
+- button "Subscribe"
+- link "Newsletter archive":
+  - /url: /archive
+- link "Newsletter settings":
+  - /url: /settings"""
+SUBSCRIBE = "Subscribe ann@example.com to the newsletter"
+LOGIN = '- textbox "Username"\n- textbox "Password"\n- button "Log in"'
+NAMED_FIELDS = """- textbox "First name"
+- textbox "Full name"
+- button "Submit\""""
+
+#: page + task (+ what earlier turns did) -> what the decision does to the page
+CASES = [
+    pytest.param("Book a stay for first name Jane, surname Doe, phone +1 555 123 4567 and 2 adults.", BOOKING, {},
+                 # not "Back"; the date the task does not give stays empty
+                 {"typed": {"First name": "Jane", "Last name": "Doe", "Phone": "+1 555 123 4567", "Adults": "2"},
+                  "clicked": ["Continue"], "last": "Continue"},
+                 id="values next to labels, synonyms, a number before its label"),
+    pytest.param("On behalf of Ana Ruiz, write to the landlord that the heating is broken.", CONTACT, {},
+                 {"typed": {"Full name": "Ana Ruiz", "Message": "The heating is broken."}},
+                 id="a person named in the task fills the name, the request becomes the message"),
+    pytest.param("Contact the shop as Ana Ruiz and ask whether your order 1182 has shipped.", CONTACT, {},
+                 {"typed_has": {"Message": "whether my order 1182 has shipped"}},
+                 id="a question asked for the user is written in the first person"),
+    pytest.param(BUY, SHOP, {"tools": PROXY_TOOLS},  # the Proxy API takes the whole plan one step at a time
+                 {"clicked": ["Add Blue Mug to basket"] * 2 + ["Add Tea Towel to basket", "Go to checkout"],
+                  "last": "Go to checkout"},
+                 id="buy x clicks the button adding x as many times as asked"),
+    pytest.param(BUY, SHOP, {"history": [Action("click", {"element": "Add Blue Mug to basket"})]},
+                 # what earlier turns really sent counts: one mug was added, so one more, then the towel
+                 {"clicked": ["Add Blue Mug to basket", "Add Tea Towel to basket", "Go to checkout"],
+                  "not_clicked": ["Add note"]},  # a field's own button, not an item
+                 id="buying remembers what was sent"),
+    pytest.param("Use the voucher shown on this page.", VOUCHER, {},
+                 {"typed": {"Voucher": "SAVE-2024"}, "clicked": ["Redeem"], "last": "Redeem"},
+                 id="a value the page shows goes into the field the task names"),
+    pytest.param("Look up how many seats the Studio plan has and enter it in the Seats field.", PLANS, {},
+                 {"typed": {"Seats": "25"}, "clicked": ["Check"], "last": "Check"},
+                 id="a value read from a table goes into the field"),
+    pytest.param(ACTIVATE, DEVICE, {},
+                 {"typed": {}, "clicked": ["Activation"]},  # not "Activate" with an empty serial number
+                 id="a submit waits for a value the task refers to, looked for first"),
+    pytest.param(ACTIVATE, DEVICE.replace("Welcome to your new device.", '"Your serial number is QX-88-104."'),
+                 {"history": [Action("click", {"element": "Activation"})]},
+                 {"typed": {"Serial number": "QX-88-104"}, "clicked": ["Activate"], "last": "Activate"},
+                 id="the value found, the form is sent with it"),
+    pytest.param("Notify me by SMS only and turn off the weekly digest.", CHANNELS, {},
+                 {"clicked": ["Email", "SMS", "Push notifications", "Weekly digest", "I agree to the privacy policy",
+                              "Save"], "last": "Save"},
+                 id="only these boxes unticks the others of the group, turn off unticks"),
+    pytest.param("Create an account for ann@example.com", SIGNUP, {},
+                 {"typed": {"Email": "ann@example.com"}, "last": "Create account",
+                  "clicked": ["I agree to the terms and conditions", "Create account"]},  # no marketing opt-in
+                 id="agreement boxes ticked to submit, marketing opt-ins not"),
+    pytest.param("Send the form with email ann@example.com", FAILED_SEND,
+                 {"history": [Action("type", {"element": "Email", "text": "ann@example.com"}),
+                              Action("click", {"element": "Send"})], "memory": {"acted": True}},
+                 {"done": True, "result": "Not completed", "nothing": True},
+                 id="after filling a form the policy does not wander off through links"),
+    pytest.param('Search for "Lem" and open the book from 1965.', BOOKS,
+                 {"history": [Action("type", {"element": "Search", "text": "Lem"}),
+                              Action("click", {"element": "Search"})]},
+                 {"typed": {}, "clicked": ["The Cyberiad (1965)"]},
+                 id="a named click already sent is not repeated while something new is named"),
+    pytest.param(SUBSCRIBE, NEWSLETTER, {},
+                 {"typed": {"Email": "ann@example.com"}, "clicked": ["Subscribe"], "last": "Subscribe"},
+                 id="subscribe"),
+    pytest.param(SUBSCRIBE, NEWSLETTER, {"avoid": [("click", "Subscribe")]},
+                 {"not_clicked": ["Subscribe"], "acts": True},
+                 id="an action to avoid is not taken and the next best one is"),
+    pytest.param("Open the newsletter archive", NEWSLETTER, {"avoid": [("click", "Newsletter archive")]},
+                 {"clicked": ["Newsletter settings"], "typed": {}},
+                 id="a link to avoid gives way to the next best link"),
+    pytest.param("Log in to the portal", LOGIN,
+                 {"memory": {"user_answers": ["Username: ann", "Password: Tr1cky-Pass"]}},
+                 {"typed": {"Username": "ann", "Password": "Tr1cky-Pass"}, "clicked": ["Log in"], "last": "Log in"},
+                 id="the user's answers are values like the task's own"),
+    pytest.param("Type Ada into the First name field and click Submit", NAMED_FIELDS, {},
+                 {"typed": {"First name": "Ada"}, "clicked": ["Submit"], "last": "Submit"},
+                 id="an unquoted value typed into a named field"),
+]
+
+
+@pytest.mark.parametrize(("task", "tree", "given", "outcome"), CASES)
+def test_a_page_and_a_task_give_what_the_user_sees(task, tree, given, outcome):
+    expect(decide(task, tree, **given), **outcome)
 
 
 def test_clue_links_are_followed_toward_the_goal_with_highest_and_lowest_and_dead_ends_backtracked():
@@ -152,25 +186,13 @@ def test_clue_links_are_followed_toward_the_goal_with_highest_and_lowest_and_dea
 - link "Floor 15":
   - /url: floor15.html"""
     d = decide(task, hall, url="https://b.test/hall.html")
-    assert wire(d) == [("click", "Floor 4", None)] and not d.done
+    expect(d, clicked=["Floor 4"], typed={}, done=False)
     dead = """- heading "Floor 4" [level=1]
 - paragraph: No key is kept here any more.
 - link "Back to the hall":
   - /url: hall.html"""
     d2 = decide(task, dead, url="https://b.test/floor4.html", memory=d.memory)
-    assert wire(d2) == [("click", "Back to the hall", None)] and not d2.done
-
-
-def test_a_named_click_already_sent_is_not_repeated_while_something_new_is_named():
-    tree = """- searchbox "Search": Lem
-- button "Search"
-- link "Solaris (1961)":
-  - /url: /b/1
-- link "The Cyberiad (1965)":
-  - /url: /b/2"""
-    d = decide('Search for "Lem" and open the book from 1965.', tree,
-               history=[Action("type", {"element": "Search", "text": "Lem"}), Action("click", {"element": "Search"})])
-    assert wire(d) == [("click", "The Cyberiad (1965)", None)] and "the task names" in d.thinking
+    expect(d2, clicked=["Back to the hall"], typed={}, done=False)
 
 
 def test_finishes_on_a_completion_message_and_not_on_an_error():
@@ -185,31 +207,12 @@ def test_finishes_on_a_completion_message_and_not_on_an_error():
     assert not d.done or d.result.startswith("Not completed")
 
 
-def test_avoid_is_honoured_and_the_next_best_action_is_taken():
-    tree = """- textbox "Email"
-- button "Subscribe"
-- link "Newsletter archive":
-  - /url: /archive
-- link "Newsletter settings":
-  - /url: /settings"""
-    d = decide("Subscribe ann@example.com to the newsletter", tree)
-    assert wire(d) == [("type", "Email", "ann@example.com"), ("click", "Subscribe", None)]
-    d = decide("Subscribe ann@example.com to the newsletter", tree, avoid=[("click", "Subscribe")])
-    assert ("click", "Subscribe", None) not in wire(d) and d.actions
-    d = decide("Open the newsletter archive", tree, avoid=[("click", "Newsletter archive")])
-    assert wire(d) == [("click", "Newsletter settings", None)]
-    # Proxy API terms: element ids
+def test_an_element_id_to_avoid_in_proxy_api_terms_gives_way_to_the_next_best():
     snap = pages.from_snapshot({"url": "https://s.test/", "elements": [
         {"id": "agent-1", "tag": "a", "text": "Pricing", "href": "/pricing"},
         {"id": "agent-2", "tag": "a", "text": "Plans and pricing", "href": "/plans"}]})
     d = decide("Find the pricing", snap, tools=PROXY_TOOLS, avoid=[("click", "agent-1")])
     assert [a.to_proxy() for a in d.actions] == [{"name": "click", "parameters": {"id": "agent-2"}}]
-
-
-def test_user_answers_are_values_like_the_task_s_own():
-    tree = '- textbox "Username"\n- textbox "Password"\n- button "Log in"'
-    d = decide("Log in to the portal", tree, memory={"user_answers": ["Username: ann", "Password: Tr1cky-Pass"]})
-    assert wire(d) == [("type", "Username", "ann"), ("type", "Password", "Tr1cky-Pass"), ("click", "Log in", None)]
 
 
 def test_password_rules_from_task_or_page_and_fresh_random_passwords():
@@ -258,11 +261,6 @@ def test_task_reading_of_common_phrasings():
 
 
 def test_an_unquoted_value_typed_into_a_named_field_is_read():
-    tree = """- textbox "First name"
-- textbox "Full name"
-- button "Submit\""""
-    d = decide("Type Ada into the First name field and click Submit", tree)
-    assert wire(d) == [("type", "First name", "Ada"), ("click", "Submit", None)]
     facts = read_task("Enter Maria Lopez in the Full name field, then press Save")
     assert facts.pairs == [("Full name", "Maria Lopez")]
     # a description of what to type is not a value
