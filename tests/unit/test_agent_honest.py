@@ -14,7 +14,7 @@ from agenthost.agent import Action
 from agenthost.agent import page as pages
 from agenthost.agent.actions import PROXY_TOOLS
 from agenthost.agent.outcome import judge
-from tests.support.policy import decide, wire
+from tests.support.policy import Effect, decide, expect, wire
 
 
 def verdict(tree, before=()):
@@ -60,7 +60,7 @@ def test_completion_messages_and_form_errors_are_still_read():
 def test_a_completion_line_shown_before_acting_is_no_evidence():
     tree = '- heading "Welcome! Registration successful for our demo" [level=1]\n- textbox "Email"\n- button "Send"'
     d = decide("Send the form with email ann@example.com", tree)
-    assert wire(d) == [("type", "Email", "ann@example.com"), ("click", "Send", None)]
+    expect(d, typed={"Email": "ann@example.com"}, clicked=["Send"], last="Send")
     after = tree.replace('- textbox "Email"', '- textbox "Email": ann@example.com')
     d2 = decide("Send the form with email ann@example.com", after, memory=d.memory,
                 history=[Action("type", {"element": "Email", "text": "ann@example.com"}),
@@ -122,17 +122,17 @@ def test_a_full_score_at_the_end_of_the_game_is_success():
 def test_a_batch_that_changed_nothing_is_not_resent_on_a_form_another_submit_way_is_tried():
     tree = '- textbox "Email"\n- button "Save"\n- button "Save and continue"'
     d1 = decide("Set Email: ann@example.com", tree)
-    assert wire(d1) == [("type", "Email", "ann@example.com"), ("click", "Save", None)]
+    expect(d1, typed={"Email": "ann@example.com"}, clicked=["Save"], last="Save")
     # the page came back exactly as it was (the field shows nothing, nothing else changed)
     d2 = decide("Set Email: ann@example.com", tree, memory=d1.memory, history=[])
     assert wire(d2) != wire(d1) and not d2.done
-    assert wire(d2) == [("click", "Save and continue", None)]
+    expect(d2, typed={}, clicked=["Save and continue"])
 
 
 def test_a_click_that_changed_nothing_in_a_wizard_is_not_repeated():
     tree = '- paragraph: Step 2 of 3\n- button "Next"\n- link "Help":\n  - /url: /help'
     d1 = decide('Click "Next" to finish the wizard', tree)
-    assert wire(d1) == [("click", "Next", None)]
+    expect(d1, typed={}, clicked=["Next"])
     d2 = decide('Click "Next" to finish the wizard', tree, memory=d1.memory)
     assert ("click", "Next", None) not in wire(d2)
 
@@ -149,7 +149,7 @@ def test_a_step_that_took_effect_gives_way_to_the_next_step_button_in_a_cart():
             Action("type", {"element": "Discount code", "text": "MUG5"}),
             Action("click", {"element": "Apply Discount"})]
     d = decide(task, cart, history=sent, memory={"acted": True, "before": []})
-    assert wire(d) == [("click", "Proceed to Checkout", None)]
+    expect(d, typed={}, clicked=["Proceed to Checkout"])
 
 
 def test_the_next_step_button_also_moves_a_survey_on():
@@ -160,7 +160,7 @@ def test_the_next_step_button_also_moves_a_survey_on():
 - button "Continue\""""
     d = decide(task, tree, history=[Action("type", {"element": "Favourite colour", "text": "blue"})],
                memory={"acted": True, "before": []})
-    assert wire(d) == [("click", "Continue", None)]
+    expect(d, typed={}, clicked=["Continue"])
 
 
 # --------------------------------------------------------------------------- same-site links
@@ -186,7 +186,7 @@ def test_an_off_site_link_is_not_followed_without_a_reason_in_the_task():
     assert wire(d) != [("click", "Click here", None)]
     # the task names the other site: a reason to go
     d = decide("Open the prize page on elsewhere.test via the Click here link.", MAZE, url="https://museum.test/")
-    assert wire(d) == [("click", "Click here", None)]
+    expect(d, typed={}, clicked=["Click here"])
 
 
 def test_after_an_off_site_click_a_thanks_page_there_is_no_success_and_the_agent_goes_back():
@@ -228,11 +228,11 @@ def test_a_round_of_a_game_is_answered_with_the_skill_and_submitted(fake_skills)
 - textbox "Your answer"
 - button "Submit answer\""""
     d = decide("Play the arithmetic game: answer every question.", tree)
-    assert wire(d) == [("type", "Your answer", "56"), ("click", "Submit answer", None)]
+    expect(d, typed={"Your answer": "56"}, clicked=["Submit answer"], last="Submit answer")
     assert not d.done
     # the Proxy API gets the same plan
     d = decide("Play the arithmetic game: answer every question.", tree, tools=PROXY_TOOLS)
-    assert [a.tool for a in d.actions] == ["type", "click"]
+    expect(d, typed={"Your answer": "56"}, clicked=["Submit answer"], last="Submit answer")
 
 
 def test_a_choice_naming_the_answer_is_clicked(fake_skills):
@@ -242,7 +242,7 @@ def test_a_choice_naming_the_answer_is_clicked(fake_skills):
 - button "56"
 - button "58\""""
     d = decide("Answer the multiplication quiz.", tree)
-    assert wire(d) == [("click", "56", None)]
+    expect(d, typed={}, clicked=["56"])
 
 
 # --------------------------------------------------------------------------- values
@@ -364,7 +364,7 @@ def test_sign_in_as_names_the_account_and_a_product_name_is_no_person():
 - textbox "Full name"
 - button "Place order\""""
     d = decide("Buy two bags of Colombia Supremo and ship them to Jonas Berg.", shop)
-    assert [a for a in wire(d) if a[0] == "click"][:2] == [("click", "Add Colombia Supremo to cart", None)] * 2
+    assert Effect(d).clicks["Add Colombia Supremo to cart"] == 2
     assert _typed(d) == {"Full name": "Jonas Berg"}
 
 
@@ -401,7 +401,7 @@ def test_a_download_button_is_the_next_step_after_choosing_what_to_download():
     d = decide("Download the user guide for the Inkwell X200 printer from the support site.", page,
                url="https://support.test/manuals.html", memory={"acted": True, "before": []},
                history=[Action("click", {"element": "X200 user guide"})])
-    assert wire(d) == [("click", "Download PDF", None)]
+    expect(d, typed={}, clicked=["Download PDF"])
 
 
 def test_an_editable_combobox_is_typed_then_its_option_chosen_then_the_form_saved():
@@ -412,8 +412,8 @@ def test_an_editable_combobox_is_typed_then_its_option_chosen_then_the_form_save
 - paragraph: No country chosen yet.
 - button "Save address\""""
     d = decide(task, closed)
-    assert wire(d) == [("type", "Full name", "Ines Duarte"), ("type", "City", "Porto"),
-                       ("type", "Country", "Portugal")]  # no submit before the country is chosen
+    # no submit before the country is chosen
+    expect(d, typed={"Full name": "Ines Duarte", "City": "Porto", "Country": "Portugal"}, clicked=[])
     opened = """- textbox "Full name": Ines Duarte
 - textbox "City": Porto
 - combobox "Country": Portugal
@@ -422,7 +422,7 @@ def test_an_editable_combobox_is_typed_then_its_option_chosen_then_the_form_save
 - paragraph: No country chosen yet.
 - button "Save address\""""
     d2 = decide(task, opened, memory=d.memory, history=[Action("type", {"element": "Country", "text": "Portugal"})])
-    assert wire(d2) == [("click", "Portugal", None), ("click", "Save address", None)]
+    expect(d2, typed={}, clicked=["Portugal", "Save address"], last="Save address")
 
 
 @pytest.mark.parametrize("task,label", [
@@ -445,7 +445,7 @@ def test_several_questions_each_get_their_own_answer_and_the_form_is_checked(fak
 - textbox "Answer to question 2"
 - button "Check answers\""""
     d = decide("Answer the two questions below and check your answers.", tree)
-    assert wire(d) == [("type", "Answer to question 1", "56"), ("click", "Check answers", None)]
+    expect(d, typed={"Answer to question 1": "56"}, clicked=["Check answers"], last="Check answers")
     assert fake_skills == ["1. What is 7 x 8?", "2. What is the capital of Mars?"]  # each on its own
 
 
@@ -495,7 +495,7 @@ def test_the_skills_work_to_the_turns_deadline_object_on_its_own_clock(skill_dea
     now = [1000.0]
     turn = Deadline.after(6.0, clock=lambda: now[0]).reserve(2.0, "answer")  # 4 s left on the turn's clock
     d = _play(turn)
-    assert wire(d)[0] == ("type", "Your answer", "56")
+    expect(d, typed={"Your answer": "56"})
     assert skill_deadlines and abs(skill_deadlines[0] - (time.monotonic() + 4.0)) < 0.5
 
 
@@ -507,7 +507,7 @@ def test_a_passed_deadline_asks_no_skill_and_types_no_guess(skill_deadlines):
     now[0] += 2.0
     d = _play(turn)
     assert skill_deadlines == []
-    assert ("type", "Your answer", "56") not in wire(d)
+    assert "Your answer" not in Effect(d).typed
 
 
 def test_a_bare_monotonic_instant_and_no_deadline_are_still_accepted(skill_deadlines):
@@ -515,7 +515,7 @@ def test_a_bare_monotonic_instant_and_no_deadline_are_still_accepted(skill_deadl
 
     from agenthost.config import settings
 
-    assert wire(_play(time.monotonic() + 3.0))[0] == ("type", "Your answer", "56")
+    expect(_play(time.monotonic() + 3.0), typed={"Your answer": "56"})
     assert abs(skill_deadlines[-1] - (time.monotonic() + 3.0)) < 0.5
-    assert wire(_play(None))[0] == ("type", "Your answer", "56")
+    expect(_play(None), typed={"Your answer": "56"})
     assert abs(skill_deadlines[-1] - (time.monotonic() + settings().decide_budget_s)) < 0.5
