@@ -60,12 +60,13 @@ class Effect:
         self.result = d.result or ""
 
 
-def expect(d, *, typed=None, typed_has=None, selected=None, clicked=None, not_clicked=(), last=None, done=None,
-           result=None, nothing=False, acts=None, tools=None):
+def expect(d, *, typed=None, typed_has=None, selected=None, clicked=None, clicked_has=(), not_clicked=(), last=None,
+           done=None, result=None, nothing=False, acts=None, tools=None):
     """Assert the observable effect of decision ``d``; each keyword left out is not checked. ``typed`` and
     ``selected``: exactly these fields get these values (no other field is typed into); ``typed_has``: each of
     these fields gets a value holding this text (other fields may be typed into too); ``clicked``: exactly
-    these elements are clicked, each as often as it is listed; ``not_clicked``: elements left alone; ``last``:
+    these elements are clicked, each as often as it is listed; ``clicked_has``: these are among the elements
+    clicked; ``not_clicked``: elements left alone; ``last``:
     the element the last action targets; ``done``/``result``: whether the task ends, and text its result
     holds; ``nothing``: no action at all; ``acts``: at least one action; ``tools``: the tools used, each as
     often as listed."""
@@ -78,6 +79,8 @@ def expect(d, *, typed=None, typed_has=None, selected=None, clicked=None, not_cl
         assert e.selected == selected, f"selected {e.selected}, expected {selected}"
     if clicked is not None:
         assert e.clicks == Counter(clicked), f"clicked {dict(e.clicks)}, expected {list(clicked)}"
+    for name in clicked_has:
+        assert name in e.clicks, f"{name!r} not clicked: {dict(e.clicks)}"
     for name in not_clicked:
         assert name not in e.clicks, f"{name!r} clicked: {dict(e.clicks)}"
     if last is not None:

@@ -5,9 +5,11 @@ are not clicked with it. Pages written for these tests (not the task suite's).""
 
 from __future__ import annotations
 
+import pytest
+
 from agenthost.agent.task import read_task
 from agenthost.agent.wording import identifiers
-from tests.support.policy import decide, wire
+from tests.support.policy import decide, expect
 
 ORDERS = """- heading "Your orders" [level=1]
 - list:
@@ -35,27 +37,30 @@ STATEMENTS = """- heading "Statements" [level=1]
 - button "Statement 2024-01-15\""""
 
 
-def test_the_order_named_by_its_number_is_the_only_one_tracked():
-    d = decide("Track order ORD-7782 from March 2025.", ORDERS, url="https://shop.test/orders")
-    assert wire(d) == [("click", "Track ORD-7782 (March 2025)", None)]
-
-
-def test_a_version_is_matched_whole_both_ways():
-    d = decide("Download the v2.10 manual, 2024 edition.", MANUALS, url="https://docs.test/manuals")
-    assert wire(d) == [("click", "Download v2.10 manual (2024 edition)", None)]
-    d = decide("Download the v2.1 manual, 2024 edition.", MANUALS, url="https://docs.test/manuals")
-    assert wire(d) == [("click", "Download v2.1 manual (2024 edition)", None)]
-
-
-def test_a_date_is_matched_whole():
-    d = decide("Download the statement of 2024-02-15.", STATEMENTS, url="https://bank.test/statements")
-    assert wire(d) == [("click", "Statement 2024-02-15", None)]
-
-
-def test_a_number_the_task_gives_alone_still_picks_its_element():
+#: task + page -> the one element clicked
+CASES = [
+    pytest.param("Track order ORD-7782 from March 2025.", ORDERS, "https://shop.test/orders",
+                 {"typed": {}, "clicked": ["Track ORD-7782 (March 2025)"]},
+                 id="the order named by its number is the only one tracked"),
+    pytest.param("Download the v2.10 manual, 2024 edition.", MANUALS, "https://docs.test/manuals",
+                 {"typed": {}, "clicked": ["Download v2.10 manual (2024 edition)"]},
+                 id="a version is matched whole (v2.10 is not v2.1)"),
+    pytest.param("Download the v2.1 manual, 2024 edition.", MANUALS, "https://docs.test/manuals",
+                 {"typed": {}, "clicked": ["Download v2.1 manual (2024 edition)"]},
+                 id="a version is matched whole (v2.1 is not v2.10)"),
+    pytest.param("Download the statement of 2024-02-15.", STATEMENTS, "https://bank.test/statements",
+                 {"typed": {}, "clicked": ["Statement 2024-02-15"]},
+                 id="a date is matched whole"),
     # no identifier in the task: "2025" alone still names the button that carries it (score by number)
-    d = decide("Track every order you placed in 2025.", ORDERS, url="https://shop.test/orders")
-    assert ("click", "Track every order of 2025", None) in wire(d)
+    pytest.param("Track every order you placed in 2025.", ORDERS, "https://shop.test/orders",
+                 {"clicked_has": ["Track every order of 2025"]},
+                 id="a number the task gives alone still picks its element"),
+]
+
+
+@pytest.mark.parametrize(("task", "tree", "url", "outcome"), CASES)
+def test_the_element_named_by_an_identifier_is_the_one_clicked(task, tree, url, outcome):
+    expect(decide(task, tree, url=url), **outcome)
 
 
 def test_identifiers_and_numbers_of_a_task():
