@@ -8,7 +8,7 @@ from agenthost.agent.actions import PROXY_TOOLS
 from agenthost.agent.choices import classify_clicks
 from agenthost.agent.progress import Seen
 from agenthost.agent.task import read_task
-from tests.support.policy import decide, snapshot_of, wire
+from tests.support.policy import decide, expect, snapshot_of
 
 _snap = snapshot_of
 
@@ -28,7 +28,7 @@ def test_the_choice_with_the_greatest_or_lowest_number_is_clicked_then_the_form_
                    {"id": "c", "tag": "button", "text": "27"}, {"id": "done", "tag": "button", "text": "Done"}])
     assert _clicks("Pick the tile showing the largest value, then press Done.", tiles) == ["c", "done"]
     tree = '- button "0.5"\n- button "2.25"\n- button "1.75"\n- button "Next"'
-    assert wire(decide("Click the smallest number.", tree))[0] == ("click", "0.5", None)
+    expect(decide("Click the smallest number.", tree), typed={}, clicked=["0.5"])
 
 
 def test_no_pick_when_the_choices_tie_or_show_no_numbers():
@@ -59,12 +59,12 @@ def test_a_number_is_generated_again_until_it_is_of_the_kind_asked_then_sent():
 
     def tree(shown):
         return f'- paragraph: {task}\n- paragraph: "{shown}"\n- button "Roll"\n- button "Keep"'
-    assert wire(decide(task, tree("4"))) == [("click", "Roll", None)]
-    assert wire(decide(task, tree("12"))) == [("click", "Keep", None)]
+    expect(decide(task, tree("4")), typed={}, clicked=["Roll"])
+    expect(decide(task, tree("12")), typed={}, clicked=["Keep"])
     task2 = "Get an even number and then click Done."
     tree2 = f'- paragraph: {task2}\n- paragraph: "7"\n- button "Get number"\n- button "Done"'
-    assert wire(decide(task2, tree2)) == [("click", "Get number", None)]
-    assert wire(decide(task2, tree2.replace('"7"', '"-2"'))) == [("click", "Done", None)]
+    expect(decide(task2, tree2), typed={}, clicked=["Get number"])
+    expect(decide(task2, tree2.replace('"7"', '"-2"')), typed={}, clicked=["Done"])
 
 
 def test_the_number_of_items_the_task_gives_is_how_many_of_the_anchors_items_get_the_control():
