@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from agenthost.agent.codes import code_for, remember
 from agenthost.agent.page import from_aria
-from tests.support.policy import decide, wire
+from tests.support.policy import decide, expect, wire
 
 LOCKER = """- heading "Locker 14" [level=1]
 - paragraph: The locker is closed.
@@ -28,7 +28,7 @@ def test_the_pin_from_another_page_is_typed_into_the_field_that_waited_for_it():
     [back] = d.actions  # back to the locker: by the link the task names, or straight to the page
     assert back.args.get("url") == "https://gym.test/locker" or (back.resolved and back.resolved.href == "/locker")
     d = decide(TASK, LOCKER, url="https://gym.test/locker", memory=d.memory, history=d.actions)
-    assert wire(d) == [("type", "Locker PIN", "4826"), ("click", "Unlock", None)]
+    expect(d, typed={"Locker PIN": "4826"}, clicked=["Unlock"], last="Unlock")
 
 
 def test_a_voucher_on_a_flyer_page_is_used_at_checkout_but_an_expired_one_is_not():
@@ -45,7 +45,7 @@ def test_a_voucher_on_a_flyer_page_is_used_at_checkout_but_an_expired_one_is_not
 - button "Apply voucher\""""
     d = decide("Apply the voucher from the spring flyer at checkout.", checkout, url="https://shop.test/checkout",
                memory=memory)
-    assert wire(d) == [("type", "Voucher code", "SAVE15"), ("click", "Apply voucher", None)]
+    expect(d, typed={"Voucher code": "SAVE15"}, clicked=["Apply voucher"], last="Apply voucher")
 
 
 def test_a_one_time_code_shown_on_a_page_is_not_kept_in_the_stored_memory():
