@@ -10,7 +10,7 @@ from agenthost.agent import page as pages
 from agenthost.agent.actions import PROXY_TOOLS
 from agenthost.agent.outcome import judge
 from agenthost.agent.references import clauses
-from tests.support.policy import decide, wire
+from tests.support.policy import decide, expect
 
 
 def _snap(elements, text):
@@ -118,7 +118,8 @@ def test_text_for_a_message_field_from_with_the_text():
 def test_a_pointer_gesture_the_tools_cannot_perform_is_an_honest_give_up_not_a_submit():
     tree = '- text: Set the volume\n- slider "Volume"\n- button "Save"'
     d = decide("Drag the volume slider to 70 and save.", tree)
-    assert d.done and d.success is False and "gesture" in d.result and wire(d) == []
+    expect(d, nothing=True)
+    assert d.done and d.success is False and "gesture" in d.result
     d = decide("Hover over the map legend, then press Save.", tree)
     assert d.done and d.success is False
 
