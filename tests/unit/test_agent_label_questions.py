@@ -8,7 +8,7 @@ import pytest
 
 from agenthost.agent.task import read_task
 from tests.support.json_api import serve_json
-from tests.support.policy import decide, wire
+from tests.support.policy import decide, expect
 
 STOCK = {"products": [
     {"sku": "A1", "name": "Apple", "category": "fruit", "stock": 40, "price": 1.5},
@@ -31,9 +31,8 @@ def test_each_quantity_field_is_answered_from_the_endpoint_the_page_lists_for_it
 - textbox "Number of products in the electronics category"
 - button "Send stock check\""""
     d = decide("Use the warehouse JSON API to complete the stock check with their figures, then send it.", tree)
-    assert wire(d) == [("type", "Total stock of the fruit products", "65"),
-                       ("type", "Number of products in the electronics category", "1"),
-                       ("click", "Send stock check", None)]
+    expect(d, typed={"Total stock of the fruit products": "65", "Number of products in the electronics category": "1"},
+           clicked=["Send stock check"], last="Send stock check")
 
 
 def test_a_quantity_label_is_answered_from_the_pages_table_when_there_is_no_api():
@@ -58,7 +57,7 @@ def test_a_quantity_label_is_answered_from_the_pages_table_when_there_is_no_api(
 - textbox "Sum of the points of all teams"
 - button "Check\""""
     d = decide("Fill in the league summary from the table and check it.", tree)
-    assert wire(d) == [("type", "Sum of the points of all teams", "36"), ("click", "Check", None)]
+    expect(d, typed={"Sum of the points of all teams": "36"}, clicked=["Check"], last="Check")
 
 
 def test_a_possessive_phrase_is_no_value_for_a_field():
