@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from tests.support.policy import decide, wire
+from tests.support.policy import decide, expect, wire
 
 TASK = 'Fill in a city that begins with "Ber" and ends with "lin", then send it.'
 
@@ -15,9 +15,9 @@ def _tree(value: str = "", listed: tuple[str, ...] = ()) -> str:
 
 
 def test_the_start_is_typed_then_the_fitting_suggestion_clicked_then_the_form_sent():
-    assert wire(decide(TASK, _tree())) == [("type", "City", "Ber")]  # nothing sent before the value is whole
-    assert wire(decide(TASK, _tree("Ber", ("Bergen", "Berlin", "Bern")))) == [("click", "Berlin", None)]
-    assert wire(decide(TASK, _tree("Berlin"))) == [("click", "Send", None)]
+    expect(decide(TASK, _tree()), typed={"City": "Ber"}, clicked=[])  # nothing sent before the value is whole
+    expect(decide(TASK, _tree("Ber", ("Bergen", "Berlin", "Bern"))), typed={}, clicked=["Berlin"])
+    expect(decide(TASK, _tree("Berlin")), typed={}, clicked=["Send"])
 
 
 def test_no_fitting_suggestion_sends_nothing():
