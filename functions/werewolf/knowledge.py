@@ -105,6 +105,9 @@ class View:
     public_score: dict[str, float] = field(default_factory=dict)
     score: dict[str, float] = field(default_factory=dict)
     me_known: bool = True
+    #: the roster lists alive a player known dead (after a knight's duel it stays stale through the night, and a
+    #: lover of the duel's victim may be dead with nothing in the payload to show it)
+    roster_stale: bool = False
 
     @property
     def wolf_team(self) -> bool:
@@ -140,7 +143,8 @@ def build_view(turn: WerewolfTurn, memory: GameMemory) -> View:
         alive = [n for n in alive if n not in dead]
     view = View(turn=turn, memory=mem, me=me, role=role, alive=alive, targets=_targets(turn, alive, me),
                 seats=seats, teammates=teammates, declared_votes=declared, spoken_today=spoken,
-                wolf_chat_kill=wolf_kill, me_known=bool(me))
+                wolf_chat_kill=wolf_kill, me_known=bool(me),
+                roster_stale=any(p.name in dead for p in turn.alive_players))
     _judge(view)
     return view
 

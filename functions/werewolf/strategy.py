@@ -126,6 +126,9 @@ def kill_target(view: View) -> str | None:
     checks are true; a fake one, the madman, is spared), claimed roles, players the village holds good,
     players who accused us; never a teammate."""
     mates = set(view.teammates)
+    surely_alive = _surely_alive_after_duel(view)
+    if surely_alive:
+        return surely_alive
     follow = view.wolf_chat_kill
     if follow and follow in view.targets and follow not in mates:
         return follow
@@ -143,6 +146,17 @@ def kill_target(view: View) -> str | None:
         s += 3 * sum(1 for t in mates for a in mem.accusations.get(t, []) if a == n)  # accused our team
         w[n] = s
     return _pick(view, w, exclude=mates, salt="kill")
+
+
+def _surely_alive_after_duel(view: View) -> str | None:
+    """On a night the roster is stale (a knight's duel killed a teammate by day, and nothing the wolves receive
+    shows who else died), the teammate's lover may be dead and still listed alive: a kill on them is refused.
+    Cupid links two players other than himself, so a living cupid claimant is the one kill sure to be valid."""
+    if not view.roster_stale:
+        return None
+    cupids = view.memory.role_claim_order.get("cupid", [])
+    first = cupids[0] if cupids else None
+    return first if first in view.targets and first not in view.teammates else None
 
 
 def seer_check(view: View) -> str | None:
@@ -459,7 +473,7 @@ def decide(view: View, say: Say) -> Decision:
     mem = view.memory
     if action in SPEECH_ACTIONS:
         if action == "knight_speak" and not mem.knight_flipped:
-            sure = [n for n in view.targets if n in view.known_wolves and view.score.get(n, 0) >= 20]
+            sure = knight_duels(view)
             if sure:
                 t = view.best(sure, view.score, "flip")
                 if t:
@@ -485,6 +499,15 @@ def decide(view: View, say: Say) -> Decision:
             return Decision(safest(view, say), "not enough players for a pair")
         return Decision(WerewolfAnswer(target=p[0], second_target=p[1]), action)
     return Decision(safest(view, say), "unknown action type")
+
+
+def knight_duels(view: View) -> list[str]:
+    """Sure wolves the knight may duel: not the one the village's own consensus already names (today's vote
+    takes that wolf out anyway, while a duel spends the knight's one flip and ends the day at once, with a
+    roster that stays stale through the night: the wolves cannot see who else died, a lover of the victim)."""
+    sure = [n for n in view.targets if n in view.known_wolves and view.score.get(n, 0) >= 20]
+    consensus = public_consensus(view)
+    return [n for n in sure if n != consensus]
 
 
 def witch(view: View) -> WerewolfAnswer:

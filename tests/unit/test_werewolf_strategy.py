@@ -272,6 +272,29 @@ def test_wolves_kill_the_true_seer_and_spare_a_fake_one():
         assert a["target"] == "银时"
 
 
+@pytest.mark.parametrize("stale", [True, False])
+def test_after_a_duel_killed_a_teammate_the_wolves_kill_only_a_player_sure_to_be_alive(stale):
+    """A knight's duel killed our teammate by day; the night's roster still lists him (and maybe his lover, dead of
+    heartbreak, which nothing in the payload shows): the kill goes to the cupid claimant, the one player who
+    cannot be a lover. With a roster that shows the duel, the seer stays the kill."""
+    from werewolf.memory import InMemoryStore
+
+    chat = [(SYS, "天亮了，昨晚是平安夜。"), ("柯南", "我是预言家。第1晚验小丸子是好人（金水）。"),
+            ("小丸子", "我是丘比特。没有实锤。")]
+    for g in range(6):
+        store = InMemoryStore()
+        alive = [(n, SEAT[n]) for n in NAMES if n != "银时"]
+        mates = {"teammates": [{"name": "路飞", "seat": 2, "role": "werewolf", "alive": True}]}
+        as_seat("MyBot", "speak", role="werewolf", store=store, chat=chat, extra=mates, alive=alive, dead=[("银时", 5)],
+                game_id=f"duel-{g}")
+        night = {"teammates": [{"name": "路飞", "seat": 2, "role": "werewolf", "alive": False}]}
+        roster = alive if stale else [(n, s) for n, s in alive if n != "路飞"]
+        a = as_seat("MyBot", "choose_kill_target", role="werewolf", store=store, phase="night_werewolf", rnd=2,
+                    extra=night, alive=roster, dead=[("银时", 5)] + ([] if stale else [("路飞", 2)]),
+                    game_id=f"duel-{g}")
+        assert a["target"] == ("小丸子" if stale else "柯南")
+
+
 @pytest.mark.parametrize("mode", ["classic-6p", "chaos-10p", "knight-shield-10p", "allstar-14p"])
 def test_simulated_wolves_never_pick_a_teammate(mode):
     from infra.werewolf_sim.players import InProcessPlayer
@@ -305,6 +328,22 @@ def test_the_madman_makes_no_claim_while_no_seer_has_claimed():
                     game_id=f"mad-quiet-{g}")
         seen = read([("MyBot", a["message"])], me="小丸子")
         assert seen.memory.claims["MyBot"] == "villager" and not seen.memory.claimed_checks
+
+
+@pytest.mark.parametrize("game_id", [f"knight-{i}" for i in range(6)])
+def test_the_knight_duels_only_a_sure_wolf_the_village_is_not_already_voting_out(game_id):
+    """Today's vote takes out the wolf the village's consensus names anyway (a duel would end the day with a stale
+    roster); with a second exposed wolf, the knight duels that one."""
+    one = [(SYS, "天亮了，昨晚是平安夜。"), ("柯南", "我是预言家。第1晚验路飞是狼人（查杀）。今天我投路飞。")]
+    a = as_seat("MyBot", "knight_speak", role="knight", chat=one, game_id=game_id)
+    assert a.get("flip") is not True and a["message"]
+    two = [(SYS, "天亮了，昨晚是平安夜。"),
+           ("柯南", "我是预言家。第1晚验路飞是狼人（查杀）。第2晚验银时是狼人（查杀）。今天我投路飞。")]
+    consensus = read(two, me="小丸子", rnd=3)
+    top = as_seat("小丸子", "vote", chat=two, rnd=3, game_id=game_id, phase="day_vote")["target"]
+    a = as_seat("MyBot", "knight_speak", role="knight", chat=two, rnd=3, game_id=game_id)
+    assert consensus.public_wolves == {"路飞", "银时"}
+    assert a.get("flip") is True and a["target"] == ({"路飞", "银时"} - {top}).pop()
 
 
 def test_a_knights_duel_makes_the_targets_side_public():
