@@ -225,9 +225,10 @@ def test_wolves_kill_the_claimed_seer(aws):
 
 
 def test_knight_flips_on_a_sure_wolf_with_message(aws):
-    chat = [("柯南", "我是预言家。第1晚验银时是狼人（查杀）。今天我投银时。")]
-    a = answer(turn("knight_speak", role="knight", chat=chat))
-    assert a["flip"] is True and a["target"] == "银时" and validate.sanitize(a["message"])
+    # two exposed wolves: the village votes out one, the knight duels the other (never one the vote takes anyway)
+    chat = [("柯南", "我是预言家。第1晚验银时是狼人（查杀）。第2晚验路飞是狼人（查杀）。今天我投银时。")]
+    a = answer(turn("knight_speak", role="knight", chat=chat, rnd=3))
+    assert a["flip"] is True and a["target"] == "路飞" and validate.sanitize(a["message"])
     a = answer(turn("knight_speak", role="knight", game_id="no-info"))
     assert set(a) == {"message"}
 
