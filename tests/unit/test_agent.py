@@ -7,6 +7,7 @@ import time
 from agenthost.agent import Action, DeterministicPolicy, deadline_in
 from agenthost.agent import page as pages
 from agenthost.agent.guards import LoopGuard, check_actions, classify_risk, resolve, strip_script
+from tests.support.policy import expect
 from tests.support.timing import within
 
 # Produced by Playwright 1.x ``locator("body").aria_snapshot()`` for a registration form (the browser tests
@@ -117,20 +118,17 @@ def test_policy_fills_selects_ticks_and_submits_from_task_values():
     page = pages.from_aria(FORM_TREE)
     d = decide("Register with First Name: Ann, Email: ann@example.com, Country: United States. "
                "Agree to terms but do not subscribe to the newsletter. Then submit.", page)
-    assert [a.to_olympics() for a in d.actions] == [
-        {"tool": "type", "args": {"element": "Email", "text": "ann@example.com", "clear": True}},
-        {"tool": "select", "args": {"element": "Country", "option": "United States"}},
-        {"tool": "click", "args": {"element": "Submit Registration"}},
-    ]
+    expect(d, typed={"Email": "ann@example.com"}, selected={"Country": "United States"},
+           clicked=["Submit Registration"], last="Submit Registration")
     assert not d.done and d.source == "deterministic"
 
 
 def test_policy_ticks_named_checkbox_and_clicks_named_button():
     page = pages.from_aria(FORM_TREE)
     d = decide("Subscribe to the newsletter", page)
-    assert d.olympics()["actions"][0] == {"tool": "click", "args": {"element": "Newsletter"}}
+    expect(d, clicked_has=["Newsletter"])
     d = decide('Click "About us"', pages.from_aria('- link "Home":\n  - /url: /\n- link "About us":\n  - /url: /about'))
-    assert d.olympics()["actions"] == [{"tool": "click", "args": {"element": "About us"}}]
+    expect(d, typed={}, clicked=["About us"])
 
 
 def test_policy_answers_from_tables_and_finishes_on_success():
@@ -151,18 +149,18 @@ def test_policy_follows_best_link_and_ignores_page_instructions():
 - link "Careers":
   - /url: /jobs"""
     d = decide("Find the pricing for the Pro plan", pages.from_aria(tree, url="https://site.test/"))
-    assert [a.args["element"] for a in d.actions] == ["Pricing plans"]
+    expect(d, typed={}, clicked=["Pricing plans"])
 
 
 def test_policy_does_not_repeat_a_click_on_an_unchanged_page_but_does_after_a_change():
     page = pages.from_aria('- button "Next step"\n- paragraph: Step 1 of 3')
     d1 = decide('Click "Next step" until the wizard ends', page)
-    assert d1.olympics()["actions"] == [{"tool": "click", "args": {"element": "Next step"}}]
+    expect(d1, typed={}, clicked=["Next step"])
     d2 = decide('Click "Next step" until the wizard ends', page, memory=d1.memory)
-    assert d2.actions == [] and d2.done
+    expect(d2, nothing=True, done=True)
     changed = pages.from_aria('- button "Next step"\n- paragraph: Step 2 of 3')
     d3 = decide('Click "Next step" until the wizard ends', changed, memory=d1.memory)
-    assert d3.olympics()["actions"] == [{"tool": "click", "args": {"element": "Next step"}}]
+    expect(d3, typed={}, clicked=["Next step"])
 
 
 def test_loop_guard_nudges_then_stops_when_typing_makes_no_progress():
