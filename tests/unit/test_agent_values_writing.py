@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from agenthost.agent.values import realistic
-from tests.support.policy import decide
+from tests.support.policy import decide, expect
 
 
 def _sentences(text: str) -> list[str]:
@@ -36,4 +36,4 @@ def test_a_review_field_the_task_describes_gets_a_long_text_through_the_policy()
     typed = [a.args["text"] for a in d.actions if a.tool == "type"]
     assert typed and len(typed[0].split()) >= 100
     assert len(_sentences(typed[0])) == len(set(_sentences(typed[0])))
-    assert [a.tool for a in d.actions] == ["type", "click"]
+    expect(d, clicked=["Publish review"], last="Publish review")  # the review written, then published
