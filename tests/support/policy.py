@@ -43,36 +43,45 @@ class Effect:
     the task ends and with what. The order of unrelated actions and the words of the reasons are left out:
     they change with any improvement of the rules."""
 
-    def __init__(self, d):
+    def __init__(self, d, by_ref=False):
         self.typed: dict[str, str] = {}
         self.selected: dict[str, str] = {}
         self.clicks: Counter[str] = Counter()
         self.tools = [a.tool for a in d.actions]
         for a in d.actions:
+            key = a.resolved.ref if by_ref and a.resolved is not None else a.target
             if a.tool == "type":
-                self.typed[a.target] = a.args.get("text", "")
+                self.typed[key] = a.args.get("text", "")
             elif a.tool == "select":
-                self.selected[a.target] = a.args.get("option", "")
+                self.selected[key] = a.args.get("option", "")
             elif a.tool in ("click", "check"):
-                self.clicks[a.target] += 1
-        self.last = d.actions[-1].target if d.actions else None
+                self.clicks[key] += 1
+        last = d.actions[-1] if d.actions else None
+        self.last = None if last is None else last.resolved.ref if by_ref and last.resolved else last.target
         self.done = bool(d.done)
+        self.success = d.success
         self.result = d.result or ""
 
 
-def expect(d, *, typed=None, typed_has=None, selected=None, clicked=None, clicked_has=(), not_clicked=(), last=None,
-           done=None, result=None, nothing=False, acts=None, tools=None):
-    """Assert the observable effect of decision ``d``; each keyword left out is not checked. ``typed`` and
-    ``selected``: exactly these fields get these values (no other field is typed into); ``typed_has``: each of
-    these fields gets a value holding this text (other fields may be typed into too); ``clicked``: exactly
-    these elements are clicked, each as often as it is listed; ``clicked_has``: these are among the elements
-    clicked; ``not_clicked``: elements left alone; ``last``:
-    the element the last action targets; ``done``/``result``: whether the task ends, and text its result
-    holds; ``nothing``: no action at all; ``acts``: at least one action; ``tools``: the tools used, each as
-    often as listed."""
-    e = Effect(d)
+def expect(d, *, typed=None, typed_into=None, typed_has=None, selected=None, clicked=None, clicked_has=(),
+           not_clicked=(), last=None, done=None, success=None, result=None, nothing=False, acts=None, tools=None,
+           by_ref=False):
+    """Assert the observable effect of decision ``d``; each keyword left out is not checked.
+
+    ``typed``/``selected``: exactly these fields get these values (no other field is typed into);
+    ``typed_into``: each of these fields gets this value (others may be typed into too); ``typed_has``: each of
+    these fields gets a value holding this text; ``clicked``: exactly these elements are clicked, each as often
+    as it is listed; ``clicked_has``: these are among the elements clicked; ``not_clicked``: elements left
+    alone; ``last``: the element the last action targets; ``done``/``success``/``result``: whether the task
+    ends, whether it says it succeeded, and text its result holds; ``nothing``: no action at all; ``acts``: at
+    least one action; ``tools``: the tools used, each as often as listed. Elements are named as the action
+    names them (an accessible name), or by their page reference with ``by_ref`` (a Proxy API snapshot's
+    element ids)."""
+    e = Effect(d, by_ref)
     if typed is not None:
         assert e.typed == typed, f"typed {e.typed}, expected {typed}"
+    for name, text in (typed_into or {}).items():
+        assert e.typed.get(name) == text, f"typed {e.typed}, expected {text!r} in {name!r}"
     for name, text in (typed_has or {}).items():
         assert text in e.typed.get(name, ""), f"typed {e.typed}, expected {text!r} in {name!r}"
     if selected is not None:
@@ -87,6 +96,8 @@ def expect(d, *, typed=None, typed_has=None, selected=None, clicked=None, clicke
         assert e.last == last, f"last action on {e.last!r}, expected {last!r}"
     if done is not None:
         assert e.done == done, f"done is {e.done} ({e.result!r})"
+    if success is not None:
+        assert e.success is success, f"success is {e.success} ({e.result!r})"
     if result is not None:
         assert result in e.result, f"result {e.result!r} lacks {result!r}"
     if acts:
