@@ -102,19 +102,51 @@ def test_an_olympics_give_up_also_says_success_false_through_the_done_tool():
     assert won["actions"] == []  # a success is the response's done/result only, as before
 
 
-def test_submitted_with_zero_correct_is_reported_as_not_achieved():
-    task = "Answer the question and submit."
-    tree = '- status: Submitted!\n- paragraph: 0 correct answers. The right answer was 42.'
-    d = decide(task, tree, memory={"acted": True, "before": []},
-               history=[Action("click", {"element": "Submit"})])
-    assert d.done and d.success is False
+# --------------------------------------------------------------------------- after a turn that acted
+
+ACTED = {"acted": True, "before": []}
+MANUALS = """- heading "Manuals" [level=1]
+- button "X100 user guide"
+- button "X200 user guide"
+- heading "X200 user guide" [level=2]
+- button "Download PDF"
+- link "Click here":
+  - /url: https://speed-boost.example.invalid/"""
+
+#: task + the page after the last turn's actions (+ those actions) -> what the decision does: done and whether
+#: it says it succeeded, or the next step's control clicked
+AFTER_ACTING = [
+    pytest.param("Answer the question and submit.",
+                 '- status: Submitted!\n- paragraph: 0 correct answers. The right answer was 42.',
+                 [Action("click", {"element": "Submit"})], {"done": True, "success": False},
+                 id="submitted with zero correct is not achieved"),
+    pytest.param("Play the word game until it ends.",
+                 '- heading "Game over" [level=1]\n- paragraph: You scored 10/10\n- button "Play again"',
+                 [Action("click", {"element": "Next"})], {"done": True, "success": True},
+                 id="a full score at the end of the game is success"),
+    pytest.param("Buy the Blue Mug with the discount code MUG5.",
+                 '- heading "Your cart" [level=1]\n- paragraph: Blue Mug $8\n- textbox "Discount code"\n'
+                 '- button "Apply Discount"\n- status: Discount applied - you save $0.40\n'
+                 '- button "Proceed to Checkout"',
+                 [Action("click", {"element": "Add Blue Mug to cart"}),
+                  Action("type", {"element": "Discount code", "text": "MUG5"}),
+                  Action("click", {"element": "Apply Discount"})],
+                 {"typed": {}, "clicked": ["Proceed to Checkout"]},
+                 id="a step that took effect gives way to the next step button in a cart"),
+    pytest.param("Answer the survey: favourite colour is blue.",
+                 '- textbox "Favourite colour": blue\n- paragraph: Page 1 of 2\n- button "Back"\n- button "Continue"',
+                 [Action("type", {"element": "Favourite colour", "text": "blue"})],
+                 {"typed": {}, "clicked": ["Continue"]}, id="the next step button also moves a survey on"),
+    pytest.param("Download the user guide for the Inkwell X200 printer from the support site.", MANUALS,
+                 [Action("click", {"element": "X200 user guide"})], {"typed": {}, "clicked": ["Download PDF"]},
+                 id="a download button is the next step after choosing what to download"),
+]
 
 
-def test_a_full_score_at_the_end_of_the_game_is_success():
-    tree = '- heading "Game over" [level=1]\n- paragraph: You scored 10/10\n- button "Play again"'
-    d = decide("Play the word game until it ends.", tree, memory={"acted": True, "before": []},
-               history=[Action("click", {"element": "Next"})])
-    assert d.done and d.success is True
+@pytest.mark.parametrize(("task", "tree", "sent", "outcome"), AFTER_ACTING)
+def test_after_a_turn_that_acted_the_page_decides_what_comes_next(task, tree, sent, outcome):
+    url = "https://support.test/manuals.html" if tree is MANUALS else "https://site.test/"
+    expect(decide(task, tree, url=url, history=sent, memory=dict(ACTED)), **outcome)
 
 
 # --------------------------------------------------------------------------- progress
@@ -135,32 +167,6 @@ def test_a_click_that_changed_nothing_in_a_wizard_is_not_repeated():
     expect(d1, typed={}, clicked=["Next"])
     d2 = decide('Click "Next" to finish the wizard', tree, memory=d1.memory)
     assert ("click", "Next", None) not in wire(d2)
-
-
-def test_a_step_that_took_effect_gives_way_to_the_next_step_button_in_a_cart():
-    task = "Buy the Blue Mug with the discount code MUG5."
-    cart = """- heading "Your cart" [level=1]
-- paragraph: Blue Mug $8
-- textbox "Discount code"
-- button "Apply Discount"
-- status: Discount applied - you save $0.40
-- button "Proceed to Checkout\""""
-    sent = [Action("click", {"element": "Add Blue Mug to cart"}),
-            Action("type", {"element": "Discount code", "text": "MUG5"}),
-            Action("click", {"element": "Apply Discount"})]
-    d = decide(task, cart, history=sent, memory={"acted": True, "before": []})
-    expect(d, typed={}, clicked=["Proceed to Checkout"])
-
-
-def test_the_next_step_button_also_moves_a_survey_on():
-    task = "Answer the survey: favourite colour is blue."
-    tree = """- textbox "Favourite colour": blue
-- paragraph: Page 1 of 2
-- button "Back"
-- button "Continue\""""
-    d = decide(task, tree, history=[Action("type", {"element": "Favourite colour", "text": "blue"})],
-               memory={"acted": True, "before": []})
-    expect(d, typed={}, clicked=["Continue"])
 
 
 # --------------------------------------------------------------------------- same-site links
@@ -388,20 +394,6 @@ def test_an_address_written_as_a_comma_list_fills_its_fields_on_a_checkout_and_a
     d = decide("Save the shipping address Ines Duarte, Rua das Flores 12, Porto, Portugal.", book)
     assert _typed(d) == {"Recipient": "Ines Duarte", "Address line 1": "Rua das Flores 12", "Town": "Porto",
                          "Country": "Portugal"}
-
-
-def test_a_download_button_is_the_next_step_after_choosing_what_to_download():
-    page = """- heading "Manuals" [level=1]
-- button "X100 user guide"
-- button "X200 user guide"
-- heading "X200 user guide" [level=2]
-- button "Download PDF"
-- link "Click here":
-  - /url: https://speed-boost.example.invalid/"""
-    d = decide("Download the user guide for the Inkwell X200 printer from the support site.", page,
-               url="https://support.test/manuals.html", memory={"acted": True, "before": []},
-               history=[Action("click", {"element": "X200 user guide"})])
-    expect(d, typed={}, clicked=["Download PDF"])
 
 
 def test_an_editable_combobox_is_typed_then_its_option_chosen_then_the_form_saved():
