@@ -6,7 +6,7 @@ from collections import Counter
 
 from agenthost.agent import DeterministicPolicy, deadline_in
 from agenthost.agent import page as pages
-from agenthost.agent.actions import OLYMPICS_TOOLS
+from agenthost.agent.actions import OLYMPICS_TOOLS, PROXY_TOOLS
 
 POLICY = DeterministicPolicy()
 
@@ -107,3 +107,17 @@ def expect(d, *, typed=None, typed_into=None, typed_has=None, selected=None, cli
     if tools is not None:
         assert Counter(e.tools) == Counter(tools), f"tools {e.tools}, expected {list(tools)}"
     return e
+
+
+#: how a table row's decision is made: with the AI Olympics runner's tools, elements named by their accessible
+#: names (ARIA), or with the Proxy API's tools on a snapshot, elements named by their ids (PROXY)
+ARIA: dict = {}
+PROXY = {"tools": PROXY_TOOLS, "by_ref": True}
+
+
+def check(task, page, how, outcome):
+    """:func:`expect` ``outcome`` of the decision on ``task`` and ``page``, made ``how`` (:data:`ARIA` or
+    :data:`PROXY`, with any other :func:`decide` keywords)."""
+    how = dict(how)
+    by_ref = how.pop("by_ref", False)
+    return expect(decide(task, page, **how), by_ref=by_ref, **outcome)

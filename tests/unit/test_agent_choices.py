@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from agenthost.agent.actions import PROXY_TOOLS
 from agenthost.agent.choices import classify_clicks
 from agenthost.agent.progress import Seen
 from agenthost.agent.task import read_task
-from tests.support.policy import decide, expect, snapshot_of
+from tests.support.policy import ARIA, PROXY, check, snapshot_of
 
 _snap = snapshot_of
 
@@ -58,7 +57,6 @@ PAGES = {
                            {"id": "body", "tag": "textarea", "value": "Budget draft for review"},
                            {"id": "send", "tag": "button", "text": "Send"}]),
 }
-ARIA, PROXY = {}, {"tools": PROXY_TOOLS, "by_ref": True}
 FORWARD = "Forward to Marta the message you received from Tomas."
 
 #: task + page -> the elements clicked (and the value typed where there is one)
@@ -101,9 +99,7 @@ CASES = [
 
 @pytest.mark.parametrize(("task", "page", "how", "outcome"), CASES)
 def test_a_page_and_a_task_give_what_the_user_sees(task, page, how, outcome):
-    how = dict(how)
-    by_ref = how.pop("by_ref", False)
-    expect(decide(task, PAGES[page], **how), by_ref=by_ref, **outcome)
+    check(task, PAGES[page], how, outcome)
 
 
 def test_a_number_with_only_one_of_the_two_buttons_beside_it_is_not_classified():

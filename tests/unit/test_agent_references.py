@@ -11,7 +11,7 @@ from agenthost.agent import Action
 from agenthost.agent import page as pages
 from agenthost.agent.actions import PROXY_TOOLS
 from agenthost.agent.references import clauses, refs_in
-from tests.support.policy import decide, expect
+from tests.support.policy import ARIA, PROXY, check, decide, expect
 
 
 def _snap(elements, text="", url="https://site.test/"):
@@ -90,7 +90,6 @@ PAGES = {
                         {"id": "re", "tag": "li", "text": "Report @rui", "clickable": True,
                          "at": MUTE.index("Report")}], MUTE),
 }
-ARIA, PROXY = {}, {"tools": PROXY_TOOLS, "by_ref": True}
 
 #: task + page -> what the decision does to the page: the value each field gets, the elements clicked
 CASES = [
@@ -155,9 +154,7 @@ CASES = [
 
 @pytest.mark.parametrize(("task", "page", "how", "outcome"), CASES)
 def test_a_page_and_a_task_give_what_the_user_sees(task, page, how, outcome):
-    how = dict(how)
-    by_ref = how.pop("by_ref", False)
-    expect(decide(task, PAGES[page], **how), by_ref=by_ref, **outcome)
+    check(task, PAGES[page], how, outcome)
 
 
 def test_a_date_is_checked_first_where_the_kind_of_input_is_unknown():
