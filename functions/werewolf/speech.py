@@ -175,6 +175,9 @@ class Say:
     def reason_none(self) -> str:
         return "目前信息最少、发言最划水" if self.zh else "they gave the least information so far"
 
+    def reason_read(self) -> str:
+        return "这是我对场上的判断" if self.zh else "that is my read of the table"
+
     def reason_duel(self) -> str:
         return "骑士决斗验明他是狼人" if self.zh else "the knight's duel showed a wolf"
 

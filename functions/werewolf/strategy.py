@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from werewolf.knowledge import W_CLAIM, View
+from werewolf.knowledge import W_ACCUSED, W_CLAIM, View
 from werewolf.models import PAIR_ACTIONS, SPEECH_ACTIONS, TARGET_ACTIONS, WerewolfAnswer
 from werewolf.speech import Say
 
@@ -277,9 +277,12 @@ def _reason(view: View, name: str, say: Say) -> str:
     return say.reason("no_claim")
 
 
-def _speaking_ranking(view: View) -> list[str]:
-    """The village's ranking as it will stand once we have spoken (our claim counted, as it will be)."""
+def _speaking_ranking(view: View, named: str | None = None) -> list[str]:
+    """The village's ranking as it will stand once we have spoken (our claim counted, as it will be; ``named``:
+    the player our speech accuses and votes)."""
     w = vote_weights(view)
+    if named:
+        w[named] = w.get(named, 0.0) + W_ACCUSED + W_DECLARED
     for n in view.alive:  # we are about to claim; whoever has not spoken yet will too
         if n not in view.memory.claims and (n == view.me or n not in view.spoken_today):
             w[n] = w.get(n, 0.0) + W_CLAIM
@@ -304,7 +307,7 @@ def _pressed(view: View) -> bool:
 def _knowledge(view: View, say: Say, action: str) -> tuple[str, list[str]]:
     """The role we state and what our private knowledge lets us say publicly now."""
     mem, role = view.memory, view.role
-    if role == "seer" and not seer_keeps_quiet(view, action):
+    if role == "seer" and not seer_keeps_quiet(view, action) and not seer_steers(view, action):
         # the claim at once with every check, wolf and good: holding good results back until pressed measured
         # worse (our agent in every seat, 60 games a mode: the village won 0 to 5 games fewer in each mode)
         return "seer", [say.check(_night_of(view, n), n, r) for n, r in mem.seer_results.items()]
@@ -345,6 +348,28 @@ def seer_keeps_quiet(view: View, action: str = "speak") -> bool:
     return len(accusers) < 2 and _speaking_consensus(view) == living[0][0]
 
 
+def seer_steers(view: View, action: str = "speak") -> str | None:
+    """A seer who has not claimed yet and whose one living check is a wolf names that wolf as his suspect and
+    votes him without claiming, when that is enough to put the wolf on top of the village's ranking. The wolf
+    goes out as if the seer had claimed, but the wolves do not learn who the seer is, and a teammate who
+    votes elsewhere to save the wolf shows in the vote record (claimed, the seer is that night's sure kill
+    and the teammate, voting with the village, is as hard to find as before: in classic-6p with every seat
+    ours the village won 196 of 400 games, 268 steering). He claims at once otherwise, when two players
+    accuse him, and in his last words."""
+    mem = view.memory
+    if view.role != "seer" or mem.claims.get(view.me) == "seer" or action == "last_words":
+        return None
+    living = [(n, r) for n, r in mem.seer_results.items() if n in view.alive]
+    if len(living) != 1 or living[0][1] != "werewolf":
+        return None
+    wolf = living[0][0]
+    accusers = [a for a in mem.accusations.get(view.me, []) if a != view.me]
+    if len(accusers) >= 2 or _speaking_consensus(view) == wolf:
+        return None  # (the consensus already names him: seer_keeps_quiet)
+    ranked = _speaking_ranking(view, wolf)
+    return wolf if ranked and ranked[0] == wolf else None
+
+
 def _saved_night(view: View, name: str) -> int | str:
     return _potion_night(view.memory.witch_save_rounds, name)
 
@@ -380,7 +405,11 @@ def speech(view: View, say: Say, action: str) -> str:
         parts.append(say.defend(accusers))
     if view.trusted_seer and view.trusted_seer != view.me:
         parts.append(say.follow_seer(view.trusted_seer))
-    parts += [say.no_case()] if seer_keeps_quiet(view, action) else _case(view, say, target)
+    steer = seer_steers(view, action)
+    if steer:
+        parts += [say.suspect(steer, say.reason_read()), say.vote(steer)]
+    else:
+        parts += [say.no_case()] if seer_keeps_quiet(view, action) else _case(view, say, target)
     return say.wrap("".join(parts))
 
 

@@ -96,10 +96,11 @@ def test_a_seer_with_a_wolf_result_reveals_it_and_the_village_converges_on_that_
     assert set(cast.values()) == {"银时"}
 
 
-def test_a_seer_whose_wolf_is_already_the_villages_choice_stays_hidden_and_the_wolf_still_goes_out():
+def test_a_seer_with_one_wolf_check_stays_hidden_and_the_wolf_still_goes_out():
     """A claim would only tell the wolves whom to kill tonight: while the village's own consensus already names
-    the wolf the seer found, the seer speaks as a villager, and the whole village (the seer too) still votes that
-    wolf out. When the consensus names anyone else, the seer claims with the check as before."""
+    the wolf the seer found, the seer speaks as a villager with no case; when it names anyone else, he accuses
+    and votes the wolf without claiming (enough to move the consensus). Either way the whole village (the seer
+    too) votes that wolf out."""
     roles = {**VILLAGE, "MyBot": "seer", "银时": "werewolf", "鸣人": "werewolf"}
     known = {"MyBot": ["Round 1: You checked 银时 → werewolf"]}
     extra = {w: {"teammates": [{"name": m, "seat": SEAT[m], "role": "werewolf", "alive": True}]}
@@ -112,12 +113,35 @@ def test_a_seer_whose_wolf_is_already_the_villages_choice_stays_hidden_and_the_w
         chat, store = day(NAMES, plain, game_id=gid, extra=extra)
         choice = Counter(votes(village, plain, chat, store, game_id=gid).values()).most_common(1)[0][0]
         chat, store = day(NAMES, roles, game_id=gid, known=known, extra=extra)
-        claim = read(chat, me="柯南").memory.claims["MyBot"]
+        seen = read(chat, me="柯南").memory
         cast = votes(village, roles, chat, store, game_id=gid, known=known)
         assert set(cast.values()) == {"银时"}, (gid, cast)
-        assert claim == ("villager" if choice == "银时" else "seer"), (gid, choice)
-        seen_kinds.add(claim)
-    assert seen_kinds == {"villager", "seer"}
+        assert seen.claims["MyBot"] == "villager", gid
+        accused = "MyBot" in seen.accusations.get("银时", [])
+        assert accused == (choice != "银时"), (gid, choice)
+        seen_kinds.add(accused)
+    assert seen_kinds == {True, False}
+
+
+@pytest.mark.parametrize("game_id", [f"hidden-seer-{i}" for i in range(6)])
+def test_a_wolf_who_votes_to_save_the_hidden_seers_wolf_is_the_next_days_choice(game_id):
+    """The seer named his wolf without claiming, so the wolf's teammate sees no exposed wolf and votes elsewhere;
+    the wolf goes out, the seer dies that night, and the next day the village votes the teammate, whom the vote
+    record shows against the village."""
+    roles = {**VILLAGE, "MyBot": "seer", "银时": "werewolf", "鸣人": "werewolf"}
+    known = {"MyBot": ["Round 1: You checked 银时 → werewolf"]}
+    extra = {w: {"teammates": [{"name": m, "seat": SEAT[m], "role": "werewolf", "alive": True}]}
+             for w, m in (("银时", "鸣人"), ("鸣人", "银时"))}
+    chat, store = day(NAMES, roles, game_id=game_id, known=known, extra=extra)
+    cast = votes(NAMES, roles, chat, store, game_id=game_id, known=known, extra=extra)
+    assert Counter(cast.values()).most_common(1)[0] == ("银时", 4) and cast["鸣人"] != "银时"
+    record = "Round 1 votes: " + ", ".join(f"{v}→{t}" for v, t in cast.items())
+    chat2 = chat + [(SYS, "银时被投票出局。"), (SYS, "天亮了，第2天。昨晚MyBot死亡。")]
+    alive = [(n, SEAT[n]) for n in NAMES if n not in ("银时", "MyBot")]
+    for voter in ("柯南", "小丸子", "路飞"):
+        a = as_seat(voter, "vote", chat=chat2, known=[record], alive=alive, dead=[("银时", 5), ("MyBot", 3)], rnd=2,
+                    game_id=game_id, phase="day_vote", store=store)
+        assert a["target"] == "鸣人", (voter, cast)
 
 
 def test_declared_votes_of_an_exposed_wolf_do_not_pull_the_village():
