@@ -477,7 +477,8 @@ def test_personalities_differ_beyond_opener_and_closer_and_stay_readable(lang):
     from werewolf.speech import STYLES, Say
     from werewolf.strategy import seer_keeps_quiet
 
-    known = ["Round 1: You checked 银时 → werewolf"]
+    # two checks: a seer whose one living check is a wolf may name him without claiming (seer_steers)
+    known = ["Round 1: You checked 小丸子 → villager", "Round 2: You checked 银时 → werewolf"]
 
     def must_claim(gid: str) -> bool:  # the village's consensus is not already 银时 (else the seer keeps quiet)
         seen = build_view(WerewolfTurn.lenient(turn("speak", role="seer", known=known, game_id=gid)),
@@ -497,7 +498,7 @@ def test_personalities_differ_beyond_opener_and_closer_and_stay_readable(lang):
         heard = turn("vote", seat=1, chat=[("MyBot", seer)], game_id=f"h-{style}")
         view = build_view(WerewolfTurn.lenient(heard), GameMemory(game_id=f"h-{style}", seat="1"))
         assert view.trusted_seer == "MyBot", (style, seer)
-        assert view.memory.claimed_checks["MyBot"] == {"银时": "werewolf"}, (style, seer)
+        assert view.memory.claimed_checks["MyBot"] == {"小丸子": "villager", "银时": "werewolf"}, (style, seer)
         assert view.declared_votes == {"MyBot": "银时"} and "MyBot" in view.memory.accusations["银时"], (style, seer)
     for a, b in (("calm", "aggressive"), ("calm", "friendly"), ("aggressive", "friendly")):
         assert bodies[a][0] != bodies[b][0] and bodies[a][1] != bodies[b][1], (a, b, bodies)
