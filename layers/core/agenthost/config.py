@@ -1,9 +1,16 @@
 """Typed settings, read once from the environment.
 
-:class:`Settings` (pydantic-settings) declares every variable agenthost reads, once, with its type,
+:class:`Settings` (a pydantic model) declares every variable agenthost reads, once, with its type,
 default and a one-line description; modules read :func:`settings` and never the environment (tests set
 the environment and call :func:`reset`). ``docs/CONFIGURATION.md`` is generated from it. Every setting
 has an embedded default so the local stack runs with no configuration at all.
+
+The environment is read by hand (:func:`_environment`, a dozen lines) rather than by pydantic-settings: its
+import brings its CLI (argparse), dotenv and cloud-secret sources, none of which agenthost uses, and with
+its model building that cost every function's cold start about 30-45 ms of CPU (``tests/perf/bench_health.py``,
+issue 26). It reads what pydantic-settings read with this configuration: each field's variables in order
+(then the field's own name), names compared without case, empty values counted as unset, the text handed to
+pydantic's validators as it is (no JSON decoding: the lists here are comma-separated).
 Secrets are not settings: :data:`SECRETS` declares them (for the docs) and :mod:`agenthost.secrets`
 resolves them (a literal ``NAME`` locally, ``NAME_PARAM`` naming an SSM parameter or a Secrets Manager
 secret when deployed).
@@ -21,8 +28,7 @@ import os
 from functools import lru_cache
 from typing import Annotated, Any
 
-from pydantic import AliasChoices, BeforeValidator, Field, ValidationError, model_validator
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
 _TRUE = {"1", "true", "yes", "on"}
 
@@ -58,7 +64,7 @@ def _number_or_default(default: float, low: float = 0.0, high: float = float("in
 Flag = Annotated[bool, BeforeValidator(_flag)]
 #: a flag whose default follows another setting (``None`` until the model resolves it)
 LocalFlag = Annotated[bool | None, BeforeValidator(_flag)]
-Csv = Annotated[tuple[str, ...], NoDecode, BeforeValidator(_csv)]
+Csv = Annotated[tuple[str, ...], BeforeValidator(_csv)]
 
 
 def _s(default: Any, env: str, description: str, *, shown: str | None = None, group: str = "core") -> Any:
@@ -71,13 +77,12 @@ def _s(default: Any, env: str, description: str, *, shown: str | None = None, gr
     return Field(default, validation_alias=alias, description=description, json_schema_extra=extra)
 
 
-class Settings(BaseSettings):
+class Settings(BaseModel):
     """Every setting agenthost reads from the environment, declared once: variable, type, default and a
     one-line description. Build with :func:`settings` (cached); ``docs/CONFIGURATION.md`` is generated from
     this class (``python -m agenthost.config``). Secrets are not settings: see :data:`SECRETS`."""
 
-    model_config = SettingsConfigDict(env_ignore_empty=True, frozen=True, extra="ignore",
-                                      populate_by_name=True)
+    model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
 
     # -- core
     table_name: str = _s("agenthost", "AGENTHOST_TABLE", "DynamoDB table name (the template sets it)")
@@ -308,7 +313,7 @@ class Settings(BaseSettings):
     def from_env(cls) -> Settings:
         """Read the environment; a value of the wrong type raises ``ValueError`` naming its variable."""
         try:
-            return cls()
+            return cls.model_validate(_environment(cls))
         except ValidationError as exc:
             bad = []
             for err in exc.errors():
@@ -316,6 +321,21 @@ class Settings(BaseSettings):
                 name = env_names(field)[0] if field is not None else str(err["loc"][0] if err["loc"] else "?")
                 bad.append(f"{name}: {err['msg']}")
             raise ValueError("invalid setting " + "; ".join(bad)) from None
+
+
+def _environment(model: type[BaseModel]) -> dict[str, str]:
+    """The values ``model``'s fields get from the environment, keyed by the variable each was read from: a
+    field's variables (:func:`env_names`) in order, then the field's own name (``populate_by_name``), the
+    first one set to a non-empty value; names compared without case."""
+    env = {name.lower(): value for name, value in os.environ.items() if value != ""}
+    found: dict[str, str] = {}
+    for name, field in model.model_fields.items():
+        for key in (*env_names(field), name):
+            value = env.get(key.lower())
+            if value is not None:
+                found[key] = value
+                break
+    return found
 
 
 def env_names(field: Any) -> list[str]:
