@@ -10,7 +10,7 @@ from agenthost.agent import page as pages
 from agenthost.agent.actions import PROXY_TOOLS
 from agenthost.agent.outcome import judge
 from agenthost.agent.references import clauses
-from tests.support.policy import decide, expect
+from tests.support.policy import PROXY, check, decide, expect
 
 
 def _snap(elements, text):
@@ -43,10 +43,8 @@ def _proxy(task, page, **kw):
 
 def test_the_control_of_the_item_the_task_names_not_the_first_one():
     page = _snap(INBOX, INBOX_TEXT)
-    acts, _ = _proxy("Archive the message from Kofi.", page)
-    assert acts == [("click", "x2")]
-    acts, _ = _proxy("Please archive the mail Efua Boateng sent.", page)
-    assert acts == [("click", "x3")]
+    check("Archive the message from Kofi.", page, PROXY, {"typed": {}, "clicked": ["x2"]})
+    check("Please archive the mail Efua Boateng sent.", page, PROXY, {"typed": {}, "clicked": ["x3"]})
 
 
 def test_without_an_item_to_single_out_no_repeated_control_is_guessed():
@@ -62,25 +60,25 @@ def test_every_item_of_a_person_when_the_task_says_all():
                   {"id": "l2", "tag": "span", "hint": "like", "anchor": "Ama @ama Rain"},
                   {"id": "p3", "tag": "p", "text": "Ama @ama Rain again", "anchor": "Ama @ama Rain"},
                   {"id": "l3", "tag": "span", "hint": "like", "anchor": "END"}], text)
-    acts, d = _proxy("Like all posts by @ama.", feed)
-    assert acts == [("click", "l1"), ("click", "l3")]
+    check("Like all posts by @ama.", feed, PROXY, {"typed": {}, "clicked": ["l1", "l3"]})
 
 
 def test_an_item_is_opened_when_the_control_the_task_wants_is_not_shown_yet():
     page = _snap(INBOX, INBOX_TEXT)
-    acts, _ = _proxy("Forward the invoice from Efua Boateng to the accountant.", page)
-    assert acts == [("click", "r3")]  # opened first: its Forward control shows inside it
+    # opened first: its Forward control shows inside it
+    check("Forward the invoice from Efua Boateng to the accountant.", page, PROXY, {"typed": {}, "clicked": ["r3"]})
 
 
 def test_the_item_is_its_owners_even_after_to_and_in_the_passive_or_a_question():
     page = _snap(INBOX, INBOX_TEXT)
     # "Efua's invoice ... to Kofi": the owner's item is opened, the name after "to" is where it goes
-    assert _proxy("Forward Efua's invoice to Kofi.", page)[0] == [("click", "r3")]
-    assert _proxy("Send Kofi Mensah's numbers on to Efua, please.", page)[0][0] == ("click", "r2")
+    check("Forward Efua's invoice to Kofi.", page, PROXY, {"typed": {}, "clicked": ["r3"]})
+    check("Send Kofi Mensah's numbers on to Efua, please.", page, PROXY, {"clicked_has": ["r2"]})
     # asked in the passive, or as a question: still something to do to that item
-    assert _proxy("The invoice from Efua Boateng needs to be forwarded to Kofi.", page)[0] == [("click", "r3")]
-    assert _proxy("Could you respond to Ama's mail and tell her that \"Friday works\"?", page)[0] == \
-        [("click", "r1")]
+    check("The invoice from Efua Boateng needs to be forwarded to Kofi.", page, PROXY,
+          {"typed": {}, "clicked": ["r3"]})
+    check("Could you respond to Ama's mail and tell her that \"Friday works\"?", page, PROXY,
+          {"typed": {}, "clicked": ["r1"]})
 
 
 def test_the_quoted_words_to_tell_someone_go_into_the_message_box():
@@ -97,10 +95,8 @@ def test_a_control_is_found_under_its_usual_name_in_the_tasks_other_words():
     text = "Message from Kofi Mensah: the numbers are attached."
     opened = _snap([{"id": "t", "tag": "span", "hint": "trash", "anchor": "Message"},
                     {"id": "f", "tag": "span", "hint": "forward", "anchor": "Message"}], text)
-    acts, _ = _proxy("Delete the message Kofi sent me.", opened)
-    assert acts == [("click", "t")]
-    acts, _ = _proxy("Send it on to Ama.", opened)
-    assert acts[0] == ("click", "f")
+    check("Delete the message Kofi sent me.", opened, PROXY, {"typed": {}, "clicked": ["t"]})
+    check("Send it on to Ama.", opened, PROXY, {"clicked_has": ["f"]})
 
 
 def test_text_for_a_message_field_from_with_the_text():
