@@ -185,7 +185,8 @@ class AgentBrain:
         wire = a.to_proxy()
         record = {"step": ctx.step, "wire": wire["name"], "tool": a.tool, "args": brain_args(a)}
         memory[SENT_KEY] = (sent + [record])[-MAX_SENT:]
-        return ToolCall(wire["name"], wire.get("parameters") or {}, thinking=thinking[:500], memory=memory, raw=a)
+        return ToolCall(wire["name"], wire.get("parameters") or {}, thinking=thinking[:500], memory=memory, raw=a,
+                        progress=a.progress[:40])
 
     def _policy_decide(self, task: str, page: pages.Page, history: list[Action], memory: dict[str, Any],
                        deadline: Deadline, *, careful: bool, avoid: list[tuple[str, str]]) -> Any:

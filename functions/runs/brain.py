@@ -31,6 +31,10 @@ class ToolCall:
     memory: dict[str, Any] | None = None
     #: the brain's own action object (for its risk classifier)
     raw: Any = None
+    #: what moved since the same call was last chosen, when the brain makes progress by repeating it (the time
+    #: a wait has left, the value a key press moved a readout to): a repeat counts as a loop only when it is the
+    #: same (:attr:`agenthost.agent.Action.progress`)
+    progress: str = ""
 
     @property
     def target(self) -> str:

@@ -309,6 +309,8 @@ class RunEngine:
         # what the step chose, and what GET shows of it: its action, when, and (set by the next step) its result
         entry = {"step": n, "tool": decision.tool, "target": decision.target, "url": snap.url if snap else "",
                  "fp": fp, "result": None, "ok": None, "hash": rhash, "action": decision.tool, "t": now}
+        if decision.progress:
+            entry["progress"] = decision.progress
         if stop is not None:
             self._end(meta, "error", error=stop)
             entry["action"] = "error"
@@ -374,8 +376,8 @@ class RunEngine:
         window = meta["recent"][-LOOP_WINDOW:]
 
         def repeats(d: ToolCall) -> int:
-            return sum(1 for e in window if (e.get("tool"), e.get("target"), e.get("url"), e.get("fp"))
-                       == (d.tool, d.target, snap.url, fp))
+            return sum(1 for e in window if (e.get("tool"), e.get("target"), e.get("url"), e.get("fp"),
+                                             e.get("progress", "")) == (d.tool, d.target, snap.url, fp, d.progress))
 
         count = repeats(decision)
         if decision.tool in ("finish", "ask_user") or count < LOOP_NUDGE:

@@ -1,11 +1,15 @@
-"""An action the task asks for once a value the page shows passes a bound (``agent.waiting``), on pages written
-for these tests: a wait while it does not, the task's click once it does, a fresh look on the Proxy API, and
-no wait where the page shows no such value."""
+"""Waiting the task asks for (``agent.waiting``), on pages written for these tests: an action once a value the
+page shows passes a bound (a wait while it does not, the task's click once it does, a fresh look on the Proxy
+API, no wait where the page shows no such value), and a pause of so many seconds between two steps."""
 
 from __future__ import annotations
 
-from agenthost.agent.actions import PROXY_TOOLS
-from tests.support.policy import decide, expect
+import pytest
+
+from agenthost.agent import waiting
+from agenthost.agent.actions import PROXY_TOOLS, Action
+from agenthost.agent.waiting import pause_in
+from tests.support.policy import decide, expect, wire
 
 
 def test_the_task_waits_until_the_value_passes_the_bound_then_acts():
@@ -24,3 +28,53 @@ def test_the_task_waits_until_the_value_passes_the_bound_then_acts():
 def test_no_wait_where_the_page_shows_no_value_of_that_name():
     d = decide("Press Sell when the price goes above 120.", '- paragraph: "Ticker ACME"\n- button "Sell"')
     assert not [a for a in d.actions if a.tool == "wait"]
+
+
+@pytest.mark.parametrize(("task", "before", "seconds", "after"), [
+    ("Press Start, pause for two seconds and then press Stop.", "Press Start", 2, "press Stop"),
+    ("Open the drawer then wait 1.5 s, then close it", "Open the drawer", 1.5, "close it"),
+    ("Tap Record; hold on for a minute; tap Save.", "Tap Record", 60, "tap Save"),
+])
+def test_a_pause_between_two_steps_is_read_in_other_words(task, before, seconds, after):
+    assert pause_in(task) == (before, seconds, after)
+
+
+def test_no_pause_without_a_step_before_it_or_a_length():
+    assert pause_in("Wait 3 seconds, then press Go.") is None
+    assert pause_in("Press Go and wait for the page to load.") is None
+
+
+def test_the_steps_before_a_pause_then_the_wait_then_the_rest(monkeypatch):
+    """Start is pressed alone; while the pause runs the agent only waits (a fresh look on the Proxy API), each
+    wait saying how long is left; once it has passed, Stop is pressed, and Start never again."""
+    now = [1000.0]
+    monkeypatch.setattr(waiting, "clock", lambda: now[0])
+    task = "Press Start, pause for two seconds and then press Stop."
+    tree = '- button "Start"\n- button "Stop"\n- paragraph: "Timer ready"'
+    first = decide(task, tree, tools=PROXY_TOOLS)
+    assert wire(first) == [("click", "Start", None)] and not first.done
+    history = list(first.actions)
+    now[0] += 0.4
+    d = decide(task, tree, tools=PROXY_TOOLS, memory=first.memory, history=history)
+    assert [a.to_proxy()["name"] for a in d.actions] == ["observe"] and not d.done
+    assert d.actions[0].progress == "1.6" and "waiting.pause" in d.rules
+    now[0] += 1.0
+    d2 = decide(task, tree, tools=PROXY_TOOLS, memory=d.memory, history=history)
+    assert d2.actions[0].progress == "0.6"
+    now[0] += 0.7
+    d3 = decide(task, tree, tools=PROXY_TOOLS, memory=d2.memory, history=history)
+    assert wire(d3) == [("click", "Stop", None)]
+
+
+def test_a_wait_counting_down_is_no_repeat_to_the_loop_guard():
+    from agenthost.agent.guards import LoopGuard
+    from agenthost.agent.page import from_aria
+
+    page = from_aria('- button "Stop"')
+    guard = LoopGuard({})
+    for left in ("1.6", "1.2", "0.8", "0.4"):
+        kept, nudges, stop = guard.filter([Action("wait", {}, progress=left)], page)
+        assert kept and not nudges and not stop
+        guard.record(kept, page)
+    guard.record([Action("wait", {}, progress="0.4")], page)
+    assert guard.is_looping(Action("wait", {}, progress="0.4"), page)

@@ -403,6 +403,20 @@ def test_changing_page_is_not_a_loop(brain):
         assert r.json()["action"] == "execute_tool"
 
 
+def test_a_wait_that_counts_down_is_not_a_loop_but_the_same_wait_again_is(brain):
+    """A brain waiting out a pause looks again on an unchanged page, each time with less time left: that is
+    progress, not a loop. The same look with nothing moved is still caught."""
+    left = iter(range(9, 0, -1))
+    brain.choose = lambda ctx: ToolCall("observe", {}, progress=f"{next(left)} s left")
+    rid = start()
+    for i in range(8):
+        assert step(rid, snapshot(ts=i), {"success": True}).json()["action"] == "execute_tool"
+    brain.choose = lambda ctx: ToolCall("observe", {}, progress="stuck at 3")
+    rid = start()
+    actions = [step(rid, snapshot(ts=i), {"success": True}).json()["action"] for i in range(5)]
+    assert actions[-1] == "error"
+
+
 def test_a_step_is_one_read_and_one_write_and_a_block_of_history_every_twenty(aws, brain):
     from runs.models import StartRequest, StepRequest
 

@@ -38,6 +38,9 @@ class Action:
     why: str = ""
     #: the name of the deterministic rule that proposed it (:mod:`agenthost.agent.rules`); "" for others
     rule: str = field(default="", compare=False)
+    #: what moves between repeats of this very action when it makes progress (the value a key press moved a
+    #: readout to, the time a wait has left): the loop guards count a repeat only when it is the same
+    progress: str = field(default="", compare=False)
 
     @property
     def target(self) -> str:

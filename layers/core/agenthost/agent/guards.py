@@ -25,7 +25,7 @@ import hashlib
 import logging
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urljoin
 
@@ -206,7 +206,7 @@ def check_actions(actions: Iterable[Action], page: Page, *, tools: Iterable[str]
             if checked is not None:
                 out.actions.append(checked)
         else:
-            out.actions.append(Action(a.tool, args, resolved=a.resolved, risk=a.risk, why=a.why))
+            out.actions.append(replace(a, args=args))
     return out
 
 
@@ -274,8 +274,8 @@ def _on_page(a: Action, args: dict[str, Any], page: Page, out: Checked) -> Actio
         if name is None and a.tool == "click" and el.role in TEXT_ROLES:
             focus = address(page, "type", el)
             if focus is not None:  # a field no click name reaches: typing nothing into it focuses it
-                return Action("type", {"element": focus, "text": "", "clear": False}, resolved=el, risk=a.risk,
-                              why=a.why or "focus the field")
+                return replace(a, tool="type", args={"element": focus, "text": "", "clear": False}, resolved=el,
+                               why=a.why or "focus the field")
         if name is None:
             out.dropped.append(f"{a.tool}: {el.label or el.role!r} cannot be reached by name on this page")
             return None
@@ -289,7 +289,7 @@ def _on_page(a: Action, args: dict[str, Any], page: Page, out: Checked) -> Actio
             out.dropped.append(f"select: no option {args.get('option')!r} in {el.name!r}")
             return None
         args["option"] = opt
-    return Action(a.tool, args, resolved=el, risk=a.risk, why=a.why)
+    return replace(a, args=args, resolved=el)
 
 
 # --------------------------------------------------------------------------- loops
@@ -317,9 +317,7 @@ class LoopGuard:
             target = a.target or a.args.get("url", "") or a.args.get("direction", "")
             extra = "" if a.tool == "type" and a.resolved is not None and a.resolved.is_secret() else \
                 str(a.args.get("text") or a.args.get("option") or "")[:40]
-            if a.tool in ("press", "wait", "observe"):
-                extra += "|" + a.why  # a key moving a readout, a wait on a changing value: says how far it is
-            parts.append(f"{a.tool}|{str(target).lower()}|{extra}")
+            parts.append(f"{a.tool}|{str(target).lower()}|{extra}|{a.progress}")
         return hashlib.sha1((page.url.split("#")[0] + "\n" + "\n".join(parts)).encode(),
                             usedforsecurity=False).hexdigest()[:12]
 
@@ -337,7 +335,8 @@ class LoopGuard:
         if extra and action.tool == "type" and (
                 (action.resolved is not None and action.resolved.is_secret()) or is_sensitive(str(target))):
             extra = MASK  # the memory holding these keys is stored: no passwords or card numbers in it
-        return f"{action.tool}|{str(target).lower()}|{str(extra)[:40]}|{page.url.split('#')[0]}|{page.fingerprint}"
+        return (f"{action.tool}|{str(target).lower()}|{str(extra)[:40]}|{page.url.split('#')[0]}|{page.fingerprint}"
+                + (f"|{action.progress}" if action.progress else ""))
 
     def count(self, action: Action, page: Page) -> int:
         return self.counts.get(self.key(action, page), 0)

@@ -59,7 +59,8 @@ from agenthost.agent.references import expand_clicks, quoted_clicks, reference_a
 from agenthost.agent.sliders import slider_actions
 from agenthost.agent.suggestions import suggestion_actions
 from agenthost.agent.task import TaskFacts, read_task
-from agenthost.agent.waiting import wait_actions
+from agenthost.agent import waiting
+from agenthost.agent.waiting import pause_in, pause_left, wait_actions
 from agenthost.config import settings
 from agenthost.deadline import Deadline
 
@@ -352,6 +353,11 @@ _GESTURE = re.compile(r"(?:^|[.;:,!?]\s*|\b(?:and|then|to|please)\s+)(?:drag\b|d
                       r"keep\s+(?:your|the)\s+mouse\b|move\s+the\s+(?:mouse|cursor|pointer)\b)", re.I)
 
 
+#: rules that look for something to do when nothing the task names is left
+_SEARCHING = frozenset(r.name for r in (rules.SCROLL, rules.ESCALATE, rules.ALTERNATIVE, rules.BEST_LINK,
+                                        rules.NEXT_STEP, rules.REPEAT))
+
+
 def _scroll(why: str) -> Action:
     return Action("scroll", {"direction": "down", "amount": 600}, why=why, rule=rules.SCROLL.name)
 
@@ -371,10 +377,49 @@ class DeterministicPolicy:
     def decide(self, task: str, page: Page, history: Sequence[Action] = (), memory: dict[str, Any] | None = None,
                tools: Iterable[Any] | None = None, deadline: Deadline | float | None = None, *,
                careful: bool = False, avoid: Iterable[Any] = ()) -> Decision:
+        pause = pause_in(task)
+        if pause is not None:
+            staged = self._paused(pause, task, page, history, memory, tools, deadline, careful, avoid)
+            if staged is not None:
+                return staged
+            memory = {**(memory or {}), "pause": {"stage": "after"}}
         t = _read_turn(task, page, history, memory, tools, deadline, careful, avoid)
         d = self._decide(t, task, page, history)
         d.rules = t.noted + [n for n in d.rules if n not in t.noted]  # the page's verdict first, as it was read
         return d
+
+    def _paused(self, pause: tuple[str, float, str], task: str, page: Page, history: Sequence[Action],
+                memory: dict[str, Any] | None, tools: Iterable[Any] | None, deadline: Deadline | float | None,
+                careful: bool, avoid: Iterable[Any]) -> Decision | None:
+        """A task with a pause between two steps (:func:`~agenthost.agent.waiting.pause_in`): the steps before it
+        (decided on the task's words before the pause), then waits until the pause has passed since the last of
+        them was handed out; None once it has (the whole task is decided on, what was done before counted)."""
+        before, seconds, _after = pause
+        state = dict((memory or {}).get("pause") or {})
+        if state.get("stage") == "after":
+            return None
+        if state.get("stage") != "wait":
+            d = self.decide(before, page, history, {**(memory or {}), "pause": {}}, tools, deadline, careful=careful,
+                            avoid=avoid)
+            # once a step before the pause was handed out, a search for something else to do means it is done
+            moves = [a for a in d.actions if not state.get("at") or a.rule not in _SEARCHING]
+            if moves and not d.done:
+                d.memory["pause"] = {"stage": "before", "at": waiting.clock()}
+                return d
+            # nothing left before the pause: the pause runs from the last step handed out before it
+            memory = {**d.memory, "pause": {"stage": "wait", "at": state.get("at")}}
+            state = memory["pause"]
+        else:
+            memory = dict(memory or {})
+        left = pause_left(state, seconds)
+        memory["pause"] = state
+        if left <= 0.05:
+            return None
+        wait = Action("wait", {"condition": "load", "timeout": int(min(left, 5.0) * 1000)},
+                      why=f"the task says to wait {seconds:g} s here: {left:.1f} s left", rule=rules.PAUSE.name,
+                      progress=f"{left:.1f}")
+        return Decision(actions=[wait], thinking=f"wait ({wait.why})", source=self.name, memory=memory,
+                        rules=[rules.PAUSE.name])
 
     def _decide(self, t: _Turn, task: str, page: Page, history: Sequence[Action]) -> Decision:
         opening = self._open(t)
@@ -502,8 +547,6 @@ class DeterministicPolicy:
         for a in plan:
             checked = check_actions([a], page, tools=t.names)
             if checked.actions:
-                for c in checked.actions:
-                    c.rule = c.rule or a.rule  # the checked copy keeps the rule that proposed it
                 acts.extend(checked.actions)
             elif any("cannot be reached" in d for d in checked.dropped):
                 unreachable = unreachable or a

@@ -108,6 +108,10 @@ GUESS = _rule("guessing.next-guess", "guessing.guess_actions",
 WAIT_BOUND = _rule("waiting.until-bound", "waiting.wait_actions",
                    "the task asks for an action once a value the page shows passes a bound ('when the price is "
                    "less than $61.20')", "wait and look again until it does; then the task's action goes on")
+PAUSE = _rule("waiting.pause", "waiting.pause_in",
+              "the task asks for a pause between two steps ('wait 3 seconds, then click B')",
+              "do the steps before it, wait (a fresh look each turn) until that long after the last of them, then "
+              "the rest")
 GENERATE = _rule("choices.generate-until-fits", "choices.generate_actions",
                  "the task asks to generate a number of a kind (odd, greater than 3...) and the page has a generate "
                  "button", "generate again while the number shown does not fit; send the form once it does")

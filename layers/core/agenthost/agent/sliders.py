@@ -96,6 +96,6 @@ def slider_actions(facts: TaskFacts, page: Page, memory: dict[str, Any], names: 
         memory["slide"] = [e.ref, value, key]
         memory["slide_page"] = page_size
         return [Action("press", {"element": e.name, "key": key}, resolved=e,
-                       why=f"move the slider from {value:g} toward {want:g}")]
+                       why=f"move the slider from {value:g} toward {want:g}", progress=f"{value:g}")]
     memory.pop("slide", None)
     return []

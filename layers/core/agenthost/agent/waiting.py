@@ -1,19 +1,38 @@
-"""An action the task asks for only once a value the page shows meets a bound: "buy the stock when the price is
-less than $61.20", "press Stop when the counter goes above 40". Until the page's value (the number it shows
-after the value's name, as in "Price: $62.10") meets the bound, the agent waits and looks again; once it does,
-the rest of the task goes on (the click the task names).
+"""Waiting the task asks for.
 
-Written by hand: one pattern for the condition and one for the value the page shows; no library reads them.
+* An action the task asks for only once a value the page shows meets a bound: "buy the stock when the price is
+  less than $61.20", "press Stop when the counter goes above 40". Until the page's value (the number it shows
+  after the value's name, as in "Price: $62.10") meets the bound, the agent waits and looks again; once it
+  does, the rest of the task goes on (the click the task names).
+* A pause between two steps: "press Start, wait 3 seconds, then press Stop". :func:`pause_in` splits the task
+  at the pause; the policy does what comes before it, then waits (a wait, or on the Proxy API a fresh look, each
+  turn) until that many seconds have passed since the last action before it was handed out
+  (:func:`pause_left`, on the wall clock: turns may run on different machines), then does the rest.
+
+Written by hand: one pattern for the condition, one for the value the page shows, one for the pause; no library
+reads them.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Sequence
+from typing import Any
 
 from agenthost.agent.actions import Action
 from agenthost.agent.page import Page
 from agenthost.agent.task import TaskFacts
+from agenthost.agent.wording import NUMBER_WORDS
+
+#: the clock pauses are measured on (tests replace it)
+clock = time.time
+#: the longest pause kept to (a longer one would outlast any turn budget: the agent goes on after this)
+MAX_PAUSE_S = 120.0
+#: "wait 3 seconds", "pause for two seconds", "wait about 1.5 s", "hold on for a minute"
+_PAUSE = re.compile(r"\b(?:wait|pause|hold on)\s+(?:for\s+)?(?:about\s+|around\s+|exactly\s+|roughly\s+)?"
+                    r"(?P<n>\d+(?:\.\d+)?|an?|" + "|".join(sorted(NUMBER_WORDS, key=len, reverse=True)) +
+                    r")\s*(?P<unit>seconds?|secs?|s|minutes?|mins?)\b", re.I)
 
 _BELOW = r"less|lower|below|under|cheaper|smaller"
 _ABOVE = r"more|greater|higher|above|over|bigger|larger"
@@ -55,4 +74,29 @@ def wait_actions(facts: TaskFacts, page: Page, names: Sequence[str]) -> list[Act
     if (value < bound) if below else (value > bound):
         return []
     return [Action("wait", {"condition": "load", "timeout": 500},
-                   why=f"the {what} is {value:g}: waiting until it is {m.group('cmp').lower()} than {bound:g}")]
+                   why=f"the {what} is {value:g}: waiting until it is {m.group('cmp').lower()} than {bound:g}",
+                   progress=f"{value:g}")]
+
+
+def pause_in(task: str) -> tuple[str, float, str] | None:
+    """``(what comes before the pause, its seconds, what comes after)`` for the task's first pause between two
+    steps ("click A, wait 2 seconds, then click B"); None when it asks for none, or for one with nothing to do
+    before it."""
+    m = _PAUSE.search(task)
+    if not m:
+        return None
+    n = m.group("n").lower()
+    amount = float(n) if n[0].isdigit() else float(NUMBER_WORDS.get(n, 1))
+    seconds = min(amount * (60.0 if m.group("unit").lower().startswith("m") else 1.0), MAX_PAUSE_S)
+    before = re.sub(r"[\s,;:]*(?:\b(?:and|then)\b[\s,]*)*$", "", task[:m.start()]).strip()
+    if not re.search(r"\w", before):
+        return None
+    after = re.sub(r"^[\s,;:]*(?:\b(?:and|then)\b[\s,]*)*", "", task[m.end():])
+    return before, seconds, after.strip(" ,;.")
+
+
+def pause_left(state: dict[str, Any], seconds: float) -> float:
+    """Seconds of the pause still to wait: it runs from the last action handed out before it (``state["at"]``;
+    now when none was)."""
+    start = float(state.get("at") or state.setdefault("at", clock()))
+    return start + seconds - clock()
