@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from agenthost import urls
-from agenthost.agent import codes, rules, scope
+from agenthost.agent import codes, rules, scope, waiting
 from agenthost.agent.actions import Action, Decision, approval_question, avoid_set, is_avoided, tool_names
 from agenthost.agent.answers import answer_from
 from agenthost.agent.calendar import calendar_actions
@@ -59,7 +59,6 @@ from agenthost.agent.references import expand_clicks, quoted_clicks, reference_a
 from agenthost.agent.sliders import slider_actions
 from agenthost.agent.suggestions import suggestion_actions
 from agenthost.agent.task import TaskFacts, read_task
-from agenthost.agent import waiting
 from agenthost.agent.waiting import pause_in, pause_left, wait_actions
 from agenthost.config import settings
 from agenthost.deadline import Deadline
