@@ -1,11 +1,15 @@
 """Choices the task picks by what their values are, not by their names: the one with the greatest or the
-smallest number ("pick the card with the greatest number", "choose the plan with the lowest price"); for
+smallest number ("pick the card with the greatest number", "choose the plan with the lowest price"), or the
+card whose details show the shortest or longest duration or the lowest or highest price ("buy the ticket with
+the shortest duration", "reserve the cheapest hotel": the alike buttons of a result list, each read with the
+text of its own card); for
 each number the page lists, the button that says what kind of number it is ("mark each number as odd or
 even", "label the amounts positive or negative"); and a number generated again until it is of the kind asked
 ("generate an odd number, then press submit").
 
-Written by hand: two small scans over the page model (numbers in the choices' names; a number's neighbouring
-buttons in page order) that no library does for an element tree.
+Written by hand: small scans over the page model (numbers in the choices' names; the text between alike
+buttons in page order as each one's card; a number's neighbouring buttons) that no library does for an
+element tree.
 """
 
 from __future__ import annotations
@@ -14,18 +18,36 @@ import re
 from collections.abc import Callable, Sequence
 
 from agenthost.agent.actions import Action, norm
-from agenthost.agent.forms import NEXT_STEP, NOT_SUBMIT, submit_button
+from agenthost.agent.forms import NEXT_STEP, NOT_SUBMIT, submit_button, without_task
 from agenthost.agent.page import Element, Page
 from agenthost.agent.progress import Seen
 from agenthost.agent.references import shown_text
 from agenthost.agent.task import TaskFacts
 
-_MOST = r"greatest|largest|biggest|highest|maximum|max|most\s+expensive|costliest"
-_LEAST = r"smallest|lowest|least|minimum|min|cheapest|fewest"
-#: "the card with the greatest number", "the plan with the lowest price", "the cheapest offer", "the largest value"
+_MOST = r"greatest|largest|biggest|highest|maximum|max|most\s+expensive|costliest|priciest"
+_LEAST = r"smallest|lowest|least\s+expensive|least|minimum|min|cheapest|fewest"
+#: superlatives of a duration: the first kind picks the least, the second the most
+_SHORT = r"shortest|quickest|fastest|briefest"
+_LONG = r"longest|slowest|lengthiest"
+#: "the card with the greatest number", "the plan with the lowest price", "the cheapest offer", "the largest value",
+#: "the ticket with the shortest duration", "the quickest train"
 _EXTREME = re.compile(r"\b(?:the|a)\s+(?:[\w-]+\s+){0,3}?(?:(?:with|showing|having|that\s+has|of)\s+(?:the\s+)?)?"
-                      r"(?P<which>" + _MOST + "|" + _LEAST + r")\b(?:\s+(?:number|value|price|amount|score|total|"
-                      r"figure|count|rating|one))?", re.I)
+                      r"(?P<which>" + "|".join((_MOST, _LEAST, _SHORT, _LONG)) + r")\b(?:\s+(?P<what>number|value|"
+                      r"price|amount|score|total|figure|count|rating|one|cost|fare|rate|duration|(?:travel\s+|journey\s+)?"
+                      r"time|trip|journey|length))?", re.I)
+#: what a superlative compares: a price (money), a duration, or the plain number a choice shows
+_PRICED = re.compile(r"^(?:cheapest|most\s+expensive|least\s+expensive|costliest|priciest)$|^(?:price|cost|fare|rate)$",
+                     re.I)
+_TIMED = re.compile(r"^(?:" + _SHORT + "|" + _LONG + r")$|^(?:duration|(?:travel\s+|journey\s+)?time|trip|journey|"
+                    r"length)$", re.I)
+#: a duration as pages write it: "13h 9m", "2 hr 15 min", "1 day 4 hours", "45 minutes" (a bare "m" only after
+#: hours or days: alone it may be metres); never a time of day ("07:10")
+_SPAN = re.compile(r"(?<![\w.:])(?:(?P<d>\d+(?:\.\d+)?)\s*(?:days?|d)\b\s*(?:and\s+|,\s*)?)?"
+                   r"(?:(?P<h>\d+(?:\.\d+)?)\s*(?:hours?|hrs?|h)\b\s*(?:and\s+|,\s*)?)?"
+                   r"(?:(?P<m>\d+)\s*(?P<mu>minutes?|mins?|m)\b)?", re.I)
+#: an amount of money: a currency sign or name with the number
+_MONEY = re.compile(r"[$€£¥]\s?(?P<a>\d[\d,]*(?:\.\d+)?)|(?<![\w.])(?P<b>\d[\d,]*(?:\.\d+)?)\s?"
+                    r"(?:€|£|\$|USD|EUR|GBP|dollars?|euros?|pounds?)\b", re.I)
 _NUMBER = re.compile(r"(?<![\w.])[-+−]?\d+(?:[.,]\d+)?(?![\w])")
 _CHOICE_ROLES = ("button", "radio", "link", "option", "listitem", "cell")
 
@@ -58,32 +80,100 @@ def number_alone(text: str) -> float | None:
     return number_in(shown) if _NUMBER.fullmatch(shown) else None
 
 
+def durations(text: str) -> list[float]:
+    """The durations ``text`` shows, in minutes ("13h 9m" is 789)."""
+    out = []
+    for m in _SPAN.finditer(text or ""):
+        d, h, mins = m.group("d"), m.group("h"), m.group("m")
+        if not (d or h or mins) or (mins and not (d or h) and m.group("mu").lower() == "m"):
+            continue
+        out.append(float(d or 0) * 1440 + float(h or 0) * 60 + float(mins or 0))
+    return out
+
+
+def amounts(text: str) -> list[float]:
+    """The amounts of money ``text`` shows ("$1,085" is 1085)."""
+    return [float((m.group("a") or m.group("b")).replace(",", "")) for m in _MONEY.finditer(text or "")]
+
+
+def _shape(name: str) -> str:
+    """A choice's name without its numbers and amounts: alike choices ("Book for $55", "Book for $458") share it."""
+    return norm(re.sub(r"[$€£¥]|\d[\d,.]*", " ", name or ""))
+
+
+def _card_values(facts: TaskFacts, page: Page, group: list[Element],
+                 read: Callable[[str], list[float]]) -> list[float] | None:
+    """One value per choice of ``group`` (alike buttons in page order), read from the text of its own card: the
+    text between one choice and the next, the card's details either before each button (the value nearest it)
+    or after it, whichever way every choice has one and the text past the last card (or before the first) has
+    none. None when the cards do not tell."""
+    at = {id(e): i for i, e in enumerate(page.elements)}
+    bounds = [at[id(e)] for e in group]
+    gaps: list[list[float]] = []
+    for lo, hi in zip([-1, *bounds], [*bounds, len(page.elements)], strict=True):
+        found: list[float] = []
+        for e in page.elements[lo + 1:hi]:
+            if not e.interactive:
+                found += read(without_task(e.value or e.name, facts.text))
+        gaps.append(found)
+    before, after = gaps[:-1], gaps[1:]
+    if all(before) and not gaps[-1]:
+        return [g[-1] for g in before]
+    if all(after) and not gaps[0]:
+        return [g[0] for g in after]
+    return None
+
+
 def extreme_choice(facts: TaskFacts, page: Page, seen: Seen) -> list[Action]:
     """A click on the choice whose number is the greatest (or smallest) when the task asks for that one: of
-    two or more alike choices (same role), each showing one number, the one the task's superlative picks.
-    Nothing when the choices tie, when it is already chosen, or when the task names no such pick."""
+    two or more alike choices (same role), each showing one number, the one the task's superlative picks; a
+    price or a duration ("the cheapest", "the shortest duration") is read from the choice's name, else from
+    its card's text (alike buttons, each after or before its own details). Nothing when the choices tie, when
+    it is already chosen, or when the task names no such pick."""
     m = _EXTREME.search(facts.text)
     if not m:
         return []
-    most = re.fullmatch(_MOST, m.group("which").lower()) is not None
-    by_role: dict[str, list[tuple[float, Element]]] = {}
-    for e in page.elements:
-        if e.role not in _CHOICE_ROLES or e.disabled or NEXT_STEP.search(e.name) or NOT_SUBMIT.search(e.name):
-            continue
-        x = number_in(e.name)
-        if x is not None:
-            by_role.setdefault(e.role, []).append((x, e))
-    groups = [g for g in by_role.values() if len(g) >= 2]
-    if len(groups) != 1:
-        return []  # no choices to compare, or two kinds of them and no telling which the task means
-    ranked = sorted(groups[0], key=lambda p: p[0], reverse=most)
+    which = re.sub(r"\s+", " ", m.group("which").lower())
+    what = re.sub(r"\s+", " ", (m.group("what") or "").lower())
+    timed = bool(_TIMED.match(which) or _TIMED.match(what))
+    priced = not timed and bool(_PRICED.match(which) or _PRICED.match(what))
+    most = re.fullmatch(_MOST + "|" + _LONG, which) is not None
+    choices = [e for e in page.elements if e.role in _CHOICE_ROLES and not e.disabled
+               and not NEXT_STEP.search(e.name) and not NOT_SUBMIT.search(e.name)]
+    ranked: list[tuple[float, Element]] = []
+    if not timed:
+        by_role: dict[str, list[tuple[float, Element]]] = {}
+        for e in choices:
+            x = number_in(e.name)
+            if x is not None:
+                by_role.setdefault(e.role, []).append((x, e))
+        groups = [g for g in by_role.values() if len(g) >= 2]
+        if len(groups) > 1:
+            return []  # two kinds of choices and no telling which the task means
+        ranked = groups[0] if groups else []
+    if not ranked and (timed or priced):
+        # alike buttons with the same name but for a number: the value is in each one's card
+        alike: dict[tuple[str, str], list[Element]] = {}
+        for e in choices:
+            alike.setdefault((e.role, _shape(e.name)), []).append(e)
+        cards = [g for g in alike.values() if len(g) >= 2]
+        if len(cards) != 1:
+            return []
+        values = _card_values(facts, page, cards[0], durations if timed else amounts)
+        if values is None:
+            return []
+        ranked = list(zip(values, cards[0], strict=True))
+    if len(ranked) < 2:
+        return []
+    ranked = sorted(ranked, key=lambda p: p[0], reverse=most)
     if ranked[0][0] == ranked[1][0]:
         return []
     pick = ranked[0][1]
     if pick.checked or pick.selected or seen.clicked_here(pick):
         return []
+    kind = "duration" if timed else "price" if priced else "number"
     return [Action("click", {"element": pick.name}, resolved=pick,
-                   why=f"the choice with the {m.group('which').lower()} number ({pick.name})")]
+                   why=f"the choice with the {which} {kind} ({pick.name})")]
 
 
 def classify_clicks(facts: TaskFacts, page: Page, seen: Seen) -> list[Action]:

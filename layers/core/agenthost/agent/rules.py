@@ -122,7 +122,8 @@ CLASSIFY = _rule("choices.classify-numbers", "choices.classify_clicks",
                  "the task asks to mark numbers as one of two kinds (odd or even, positive or negative) and each "
                  "number the page shows sits between buttons named for them", "click each number's kind")
 EXTREME = _rule("choices.extreme", "choices.extreme_choice",
-                "the task picks the choice with the greatest or smallest number among alike choices showing one",
+                "the task picks the choice with the greatest or smallest number among alike choices showing one, "
+                "or the alike buttons whose cards show the shortest or longest duration or the lowest or highest price",
                 "click that choice")
 SKILL = _rule("problems.skill-answer", "problems.skill_actions",
               "a problem the page poses (a sum, a sequence, a chess position, a table question...)",
