@@ -5,8 +5,9 @@
   runner would execute in one turn); the Proxy API executes one tool per step, so the adapter hands out the
   first action and keeps the rest of the plan on the run: the next step continues it, one action at a
   time, while it still fits the page (the last action succeeded, same URL, its elements still there under
-  the same name, nothing the engine asks to avoid), skipping what is already done (a field holding the
-  value, a box in the wanted state); anything else and the policy plans afresh.
+  the same name, nothing the engine asks to avoid, no new control shown by what was just typed (a list of
+  suggestions), not just typed into a field that lists its own), skipping what is already done (a field
+  holding the value, a box in the wanted state); anything else and the policy plans afresh.
   The policy sees the history as the brain's own actions (element names, typed text, options; secrets
   masked), not just the element ids the engine keeps, so it knows what it typed and clicked.
   Its memory (loop guard, what it clicked) lives on the run.
@@ -32,6 +33,7 @@ from agenthost.agent import Action, make_policy
 from agenthost.agent import page as pages
 from agenthost.agent.actions import avoid_set, is_avoided
 from agenthost.agent.guards import check_actions, classify_risk
+from agenthost.agent.outcome import line_key
 from agenthost.config import settings
 from agenthost.deadline import Deadline
 from agenthost.webapp import logger
@@ -328,7 +330,12 @@ def make_plan(actions: list[Action], page: pages.Page, step: int, task: str = ""
                     "why": (a.why or "")[:200]})
     if not out:
         return None
-    return {"url": _here(page.url), "after": step, "actions": out}
+    return {"url": _here(page.url), "after": step, "actions": out, "shown": _controls(page)}
+
+
+def _controls(page: pages.Page) -> list[str]:
+    """Short keys of the page's controls (role and name, hashed): what a plan was made seeing."""
+    return sorted({line_key(f"{e.role}|{e.name}") for e in page.elements if e.interactive})
 
 
 def _done_already(a: Action, el: pages.Element) -> bool:
@@ -374,6 +381,12 @@ def next_planned(plan: Any, ctx: StepContext, page: pages.Page,
     acted = [h for h in ctx.history if h.get("tool") not in ("observe", "ask_user")]
     if not acted or acted[-1].get("step") != plan.get("after") or acted[-1].get("ok") is False:
         return None
+    shown = plan.get("shown")
+    if acted[-1].get("tool") == "type" and isinstance(shown, list) and set(_controls(page)) - set(shown):
+        return None  # what was typed opened new controls (a list of suggestions): the policy sees them first
+    typed_into = next((e for e in page.elements if e.ref == acted[-1].get("target")), None)
+    if acted[-1].get("tool") == "type" and typed_into is not None and typed_into.suggests:
+        return None  # a field that lists its own suggestions: the policy looks for them before going on
     avoided = avoid_set(avoid)
     items = [x for x in plan["actions"] if isinstance(x, dict)]
     while items:

@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from tests.support.policy import decide, expect, wire
+from agenthost.agent import DeterministicPolicy
+from agenthost.agent.actions import PROXY_TOOLS, Action
+from tests.support.policy import decide, expect, snapshot_of, wire
 
 TASK = 'Fill in a city that begins with "Ber" and ends with "lin", then send it.'
 
@@ -25,7 +27,6 @@ def test_no_fitting_suggestion_sends_nothing():
 
 
 def test_suggestions_not_shown_yet_are_waited_for_once():
-    from agenthost.agent import DeterministicPolicy
     from agenthost.agent.actions import OLYMPICS_TOOLS
     from agenthost.agent.page import from_aria
 
@@ -34,3 +35,59 @@ def test_suggestions_not_shown_yet_are_waited_for_once():
     again = DeterministicPolicy().decide(TASK, from_aria(_tree("Ber")), [], first.memory, OLYMPICS_TOOLS, None)
     # still nothing that fits: an honest give-up, never the form sent with a value that does not fit
     assert again.done and not again.success and not again.actions
+
+
+def _typed(field: str, text: str):
+    return [Action("type", {"element": field, "text": text})]
+
+
+def test_a_value_just_typed_is_completed_from_the_suggestion_that_matches_the_task_best():
+    task = "Send a parcel. Destination: Porto, Portugal. Then press Quote."
+    tree = ('- textbox "Destination": Porto\n- textbox "Weight"\n- button "Quote"\n- list:\n'
+            '  - listitem: Porto Alegre, Brazil\n  - listitem: Porto, Portugal (OPO)\n'
+            '  - listitem: Portoviejo, Ecuador')
+    assert wire(decide(task, tree, history=_typed("Destination", "Porto")))[0] == \
+        ("click", "Porto, Portugal (OPO)", None)
+    # the same list on the extension's element snapshot: its list items (and the list's own box) and buttons
+    snap = snapshot_of([task, {"id": "f1", "tag": "input", "label": "Pick-up station", "value": "Lyon"},
+                        {"id": "go", "tag": "button", "text": "Quote"},
+                        {"id": "box", "tag": "ul", "clickable": True,
+                         "text": "Lyon Part-Dieu Lyon Saint-Exupéry Airport"},
+                        {"id": "s1", "tag": "li", "role": "option", "text": "Lyon Part-Dieu"},
+                        {"id": "s2", "tag": "li", "role": "option", "text": "Lyon Saint-Exupéry Airport"}])
+    d = decide("Book a taxi from the pick-up station: Lyon Saint-Exupéry.", snap,
+               history=_typed("Pick-up station", "Lyon"), tools=PROXY_TOOLS)
+    assert [(a.tool, a.resolved.ref) for a in d.actions][:1] == [("click", "s2")]
+
+
+def test_the_first_listed_of_equal_suggestions_is_taken_and_none_once_the_field_took_one():
+    task = "Find stores near: Springfield. Then press Search."
+    listed = ('- textbox "Town": Springfield\n- button "Search"\n- list:\n'
+              '  - listitem: Springfield, IL\n  - listitem: Springfield, MO')
+    # the task tells them no further apart: the page's first, as Enter on its list would take
+    assert wire(decide(task, listed, history=_typed("Town", "Springfield")))[0] == ("click", "Springfield, IL", None)
+    # the field already holds the suggestion (the last thing typed is not what it shows): nothing more to pick
+    task2 = "Find stores near: Springfield, MO. Then press Search."
+    took = ('- textbox "Town": Springfield, MO\n- button "Search"\n- list:\n'
+            '  - listitem: Springfield, IL\n  - listitem: Springfield, MO (SGF)')
+    assert wire(decide(task2, took, history=_typed("Town", "Springfield")))[0] == ("click", "Search", None)
+
+
+def test_a_field_listing_its_own_suggestions_is_looked_at_again_then_the_completed_value_is_kept():
+    task = "Plan a ride. Start: Gdansk, then press Find rides."
+
+    def page(value, listed=()):
+        return snapshot_of([task, {"id": "a1", "tag": "input", "label": "Start", "value": value, "autocomplete": "off"},
+                            {"id": "go", "tag": "button", "text": "Find rides"}]
+                           + [{"id": f"s{i}", "tag": "li", "role": "option", "text": x} for i, x in enumerate(listed)])
+
+    policy, memory, history = DeterministicPolicy(), {}, _typed("Start", "Gdansk")
+    d = policy.decide(task, page("Gdansk"), history, memory, PROXY_TOOLS, None)
+    assert [a.tool for a in d.actions] == ["wait"]  # the list comes a moment after typing: looked at once more
+    memory, history = d.memory, [*history, d.actions[0]]
+    d = policy.decide(task, page("Gdansk", ("Gdansk Glowny (station)",)), history, memory, PROXY_TOOLS, None)
+    # the suggestion, then the form's button: nothing else was left for the form
+    assert [(a.tool, a.resolved.ref) for a in d.actions] == [("click", "s0"), ("click", "go")]
+    # the field now holds the page's form of what was typed: it is not typed over, the form goes on
+    d = policy.decide(task, page("Gdansk Glowny (station)"), [*history, d.actions[0]], d.memory, PROXY_TOOLS, None)
+    assert [(a.tool, a.resolved.ref) for a in d.actions] == [("click", "go")]

@@ -163,6 +163,34 @@ def test_plan_is_dropped_on_another_page_or_when_its_element_is_gone():
     assert not brain.decide(ctx_for(renamed, 3, done, d.memory)).thinking.startswith("continuing the plan")
 
 
+def test_plan_is_dropped_when_typing_opened_new_controls_so_the_policy_sees_them():
+    brain = AgentBrain()
+    ext, d = first_step(brain)
+    done = [{"step": 2, "tool": "type", "target": "agent-1", "url": ext.url, "ok": True}]
+    snap = ext.snapshot()
+    # what was typed opened a list of suggestions: the rest of the plan would close it unseen
+    snap["elements"].append({"id": "agent-7", "tag": "li", "role": "option", "text": "Tuesday (indoor courts)"})
+    assert not brain.decide(ctx_for(snap, 3, done, d.memory)).thinking.startswith("continuing the plan")
+    # a click that shows new controls is what the plan expected: it goes on after a click as before
+    clicked = [{"step": 2, "tool": "click", "target": "agent-1", "url": ext.url, "ok": True}]
+    assert brain.decide(ctx_for(snap, 3, clicked, d.memory)).thinking.startswith("continuing the plan")
+    # a field that lists its own suggestions (the browser's turned off): looked at before the plan goes on
+    task = "Quote a parcel. Sender town: Leeds. Recipient town: Cork."
+    fields = [{"id": "agent-1", "tag": "input", "label": "Sender town", "autocomplete": "off", "form": "q"},
+              {"id": "agent-2", "tag": "input", "label": "Recipient town", "form": "q"},
+              {"id": "agent-3", "tag": "button", "type": "submit", "text": "Get a quote", "form": "q"}]
+    for suggests in (True, False):
+        parcel = Extension("https://post.test/quote", "Parcels", fields)
+        if not suggests:
+            parcel.elements[0].pop("autocomplete")
+        first = brain.decide(ctx_for(parcel.snapshot(), 2, task=task))
+        assert (first.tool, first.parameters["id"]) == ("type", "agent-1")
+        parcel.execute({"name": first.tool, "parameters": first.parameters})
+        typed = [{"step": 2, "tool": "type", "target": "agent-1", "url": parcel.url, "ok": True}]
+        nxt = brain.decide(ctx_for(parcel.snapshot(), 3, typed, first.memory, task=task))
+        assert nxt.thinking.startswith("continuing the plan") is not suggests
+
+
 def test_plan_follows_a_re_rendered_element_and_skips_what_is_done():
     brain = AgentBrain()
     ext, d = first_step(brain)

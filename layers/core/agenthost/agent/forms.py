@@ -104,6 +104,8 @@ def _text_action(facts: TaskFacts, page: Page, e: Element, seen: Seen, present: 
         return None  # typed and submitted before, and the form took it: that step took effect
     if val.strip() == (e.value or "").strip():
         return None
+    if norm(val) in seen.typed and norm(val) in norm(e.value) and not e.is_secret():
+        return None  # typed, then completed by the page (a suggestion picked): the field holds its form of it
     return Action("type", {"element": e.name or e.placeholder, "text": val, "clear": True},
                   resolved=e, why=f"the task gives {label!r}")
 

@@ -105,6 +105,9 @@ class Element:
     #: what the page shows as this control's label when it has no accessible name (the text right before it in
     #: its block, a table row's header): for understanding the control, never for addressing it
     hint: str = ""
+    #: a text field that lists suggestions of its own as one types (the browser's are turned off:
+    #: ``autocomplete="off"``): what was typed may need completing from its list
+    suggests: bool = False
 
     @property
     def interactive(self) -> bool:
@@ -492,6 +495,8 @@ def from_snapshot(snapshot: dict[str, Any] | None) -> Page:
             el.sensitive = True
             if value and value != MASK:
                 el.value = MASK  # a snapshot from elsewhere may carry the real value: it goes no further
+        if role in TEXT_ROLES and autocomplete.strip().lower() == "off":
+            el.suggests = True
         if role in ("textbox", "searchbox") and not el.name:
             el.name = el.placeholder or el.field_name
         if role in ("checkbox", "radio", "switch"):

@@ -57,7 +57,7 @@ from agenthost.agent.problems import skill_actions
 from agenthost.agent.progress import Seen, action_key, futile_keys, sent_record
 from agenthost.agent.references import expand_clicks, quoted_clicks, reference_actions, unverified
 from agenthost.agent.sliders import slider_actions
-from agenthost.agent.suggestions import suggestion_actions
+from agenthost.agent.suggestions import suggestion_actions, typed_suggestion
 from agenthost.agent.task import TaskFacts, read_task
 from agenthost.agent.waiting import pause_in, pause_left, wait_actions
 from agenthost.config import settings
@@ -152,6 +152,26 @@ def _page_verdict(t: _Turn) -> Outcome:
 def _task_plan(t: _Turn, verdict: Outcome) -> list[Action]:
     """What the task asks of this page: named items, fields, a problem's answer, the form's submit button,
     the buttons, tabs and links it names; nothing ``avoid`` names, and never a batch that changed nothing."""
+    completing = [a for a in rules.tag(rules.TYPED_SUGGESTION, typed_suggestion(t.facts, t.page, t.history, t.seen))
+                  if not is_avoided(a, t.avoid)]
+    if not completing:
+        return _form_plan(t, verdict)
+    if completing[0].tool == "wait":
+        return completing  # the field's suggestions may still come: looked at before anything moves on
+    # the list a value just typed opened closes as soon as anything else is done: its suggestion first, then
+    # the rest of the form, or its submit when the suggestion was the last thing the form waited for
+    rest = [a for a in _form_plan(t, verdict) if a.resolved is None or a.resolved not in
+            [c.resolved for c in completing]]
+    if not rest:
+        submit = submit_button(t.facts, t.page, [], t.avoid)
+        if submit is not None and submit is not completing[0].resolved:
+            rest = [Action("click", {"element": submit.name}, resolved=submit, why="submit the form",
+                           rule=rules.SUBMIT.name)]
+    return completing + rest
+
+
+def _form_plan(t: _Turn, verdict: Outcome) -> list[Action]:
+    """:func:`_task_plan` past a suggestion to pick first."""
     facts, page, seen, names = t.facts, t.page, t.seen, t.names
     picking = [a for a in rules.tag(rules.CALENDAR, calendar_actions(facts, page, seen)) if not is_avoided(a, t.avoid)]
     if picking:

@@ -70,6 +70,10 @@ OFF_SITE = _rule("outcome.off-site", "guards.off_site",
                  "no evidence either way: the task goes on")
 
 # ----------------------------------------------------------------- what the task asks of this page
+TYPED_SUGGESTION = _rule("suggestions.pick-typed", "suggestions.typed_suggestion",
+                         "a value just typed into a field that now lists suggestions holding it",
+                         "click the suggestion that shares the most of the task's words (the page's own form of the "
+                         "value)")
 CALENDAR = _rule("calendar.pick-date", "calendar.calendar_actions",
                  "a date the task states and a calendar widget on the page",
                  "the clicks that move the calendar to that month and pick the day")

@@ -5,6 +5,14 @@ what matches it (an autocomplete's list), and the suggestion that also ends righ
 sent only once the field holds a value that starts and ends as asked. Nothing here acts when the task
 states no such constraint.
 
+A value just typed into a field that lists suggestions (an autocomplete: "Porto" lists "Porto Alegre,
+Brazil" and "Porto, Portugal (OPO)") is completed with the suggestion holding it that shares the most of the
+task's words, before anything else moves the focus and closes the list: pages that check the value against
+their list take only its own form of it. Where the task tells suggestions no further apart, the first listed
+(the one the page puts first, as pressing Enter on the list would take); a field
+that lists its own suggestions (the browser's turned off) is looked at once more when they have not shown
+yet.
+
 Written here because no library reads such constraints from a sentence; the wording it knows is "starts/
 begins with" and "ends with", each followed by a quoted text.
 """
@@ -12,11 +20,14 @@ begins with" and "ends with", each followed by a quoted text.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from agenthost.agent.actions import Action, norm
+from agenthost.agent.outcome import line_key
 from agenthost.agent.page import TEXT_ROLES, Element, Page
 from agenthost.agent.progress import Seen
 from agenthost.agent.task import TaskFacts
+from agenthost.agent.wording import words
 
 _STARTS = re.compile(r"\b(?:starts?|starting|begins?|beginning)\s+with\s+[\"“']([^\"”']{1,40})[\"”']", re.I)
 _ENDS = re.compile(r"\b(?:ends?|ending)\s+with\s+[\"“']([^\"”']{1,40})[\"”']", re.I)
@@ -68,3 +79,48 @@ def suggestion_actions(facts: TaskFacts, page: Page, seen: Seen) -> tuple[list[A
         return [Action("wait", {"condition": "load", "timeout": 1000},
                        why="the field's suggestions may still come")], False
     return [], _fits(field.value, start, end)
+
+
+def typed_suggestion(facts: TaskFacts, page: Page, history: Sequence[Action], seen: Seen) -> list[Action]:
+    """A click on the suggestion that completes the value the last action typed: the field still holds
+    exactly that text, and of the listed items holding it and saying more, the one sharing the most of the
+    task's words (the first listed of equals). Nothing when the task describes the value by its start and end (see
+    :func:`suggestion_actions`) or when nothing was just typed."""
+    last = next((a for a in reversed(history or ()) if a.tool not in ("wait", "extract")), None)
+    if last is None or last.tool != "type" or _STARTS.search(facts.text):
+        return []
+    typed = norm(str(last.args.get("text") or ""))
+    if not typed:
+        return []
+    fields = [e for e in page.elements if e.role in TEXT_ROLES and not e.is_secret() and norm(e.value) == typed]
+    if not fields:
+        return []
+    best: dict[str, tuple[int, Element]] = {}
+    for e in page.elements:
+        shown = e.name or e.value
+        listed = e.interactive or e.role in ("listitem", "option", "menuitem")
+        if e in fields or e.disabled or e.role not in _LISTED or not listed or e.role in TEXT_ROLES:
+            continue
+        t = norm(shown)
+        if typed not in t or t == typed or t == norm(facts.text) or seen.clicked_here(e):
+            continue
+        score = len(words(shown) & facts.words)
+        key = t
+        if key not in best or (e.interactive and not best[key][1].interactive):
+            best[key] = (score, e)  # the same item shown twice (a list item and its button): the control
+    if not best:
+        looked = seen.memory.setdefault("suggestions_looked", [])
+        key = line_key(typed)
+        if any(f.suggests for f in fields) and isinstance(looked, list) and key not in looked:
+            looked.append(key)  # a list shown a moment after typing: looked at once more
+            return [Action("wait", {"condition": "load", "timeout": 1000},
+                           why="the field lists its own suggestions: they may still come")]
+        return []
+    # a list's own box (its text all the items' together) is no suggestion to pick
+    items = {k: v for k, v in best.items() if not any(o != k and o in k for o in best)}
+    order = {id(e): i for i, e in enumerate(page.elements)}
+    # the one sharing most of the task's words; where the task tells them no further apart, the first listed
+    pick = min(items.values(), key=lambda p: (-p[0], order[id(p[1])]))[1]
+    shown = pick.name or pick.value
+    return [Action("click", {"element": shown}, resolved=pick,
+                   why=f"the suggestion {shown!r} completes {last.args.get('text')!r} as the task gives it")]
