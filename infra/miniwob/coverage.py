@@ -36,6 +36,8 @@ NEITHER: dict[str, str] = {
     **dict.fromkeys(("highlight-text", "highlight-text-2", "text-editor"), SELECT_TEXT),
     **dict.fromkeys(("hover-shape", "hot-cold"), HOVER),
     "scroll-text-2": "needs one text area scrolled to its end; the tools scroll the page, not an element",
+    "daily-calendar": ("an event is made by pressing on one half-hour of the day, moving to another and releasing "
+                       "(a drag); the half-hours are unnamed cells no snapshot lists"),
     "ascending-numbers": ("the numbers are SVG text, covered by unnamed shapes after the first click: the order is "
                           "kept by position only"),
 }
@@ -50,7 +52,7 @@ NOT_OLYMPICS: dict[str, str] = {
                      "social-media", "social-media-all", "social-media-some"), REPEATED),
     **dict.fromkeys(("enter-password", "login-user", "login-user-popup", "focus-text-2", "copy-paste",
                      "copy-paste-2", "form-sequence-2", "read-table-2", "scroll-text"), UNNAMED_BOX),
-    **dict.fromkeys(("click-widget", "find-greatest", "tic-tac-toe", "daily-calendar"), UNNAMED),
+    **dict.fromkeys(("click-widget", "find-greatest", "tic-tac-toe"), UNNAMED),
     **dict.fromkeys(("odd-or-even", "buy-ticket", "order-food"), ALIKE),
     **dict.fromkeys(("use-slider", "use-slider-2", "form-sequence"), NO_KEYS),
     **dict.fromkeys(("click-pie", "click-pie-nodelay"), SVG_MENU),
