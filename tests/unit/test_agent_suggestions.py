@@ -73,7 +73,7 @@ def test_the_first_listed_of_equal_suggestions_is_taken_and_none_once_the_field_
     assert wire(decide(task2, took, history=_typed("Town", "Springfield")))[0] == ("click", "Search", None)
 
 
-def test_a_field_listing_its_own_suggestions_is_looked_at_again_then_the_completed_value_is_kept():
+def test_a_field_listing_its_own_suggestions_is_asked_for_its_list_then_the_completed_value_is_kept():
     task = "Plan a ride. Start: Gdansk, then press Find rides."
 
     def page(value, listed=()):
@@ -83,11 +83,38 @@ def test_a_field_listing_its_own_suggestions_is_looked_at_again_then_the_complet
 
     policy, memory, history = DeterministicPolicy(), {}, _typed("Start", "Gdansk")
     d = policy.decide(task, page("Gdansk"), history, memory, PROXY_TOOLS, None)
-    assert [a.tool for a in d.actions] == ["wait"]  # the list comes a moment after typing: looked at once more
+    # the list comes a moment after typing: the down arrow in the field asks for it at once
+    assert [(a.tool, a.resolved.ref, a.args["key"]) for a in d.actions] == [("press", "a1", "ArrowDown")]
+    assert d.actions[0].to_proxy() == {"name": "press", "parameters": {"key": "ArrowDown", "id": "a1"}}
     memory, history = d.memory, [*history, d.actions[0]]
+    # a protocol with no key to press looks once more instead
+    from agenthost.agent.actions import OLYMPICS_TOOLS
+    looked = policy.decide(task, page("Gdansk"), _typed("Start", "Gdansk"), {}, OLYMPICS_TOOLS, None)
+    assert [a.tool for a in looked.actions] == ["wait"]
+    # where it still does not show, nothing more is pressed: the form goes on with what was typed
+    again = policy.decide(task, page("Gdansk"), history, memory, PROXY_TOOLS, None)
+    assert [(a.tool, a.resolved.ref) for a in again.actions] == [("click", "go")]
     d = policy.decide(task, page("Gdansk", ("Gdansk Glowny (station)",)), history, memory, PROXY_TOOLS, None)
     # the suggestion, then the form's button: nothing else was left for the form
     assert [(a.tool, a.resolved.ref) for a in d.actions] == [("click", "s0"), ("click", "go")]
     # the field now holds the page's form of what was typed: it is not typed over, the form goes on
     d = policy.decide(task, page("Gdansk Glowny (station)"), [*history, d.actions[0]], d.memory, PROXY_TOOLS, None)
     assert [(a.tool, a.resolved.ref) for a in d.actions] == [("click", "go")]
+
+
+def test_a_suggestion_the_down_arrow_put_in_the_field_is_replaced_by_the_fitting_one_or_kept_and_sent():
+    task = "Find stores near: Springfield, MO. Then press Search."
+    history = [*_typed("Town", "Springfield"), Action("press", {"element": "Town", "key": "ArrowDown"})]
+
+    def tree(value):
+        return (f'- textbox "Town": {value}\n- button "Search"\n- list:\n'
+                '  - listitem: Springfield, IL\n  - listitem: Springfield, MO')
+
+    assert wire(decide(task, tree("Springfield, IL"), history=history)) == \
+        [("click", "Springfield, MO", None), ("click", "Search", None)]
+    # the right one highlighted: chosen (which closes the list over the form), then the form sent
+    assert wire(decide(task, tree("Springfield, MO"), history=history)) == \
+        [("click", "Springfield, MO", None), ("click", "Search", None)]
+    # the list gone and the field holding its completed value: the form is sent
+    closed = '- textbox "Town": Springfield, MO\n- button "Search"'
+    assert wire(decide(task, closed, history=history)) == [("click", "Search", None)]

@@ -152,19 +152,19 @@ def _page_verdict(t: _Turn) -> Outcome:
 def _task_plan(t: _Turn, verdict: Outcome) -> list[Action]:
     """What the task asks of this page: named items, fields, a problem's answer, the form's submit button,
     the buttons, tabs and links it names; nothing ``avoid`` names, and never a batch that changed nothing."""
-    completing = [a for a in rules.tag(rules.TYPED_SUGGESTION, typed_suggestion(t.facts, t.page, t.history, t.seen))
-                  if not is_avoided(a, t.avoid)]
-    if not completing:
+    picked, completed = typed_suggestion(t.facts, t.page, t.history, t.seen, t.names)
+    completing = [a for a in rules.tag(rules.TYPED_SUGGESTION, picked) if not is_avoided(a, t.avoid)]
+    if not completing and not completed:
         return _form_plan(t, verdict)
-    if completing[0].tool == "wait":
-        return completing  # the field's suggestions may still come: looked at before anything moves on
+    if completing and completing[0].tool in ("wait", "press"):
+        return completing  # the field's suggestions may still come: asked for before anything moves on
     # the list a value just typed opened closes as soon as anything else is done: its suggestion first, then
     # the rest of the form, or its submit when the suggestion was the last thing the form waited for
     rest = [a for a in _form_plan(t, verdict) if a.resolved is None or a.resolved not in
             [c.resolved for c in completing]]
     if not rest:
         submit = submit_button(t.facts, t.page, [], t.avoid)
-        if submit is not None and submit is not completing[0].resolved:
+        if submit is not None and all(submit is not c.resolved for c in completing):
             rest = [Action("click", {"element": submit.name}, resolved=submit, why="submit the form",
                            rule=rules.SUBMIT.name)]
     return completing + rest

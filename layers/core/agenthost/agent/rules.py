@@ -73,7 +73,7 @@ OFF_SITE = _rule("outcome.off-site", "guards.off_site",
 TYPED_SUGGESTION = _rule("suggestions.pick-typed", "suggestions.typed_suggestion",
                          "a value just typed into a field that now lists suggestions holding it",
                          "click the suggestion that shares the most of the task's words (the page's own form of the "
-                         "value)")
+                         "value); a field listing its own suggestions that shows none yet: the down arrow, once")
 CALENDAR = _rule("calendar.pick-date", "calendar.calendar_actions",
                  "a date the task states and a calendar widget on the page",
                  "the clicks that move the calendar to that month and pick the day")

@@ -9,9 +9,9 @@ A value just typed into a field that lists suggestions (an autocomplete: "Porto"
 Brazil" and "Porto, Portugal (OPO)") is completed with the suggestion holding it that shares the most of the
 task's words, before anything else moves the focus and closes the list: pages that check the value against
 their list take only its own form of it. Where the task tells suggestions no further apart, the first listed
-(the one the page puts first, as pressing Enter on the list would take); a field
-that lists its own suggestions (the browser's turned off) is looked at once more when they have not shown
-yet.
+(the one the page puts first, as pressing Enter on the list would take); a field that lists its own
+suggestions (the browser's turned off) whose list has not shown yet gets the down arrow pressed once, which
+opens a combobox's list at once by the keyboard convention (where no key can be pressed, a look once more).
 
 Written here because no library reads such constraints from a sentence; the wording it knows is "starts/
 begins with" and "ends with", each followed by a quoted text.
@@ -81,20 +81,26 @@ def suggestion_actions(facts: TaskFacts, page: Page, seen: Seen) -> tuple[list[A
     return [], _fits(field.value, start, end)
 
 
-def typed_suggestion(facts: TaskFacts, page: Page, history: Sequence[Action], seen: Seen) -> list[Action]:
-    """A click on the suggestion that completes the value the last action typed: the field still holds
-    exactly that text, and of the listed items holding it and saying more, the one sharing the most of the
-    task's words (the first listed of equals). Nothing when the task describes the value by its start and end (see
-    :func:`suggestion_actions`) or when nothing was just typed."""
-    last = next((a for a in reversed(history or ()) if a.tool not in ("wait", "extract")), None)
+def typed_suggestion(facts: TaskFacts, page: Page, history: Sequence[Action], seen: Seen,
+                     names: Sequence[str] = ()) -> tuple[list[Action], bool]:
+    """A click on the suggestion that completes the value the last action typed (the field holds that text,
+    or the suggestion the down arrow highlighted), of the listed items holding it and saying more the one
+    sharing the most of the task's words (the first listed of equals); and whether the field already holds
+    its completed form (the page or the keyboard put the suggestion in). Nothing when the task describes the
+    value by its start and end (see :func:`suggestion_actions`) or when nothing was just typed."""
+    last = next((a for a in reversed(history or ()) if a.tool not in ("wait", "extract")
+                 and not (a.tool == "press" and str(a.args.get("key")) == "ArrowDown")), None)
     if last is None or last.tool != "type" or _STARTS.search(facts.text):
-        return []
+        return [], False
     typed = norm(str(last.args.get("text") or ""))
     if not typed:
-        return []
-    fields = [e for e in page.elements if e.role in TEXT_ROLES and not e.is_secret() and norm(e.value) == typed]
+        return [], False
+    target = norm(str(last.args.get("element") or ""))
+    fields = [e for e in page.elements if e.role in TEXT_ROLES and not e.is_secret() and (
+        norm(e.value) == typed or (typed in norm(e.value) and target and target == norm(e.name or e.placeholder)))]
     if not fields:
-        return []
+        return [], False
+    completed = next((norm(f.value) for f in fields if norm(f.value) != typed), "")
     best: dict[str, tuple[int, Element]] = {}
     for e in page.elements:
         shown = e.name or e.value
@@ -111,16 +117,29 @@ def typed_suggestion(facts: TaskFacts, page: Page, history: Sequence[Action], se
     if not best:
         looked = seen.memory.setdefault("suggestions_looked", [])
         key = line_key(typed)
-        if any(f.suggests for f in fields) and isinstance(looked, list) and key not in looked:
-            looked.append(key)  # a list shown a moment after typing: looked at once more
+        listing = next((f for f in fields if f.suggests), None)
+        if completed:
+            return [], True  # the list is gone and the field holds the page's form of the value
+        if listing is not None and isinstance(looked, list) and key not in looked:
+            looked.append(key)  # a list shown a moment after typing: asked for (or looked at) once more
+            if "press" in names:
+                # the down arrow opens a combobox's list at once (the keyboard convention such fields follow)
+                return [Action("press", {"element": listing.name or listing.placeholder, "key": "ArrowDown"},
+                               resolved=listing, why="open the field's own list of suggestions")], False
             return [Action("wait", {"condition": "load", "timeout": 1000},
-                           why="the field lists its own suggestions: they may still come")]
-        return []
+                           why="the field lists its own suggestions: they may still come")], False
+        return [], False
     # a list's own box (its text all the items' together) is no suggestion to pick
     items = {k: v for k, v in best.items() if not any(o != k and o in k for o in best)}
     order = {id(e): i for i, e in enumerate(page.elements)}
     # the one sharing most of the task's words; where the task tells them no further apart, the first listed
-    pick = min(items.values(), key=lambda p: (-p[0], order[id(p[1])]))[1]
+    score, pick = min(items.values(), key=lambda p: (-p[0], order[id(p[1])]))
+    if completed:
+        same = items.get(completed)
+        if same is not None and same[0] >= score:
+            pick = same[1]  # the one the field holds (the down arrow highlighted it): chosen, which closes the list
+        elif same is None and len(words(completed) & facts.words) >= score:
+            return [], True  # the field holds a completed value that fits the task as well as any listed
     shown = pick.name or pick.value
     return [Action("click", {"element": shown}, resolved=pick,
-                   why=f"the suggestion {shown!r} completes {last.args.get('text')!r} as the task gives it")]
+                   why=f"the suggestion {shown!r} completes {last.args.get('text')!r} as the task gives it")], False
