@@ -56,6 +56,7 @@ from agenthost.agent.page import Page
 from agenthost.agent.problems import skill_actions
 from agenthost.agent.progress import Seen, action_key, futile_keys, sent_record
 from agenthost.agent.references import expand_clicks, quoted_clicks, reference_actions, unverified
+from agenthost.agent.results import nth_result
 from agenthost.agent.sliders import slider_actions
 from agenthost.agent.suggestions import suggestion_actions, typed_suggestion
 from agenthost.agent.task import TaskFacts, read_task
@@ -231,7 +232,9 @@ def _form_plan(t: _Turn, verdict: Outcome) -> list[Action]:
     if not fills and verdict.kind != "success":
         # choices picked by their values (each number's kind, the greatest), else a problem a skill solves
         picked = [a for a in rules.tag(rules.CLASSIFY, classify_clicks(facts, page, seen))
-                  + rules.tag(rules.EXTREME, extreme_choice(facts, page, seen)) if not is_avoided(a, t.avoid)]
+                  + rules.tag(rules.EXTREME, extreme_choice(facts, page, seen))
+                  + rules.tag(rules.NTH_RESULT, nth_result(facts, page, t.memory, names) or [])
+                  if not is_avoided(a, t.avoid)]
         plan.extend(picked or rules.tag(rules.SKILL, skill_actions(facts, page, names, seen, t.deadline,
                                                                    playing=verdict.kind == "progress")))
     opening = any(a.tool == "type" and a.resolved is not None and a.resolved.role == "combobox" for a in fills)

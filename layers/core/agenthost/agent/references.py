@@ -30,7 +30,7 @@ from agenthost.agent.task import TaskFacts
 
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
              "ninth": 9, "tenth": 10, "last": -1}
-_ORDINAL = r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|\d{1,2}(?:st|nd|rd|th))"
+ORDINAL = r"(?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|last|\d{1,2}(?:st|nd|rd|th))"
 #: what a clause calls a kind of control, most specific first: (pattern, kind)
 _KINDS: list[tuple[str, str]] = [
     (r"text[\s-]?areas?", "textarea"),
@@ -46,7 +46,7 @@ _KINDS: list[tuple[str, str]] = [
     (r"links?", "link"),
     (r"tabs?", "tab"),
 ]
-_KIND_RX = re.compile(r"\b(?:(?P<quant>the|a|an|both|all|each|every|any|one)\s+)?(?:(?P<ord>" + _ORDINAL + r")\s+)?"
+_KIND_RX = re.compile(r"\b(?:(?P<quant>the|a|an|both|all|each|every|any|one)\s+)?(?:(?P<ord>" + ORDINAL + r")\s+)?"
                       r"(?P<kind>" + "|".join(f"(?:{p})" for p, _ in _KINDS) + r")\b", re.I)
 _QUOTED_KIND = re.compile(r"[\"“']\s*(text\s*area|textarea|text|checkbox|radio|button|link|input|textbox)\s*[\"”']\s*"
                           r"(?:widget|element|control|item)?", re.I)
@@ -72,15 +72,15 @@ _PRONOUN = re.compile(r"\b(?:that|it|this|them|the (?:answer|result|word|text|va
 _UPPER = re.compile(r"\b(?:upper[\s-]?case|all caps|capital letters|capitals)\b", re.I)
 _LOWER = re.compile(r"\blower[\s-]?case\b", re.I)
 #: "the 4th word in the paragraph", "the last word in the text area"
-_NTH_WORD = re.compile(r"\b(?:the\s+)?(?P<ord>" + _ORDINAL + r")\s+word\b(?:\s+(?:in|of|from)\s+(?:the\s+)?"
-                       r"(?:(?P<ord2>" + _ORDINAL + r")\s+)?(?P<where>paragraph|text\s*area|textarea|text|sentence|"
+_NTH_WORD = re.compile(r"\b(?:the\s+)?(?P<ord>" + ORDINAL + r")\s+word\b(?:\s+(?:in|of|from)\s+(?:the\s+)?"
+                       r"(?:(?P<ord2>" + ORDINAL + r")\s+)?(?P<where>paragraph|text\s*area|textarea|text|sentence|"
                        r"passage))?", re.I)
 #: "type the text below", "enter the code shown above": the page's own text next to the sentence asking for it
 _SHOWN = re.compile(r"\bthe\s+(?:text|words?|code|characters|letters|string|phrase|sentence|number)\s+"
                     r"(?:(?:that\s+is\s+|that's\s+)?(?:shown|written|displayed|printed|given)\s+)?(?P<side>below|above)\b",
                     re.I)
 #: "copy the text in the textarea", "copy the text from the 2nd text area"
-_COPY = re.compile(r"\bcopy\b.*?\b(?:in|from|of)\s+(?:the\s+)?(?:(?P<ord>" + _ORDINAL + r")\s+)?"
+_COPY = re.compile(r"\bcopy\b.*?\b(?:in|from|of)\s+(?:the\s+)?(?:(?P<ord>" + ORDINAL + r")\s+)?"
                    r"(?P<where>text\s*area|textarea|paragraph|box|field)", re.I)
 _CLAUSE_SPLIT = re.compile(r"(?<=[.;!?])\s+|,\s*(?:and\s+)?then\s+|,\s*then\b|\s+and\s+then\s+|\bthen\s+|,\s+and\s+"
                            r"(?=(?:click|press|type|enter|check|select|choose|pick|focus|hit|submit|put|write)\b)",
@@ -108,7 +108,7 @@ def _kind_of(word: str) -> str:
     return ""
 
 
-def _ordinal(word: str | None) -> int | None:
+def ordinal(word: str | None) -> int | None:
     if not word:
         return None
     w = word.lower()
@@ -131,7 +131,7 @@ def refs_in(clause: str) -> list[Ref]:
         quant = (m.group("quant") or "").lower()
         if not kind or any(r.start <= m.start("kind") < r.end for r in out):
             continue
-        out.append(Ref(kind, _ordinal(m.group("ord")), quant in ("both", "all", "each", "every"), m.start(), m.end()))
+        out.append(Ref(kind, ordinal(m.group("ord")), quant in ("both", "all", "each", "every"), m.start(), m.end()))
     return sorted(out, key=lambda r: r.start)
 
 
@@ -143,7 +143,7 @@ def _verbs_text(clause: str, refs: Sequence[Ref]) -> str:
     return out
 
 
-_INTO = re.compile(r"\b(?:into|in|to|onto|inside|with)\s+(?:the\s+|both\s+|all\s+|each\s+)?(?:" + _ORDINAL +
+_INTO = re.compile(r"\b(?:into|in|to|onto|inside|with)\s+(?:the\s+|both\s+|all\s+|each\s+)?(?:" + ORDINAL +
                    r"\s+)?$", re.I)
 
 
@@ -304,8 +304,8 @@ def derived_value(page: Page, earlier: Sequence[str], task: str) -> str | None:
                 return found
         m = _NTH_WORD.search(clause)
         if m:
-            texts = _text_sources(page, m.group("where") or "paragraph", _ordinal(m.group("ord2")), task)
-            n = _ordinal(m.group("ord"))
+            texts = _text_sources(page, m.group("where") or "paragraph", ordinal(m.group("ord2")), task)
+            n = ordinal(m.group("ord"))
             if texts and n is not None:
                 ws = _words_of(texts[0])
                 i = n - 1 if n > 0 else len(ws) + n
@@ -314,7 +314,7 @@ def derived_value(page: Page, earlier: Sequence[str], task: str) -> str | None:
             return None
         m = _COPY.search(clause)
         if m:
-            texts = _text_sources(page, m.group("where"), _ordinal(m.group("ord")), task)
+            texts = _text_sources(page, m.group("where"), ordinal(m.group("ord")), task)
             return texts[0] if texts else None
         m = _SHOWN.search(clause)
         if m:

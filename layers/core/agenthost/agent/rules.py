@@ -129,6 +129,10 @@ EXTREME = _rule("choices.extreme", "choices.extreme_choice",
                 "the task picks the choice with the greatest or smallest number among alike choices showing one, "
                 "or the alike buttons whose cards show the shortest or longest duration or the lowest or highest price",
                 "click that choice")
+NTH_RESULT = _rule("results.nth-result", "results.nth_result",
+                   "the task wants the n-th entry of a result list that may run over pages ('open the 9th search "
+                   "result')", "the pager's link to the page that holds it (the first page's count is the page size), "
+                   "then the entry")
 SKILL = _rule("problems.skill-answer", "problems.skill_actions",
               "a problem the page poses (a sum, a sequence, a chess position, a table question...)",
               "the skill's answer typed into its field or its choice clicked")
