@@ -164,6 +164,16 @@ def test_a_date_is_checked_first_where_the_kind_of_input_is_unknown():
     again = decide("Key in 03/07/2025 as the arrival date and book.", tree, memory=first.memory,
                    history=[Action("type", {"element": "", "text": "03/07/2025"})])
     expect(again, typed={"": "2025-03-07"})
+    # the box now shows the date in the form it took: the date is in, the form is sent (no retyping)
+    took = '- text: Arrival\n- textbox: 2025-03-07\n- button "Book"'
+    history = [Action("type", {"element": "", "text": "03/07/2025"}),
+               Action("type", {"element": "", "text": "2025-03-07"})]
+    expect(decide("Key in 03/07/2025 as the arrival date and book.", took, memory=again.memory, history=history),
+           typed={}, clicked=["Book"])
+    clock = '- text: Alarm\n- textbox: "19:05"\n- button "Set alarm"'
+    expect(decide("Put 7:05 PM in as the alarm time, then set the alarm.", clock,
+                  history=[Action("type", {"element": "", "text": "7:05 PM"}),
+                           Action("type", {"element": "", "text": "19:05"})]), typed={}, clicked=["Set alarm"])
 
 
 def test_a_long_text_area_reaches_the_policy_whole_through_the_proxy_api_model():

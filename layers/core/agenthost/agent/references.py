@@ -545,6 +545,9 @@ def _act_on(ref: Ref, clause: str, verbs: str, earlier: Sequence[str], page: Pag
                 # say refused that form of it; its standard form instead
                 v = next((alt for alt in (_for_input(value, "date"), _for_input(value, "time"))
                           if alt != value and norm(alt) not in seen.typed), v)
+            if not e.input_type and (e.value or "").strip() and \
+                    norm(e.value) in (norm(_for_input(value, "date")), norm(_for_input(value, "time"))):
+                continue  # the field shows the value in the standard form it took: it is in
             if norm(e.value) != norm(v):
                 out.append(Action("type", {"element": e.name or e.placeholder, "text": v, "clear": True}, resolved=e,
                                   why=f"the task's value for the {ref.kind} it points to"))
