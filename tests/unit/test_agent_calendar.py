@@ -9,7 +9,7 @@ from datetime import date
 from agenthost.agent import page as pages
 from agenthost.agent.actions import PROXY_TOOLS
 from agenthost.agent.calendar import date_in
-from tests.support.policy import decide
+from tests.support.policy import decide, wire
 
 TASK = "Pick March 3rd, 2025 as the appointment day and confirm."
 
@@ -53,3 +53,45 @@ def test_the_field_is_opened_the_calendar_moved_and_the_day_clicked():
 
 def test_a_field_that_holds_the_date_is_left_and_the_form_sent():
     assert _first(_page(value="03/03/2025")) == ("click", "ok")
+
+
+def _month_grid(heading_line: str, days: int = 30) -> str:
+    """An ARIA snapshot of a date field whose calendar is open: month arrows without a role show as text
+    only (anchors without a link), on the heading's line."""
+    tree = ('- text: Choose 2025-03-03 as your check-in day, then press Continue.\n- paragraph:\n  - text: "Check-in:"\n'
+            '  - textbox\n- button "Continue"\n' f"- text: {heading_line}\n- table:\n  - rowgroup:\n"
+            '    - row "Mo Tu We Th Fr Sa Su":\n      - columnheader "Mo"\n      - columnheader "Tu"\n  - rowgroup:\n')
+    for week in range(0, days, 7):
+        ds = range(week + 1, min(week + 8, days + 1))
+        tree += f'    - row "{" ".join(map(str, ds))}":\n'
+        tree += "".join(f'      - cell "{d}":\n        - link "{d}":\n          - /url: "#"\n' for d in ds)
+    return tree + '- text: "Visits so far: 3, average stay: 2 nights"\n'
+
+
+def test_month_arrows_shown_as_text_only_are_clicked_by_their_word_and_a_month_grid_is_no_data_table():
+    task = "Choose 2025-03-03 as your check-in day, then press Continue."
+    # the calendar shows a later month: its "Previous" word is what the runner's text match reaches
+    d = decide(task, _month_grid("Previous Next May 2025", days=31))
+    assert wire(d) == [("click", "Previous", None)]
+    assert wire(decide(task, _month_grid("Prev Next January 2025", days=31))) == [("click", "Next", None)]
+    # the month shown: the day; the grid's weekday headers and the page's "average" line pose no table question
+    assert wire(decide(task, _month_grid("Prev Next March 2025", days=31))) == [("click", "3", None)]
+    # an arrow word the runner's text match would find first elsewhere (the heading is not the first text
+    # holding it) is not sent: no click that lands somewhere else
+    elsewhere = _month_grid("Prev Next May 2025", days=31).replace('- button "Continue"', '- button "Continue"\n'
+                                                                    '- text: Previous bookings are listed below')
+    assert ("click", "Prev", None) not in wire(decide(task, elsewhere))
+
+
+def test_a_calendar_many_months_away_is_stepped_all_the_way_no_loop_stop():
+    """Each "previous month" click moves the calendar a month nearer: the same click sent turn after turn is
+    progress the page shows, not a loop (the loop guard stops a batch repeated six turns in a row)."""
+    task = "Choose 2025-03-03 as your check-in day, then press Continue."
+    memory: dict = {}
+    history: list = []
+    for month in ("December", "November", "October", "September", "August", "July", "June", "May", "April"):
+        d = decide(task, _month_grid(f"Prev Next {month} 2025", days=30), memory=memory, history=history)
+        assert wire(d) == [("click", "Prev", None)], month
+        memory, history = d.memory, [*history, *d.actions]
+    d = decide(task, _month_grid("Prev Next March 2025", days=31), memory=memory, history=history)
+    assert wire(d) == [("click", "3", None)]

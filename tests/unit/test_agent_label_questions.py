@@ -64,3 +64,30 @@ def test_a_possessive_phrase_is_no_value_for_a_field():
     facts = read_task("Fill in the daily report: how many parcels left and the sum of their weights.")
     assert facts.value_for("Sum of the weights of the parcels") is None
     assert read_task("Set the sum to 42.").value_for("Sum") == "42"
+
+
+def test_a_tables_own_headers_and_a_status_line_that_says_average_pose_no_question():
+    """The page's text names every column of its tables; "average" in a status line is no question about them:
+    nothing is computed and typed where the task asks for no quantity."""
+    tree = """- heading "Shift planner"
+- table:
+  - row "Week Mon Tue":
+    - columnheader "Week"
+    - columnheader "Mon"
+    - columnheader "Tue"
+  - row "1 6 8":
+    - cell "1"
+    - cell "6"
+    - cell "8"
+  - row "2 7 9":
+    - cell "2"
+    - cell "7"
+    - cell "9"
+- text: "Note:"
+- textbox
+- button "Done"
+- text: "Hours logged: 0 - weekly average: n/a\""""
+    assert wire(decide("Press Done.", tree)) == [("click", "Done", None)]
+    # a question the page asks about its table is still answered
+    asked = tree.replace('- text: "Note:"', '- text: "What is the total of the Tue column?"')
+    assert wire(decide("Answer the question and press Done.", asked))[0] == ("type", "", "17")

@@ -63,16 +63,35 @@ def _days(page: Page) -> list[Element]:
 def shown_month(page: Page, task: str) -> tuple[int, int] | None:
     """(year, month) of the calendar the page shows: a heading with a month and a year (not the task's own
     sentence) and at least 28 day controls; None when no calendar is shown."""
+    found = _heading(page, task)
+    return found[:2] if found is not None else None
+
+
+def _heading(page: Page, task: str) -> tuple[int, int, int] | None:
+    """(year, month, index of the heading's element) of the calendar the page shows (see :func:`shown_month`)."""
     if len({e.name.strip() for e in _days(page)}) < 28:
         return None
     own = norm(task)
-    for e in page.elements:
+    for i, e in enumerate(page.elements):
         shown = e.value if e.role in TEXT_NODE_ROLES else e.name
         if not shown or (own and own in norm(shown)):
             continue
         m = _HEADING.search(shown)
         if m:
-            return int(m.group(2)), MONTHS.index(m.group(1).lower()) + 1
+            return int(m.group(2)), MONTHS.index(m.group(1).lower()) + 1, i
+    return None
+
+
+def _arrow_word(page: Page, at: int, rx: re.Pattern[str]) -> tuple[Element, str] | None:
+    """A month arrow that shows as text only, on the heading's line or the line before it (an anchor without
+    a link has no role: an ARIA snapshot shows its word inside the heading's text, "Prev Next May 2025"):
+    the text element and the word. A runner that clicks by text reaches the arrow by that word."""
+    for e in reversed(page.elements[max(0, at - 1):at + 1]):
+        if e.role not in TEXT_NODE_ROLES:
+            continue
+        word = next((w for w in (e.value or "").split() if rx.fullmatch(w)), None)
+        if word is not None:
+            return e, word
     return None
 
 
@@ -99,8 +118,9 @@ def calendar_actions(facts: TaskFacts, page: Page, seen: Seen) -> list[Action]:
     field = _field(page)
     if field is not None and _holds(field, want):
         return []
-    month = shown_month(page, facts.text)
-    if month is None:
+    heading = _heading(page, facts.text)
+    month = heading[:2] if heading is not None else None
+    if heading is None or month is None:
         if field is None or seen.clicked(field) or seen.clicks.get(norm(field.ref)):
             return []  # no calendar, or one click on the field showed none: typing is left to the other rules
         return [Action("click", {"element": field.name or field.label}, resolved=field,
@@ -115,8 +135,13 @@ def calendar_actions(facts: TaskFacts, page: Page, seen: Seen) -> list[Action]:
     rx = _NEXT if steps > 0 else _PREV
     move = next((e for e in page.elements if e.interactive and not e.disabled
                  and rx.fullmatch(e.name or e.value or "")), None)
+    word = move.name or move.value if move is not None else None
+    if move is None and page.source == "aria":
+        shown = _arrow_word(page, heading[2], rx)
+        if shown is not None:
+            move, word = shown
     if move is None:
         return []
-    return [Action("click", {"element": move.name or move.value}, resolved=move,
+    return [Action("click", {"element": word}, resolved=move, progress=f"{month[0]}-{month[1]:02d}",
                    why=f"the calendar shows {MONTHS[month[1] - 1].title()} {month[0]}; "
                        f"{want.strftime('%B %Y')} is {abs(steps)} month(s) {'on' if steps > 0 else 'back'}")]

@@ -156,7 +156,11 @@ def solve_problem(page: Page, facts: TaskFacts, deadline: Deadline | None = None
         return None
     limit = None if deadline is None else time.monotonic() + deadline.remaining()
     labels = {e.name for e in page.elements if e.interactive and e.name}
-    lines = [ln.strip() for ln in page.text.splitlines() if ln.strip() and ln.strip() not in labels]
+    # a table's own cells and headers ask nothing: the page's text names every column of its tables, and a
+    # word elsewhere ("average" in a status line) would make it a question about them
+    cells = {norm(str(c)) for table in page.tables for row in table for c in row}
+    lines = [ln.strip() for ln in page.text.splitlines()
+             if ln.strip() and ln.strip() not in labels and norm(ln) not in cells]
     asks = [ln for ln in lines if "?" in ln or ":" in ln]
     tries = list(questions) if questions else asks[:3] + ["\n".join(lines)[:3000], facts.text]
     for q in tries:
