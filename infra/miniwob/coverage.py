@@ -52,7 +52,7 @@ NOT_OLYMPICS: dict[str, str] = {
                      "social-media", "social-media-all", "social-media-some"), REPEATED),
     **dict.fromkeys(("enter-password", "login-user", "login-user-popup", "focus-text-2", "copy-paste",
                      "copy-paste-2", "form-sequence-2", "read-table-2", "scroll-text", "book-flight",
-                     "book-flight-nodelay"), UNNAMED_BOX),
+                     "book-flight-nodelay", "multi-layouts", "multi-orderings"), UNNAMED_BOX),
     **dict.fromkeys(("click-widget", "find-greatest", "tic-tac-toe"), UNNAMED),
     **dict.fromkeys(("odd-or-even", "buy-ticket", "order-food"), ALIKE),
     **dict.fromkeys(("use-slider", "use-slider-2", "form-sequence"), NO_KEYS),
