@@ -136,3 +136,30 @@ def test_the_tasks_classed_as_needing_an_unnamed_box_show_one_the_ai_olympics_ru
                     assert len(named) >= 2 and not any(named), (task, seed, named)
         finally:
             browser.close()
+
+
+def test_a_multi_select_list_the_task_sentence_names_is_out_of_the_ai_olympics_runners_reach():
+    """Checked against the page with the runner's own resolution: its select finds no control (the list is a
+    multi-select listbox with no name or label) and a click on each option's name lands on the task sentence."""
+    from playwright.sync_api import sync_playwright
+
+    from infra.arena.runner import Runner
+    from infra.miniwob import coverage, episode
+
+    assert coverage.why_not("click-scroll-list", "olympics") == coverage.MULTI_SELECT
+    with pages.Server() as srv, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium")
+        try:
+            for seed in ("1", "2", "3"):
+                page = browser.new_page()
+                task = episode.start(page, srv.episode_url("click-scroll-list"), seed)
+                assert not any(c.count() for c in Runner.candidates(page, "select", ""))
+                options = page.evaluate("() => [...document.querySelectorAll('option')].map(o => o.textContent)")
+                wanted = [o for o in options if o in task]
+                assert wanted, (seed, task)
+                for name in wanted:
+                    hit = next(c.first for c in Runner.candidates(page, "click", name) if c.count())
+                    assert hit.evaluate("e => e.id") == "query", (seed, name)
+                page.close()
+        finally:
+            browser.close()
