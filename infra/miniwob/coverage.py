@@ -22,9 +22,9 @@ UNNAMED = "the controls to click have no accessible name (icons, cards, cells)"
 ALIKE = "the control to click shares its name with others before it (one per row or item): the runner takes the first"
 NO_KEYS = "a slider moves by dragging or arrow keys; the runner has neither"
 SVG_MENU = "the items are drawn inside an SVG image without roles or names"
-MULTI_SELECT = ("the options sit in a multi-select list with no name or label (the runner's select finds only comboboxes "
-                "by name and controls by label) and the task sentence above repeats each option's name (a click by "
-                "text finds the sentence first)")
+MULTI_SELECT = ("the options sit in a multi-select list with no name or label (the runner's select finds only "
+                "comboboxes by name and controls by label) and the task sentence above repeats each option's name (a "
+                "click by text finds the sentence first)")
 NUMBER_BOX = ("the answer goes into a number box with no name, label or placeholder: the runner finds a box to type "
               "in by the text box role, a label or a placeholder")
 

@@ -58,8 +58,9 @@ def test_a_field_that_holds_the_date_is_left_and_the_form_sent():
 def _month_grid(heading_line: str, days: int = 30) -> str:
     """An ARIA snapshot of a date field whose calendar is open: month arrows without a role show as text
     only (anchors without a link), on the heading's line."""
-    tree = ('- text: Choose 2025-03-03 as your check-in day, then press Continue.\n- paragraph:\n  - text: "Check-in:"\n'
-            '  - textbox\n- button "Continue"\n' f"- text: {heading_line}\n- table:\n  - rowgroup:\n"
+    tree = ('- text: Choose 2025-03-03 as your check-in day, then press Continue.\n- paragraph:\n'
+            '  - text: "Check-in:"\n  - textbox\n- button "Continue"\n'
+            f"- text: {heading_line}\n- table:\n  - rowgroup:\n"
             '    - row "Mo Tu We Th Fr Sa Su":\n      - columnheader "Mo"\n      - columnheader "Tu"\n  - rowgroup:\n')
     for week in range(0, days, 7):
         ds = range(week + 1, min(week + 8, days + 1))

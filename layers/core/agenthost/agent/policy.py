@@ -60,6 +60,7 @@ from agenthost.agent.results import nth_result
 from agenthost.agent.sliders import slider_actions
 from agenthost.agent.suggestions import suggestion_actions, typed_suggestion
 from agenthost.agent.task import TaskFacts, read_task
+from agenthost.agent.terminal import command_actions
 from agenthost.agent.waiting import pause_in, pause_left, wait_actions
 from agenthost.config import settings
 from agenthost.deadline import Deadline
@@ -198,6 +199,9 @@ def _form_plan(t: _Turn, verdict: Outcome) -> list[Action]:
                 t.blocked_by = rules.GUESS
                 t.blocked = "The page's answers leave no number in the range the task gives."
             return rules.tag(rules.GUESS, guessing)
+        commands = command_actions(facts, page, t.names)
+        if commands is not None:  # a terminal: the next command the task needs, typed key by key
+            return [a for a in rules.tag(rules.TERMINAL, commands) if not is_avoided(a, t.avoid)]
         waiting = wait_actions(facts, page, t.names)
         if waiting:  # the task's action waits until the value the page shows meets the task's bound
             return rules.tag(rules.WAIT_BOUND, waiting)

@@ -109,6 +109,9 @@ ITEM = _rule("forms.item-buttons", "forms.item_clicks",
 GUESS = _rule("guessing.next-guess", "guessing.guess_actions",
               "the task asks to find a number in a range by guessing, and the page answers each guess with "
               "higher/lower", "type the middle of the range left and send it; give up when no number is left")
+TERMINAL = _rule("terminal.command", "terminal.command_actions",
+                 "the task asks to delete a file on a terminal and the page shows a shell prompt",
+                 "type `ls` key by key and Enter, then `rm` the listed file that fits (extension, none, name)")
 WAIT_BOUND = _rule("waiting.until-bound", "waiting.wait_actions",
                    "the task asks for an action once a value the page shows passes a bound ('when the price is "
                    "less than $61.20')", "wait and look again until it does; then the task's action goes on")

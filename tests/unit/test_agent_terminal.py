@@ -1,0 +1,52 @@
+"""A file deleted on a page's terminal (``agent.terminal``), on pages written for these tests: the directory is
+listed with ``ls``, the listed file the task describes removed with ``rm``, each command typed key by key and
+run with Enter (a newline where the protocol has no key tool, one key a step where it has one); nothing is
+sent when nothing listed fits."""
+
+from __future__ import annotations
+
+from agenthost.agent import Action
+from agenthost.agent.actions import PROXY_TOOLS
+from tests.support.policy import decide, snapshot_of, wire
+
+
+def _console(lines: str) -> str:
+    return (f'- heading "Build box"\n- text: "{lines}"\n- textbox\n'
+            '- text: "Session time: 00:41"')
+
+
+TASK = "Using the console below, remove the file whose extension is .log."
+
+
+def test_the_directory_is_listed_then_the_file_with_the_extension_removed():
+    fresh = _console("Shell ready. guest@lab:~$ █")
+    d = decide(TASK, fresh)
+    assert wire(d) == [("type", "", "ls\n")]
+    assert d.olympics()["actions"][0]["args"]["clear"] is False  # typed key by key: a terminal reads keys
+    listed = _console("Shell ready. guest@lab:~$ ls notes.txt server.log todo guest@lab:~$ █")
+    assert wire(decide(TASK, listed, history=d.actions)) == [("type", "", "rm server.log\n")]
+
+
+def test_a_file_with_no_extension_and_a_half_typed_command():
+    task = "Delete the file without an extension in the terminal."
+    listed = "root# ls backup.tar.gz readme.md scratch root# rm scr"
+    assert wire(decide(task, _console(listed))) == [("type", "", "atch\n")]  # the rest of the command
+
+
+def test_nothing_is_typed_when_no_listed_file_fits_or_the_file_is_removed():
+    none = _console("guest@lab:~$ ls notes.txt todo guest@lab:~$ █")
+    d = decide(TASK, none, history=[Action("type", {"element": "", "text": "ls\n", "clear": False})])
+    assert not [a for a in wire(d) if a[0] == "type"]
+    assert d.done and d.success is False
+    removed = _console("guest@lab:~$ ls a.log guest@lab:~$ rm a.log guest@lab:~$ █")
+    assert not [a for a in wire(decide(TASK, removed)) if a[0] == "type"]
+    # a form that only mentions files is no terminal: the usual rules act
+    form = '- text: Remove the file named draft.doc from the list\n- button "Remove draft.doc"'
+    assert wire(decide("Remove the file named draft.doc.", form)) == [("click", "Remove draft.doc", None)]
+
+
+def test_with_a_key_tool_the_command_goes_one_key_a_step():
+    page = snapshot_of(["Deploy shell", "ops$ ls app.log cache ops$ rm app", {"id": "k1", "tag": "input",
+                                                                                "type": "text"}])
+    d = decide(TASK, page, tools=PROXY_TOOLS)
+    assert [(a.tool, a.args.get("key"), a.resolved.ref) for a in d.actions] == [("press", "Period", "k1")]
