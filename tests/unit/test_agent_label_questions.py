@@ -87,7 +87,7 @@ def test_a_tables_own_headers_and_a_status_line_that_says_average_pose_no_questi
 - textbox
 - button "Done"
 - text: "Hours logged: 0 - weekly average: n/a\""""
-    assert wire(decide("Press Done.", tree)) == [("click", "Done", None)]
+    expect(decide("Press Done.", tree), typed={}, clicked=["Done"])
     # a question the page asks about its table is still answered
     asked = tree.replace('- text: "Note:"', '- text: "What is the total of the Tue column?"')
-    assert wire(decide("Answer the question and press Done.", asked))[0] == ("type", "", "17")
+    expect(decide("Answer the question and press Done.", asked), typed={"": "17"})

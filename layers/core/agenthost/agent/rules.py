@@ -112,6 +112,9 @@ GUESS = _rule("guessing.next-guess", "guessing.guess_actions",
 TERMINAL = _rule("terminal.command", "terminal.command_actions",
                  "the task asks to delete a file on a terminal and the page shows a shell prompt",
                  "type `ls` key by key and Enter, then `rm` the listed file that fits (extension, none, name)")
+NTH_RESULT = _rule("paging.nth-result", "paging.result_actions",
+                   "the task names the n-th result of a list the page splits over numbered page links",
+                   "open the page it falls on (results a page counted on the first), then click it by its place")
 WAIT_BOUND = _rule("waiting.until-bound", "waiting.wait_actions",
                    "the task asks for an action once a value the page shows passes a bound ('when the price is "
                    "less than $61.20')", "wait and look again until it does; then the task's action goes on")
