@@ -53,7 +53,7 @@ from agenthost.agent.navigation import (
 )
 from agenthost.agent.outcome import Outcome, judge, success_keys, taken_back
 from agenthost.agent.page import Page
-from agenthost.agent.paging import result_actions
+from agenthost.agent.paging import result_actions, seek_actions
 from agenthost.agent.problems import skill_actions
 from agenthost.agent.progress import Seen, action_key, futile_keys, sent_record
 from agenthost.agent.references import expand_clicks, quoted_clicks, reference_actions, unverified
@@ -207,6 +207,9 @@ def _form_plan(t: _Turn, verdict: Outcome) -> list[Action]:
                   if not is_avoided(a, t.avoid)]
         if paging:  # the n-th result: its page opened, then the result clicked by its place there
             return paging
+        seeking = [a for a in rules.tag(rules.SEEK, seek_actions(facts, page) or []) if not is_avoided(a, t.avoid)]
+        if seeking:  # an entry sought by name, not on this page of the list: the next page
+            return seeking
         waiting = wait_actions(facts, page, t.names)
         if waiting:  # the task's action waits until the value the page shows meets the task's bound
             return rules.tag(rules.WAIT_BOUND, waiting)

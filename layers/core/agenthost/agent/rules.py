@@ -115,6 +115,9 @@ TERMINAL = _rule("terminal.command", "terminal.command_actions",
 NTH_RESULT = _rule("paging.nth-result", "paging.result_actions",
                    "the task names the n-th result of a list the page splits over numbered page links",
                    "open the page it falls on (results a page counted on the first), then click it by its place")
+SEEK = _rule("paging.seek-entry", "paging.seek_actions",
+             "the task seeks an entry by name in a list shown a page at a time, and this page does not name it",
+             "click the next-page link (each page a step the loop guard tells apart)")
 WAIT_BOUND = _rule("waiting.until-bound", "waiting.wait_actions",
                    "the task asks for an action once a value the page shows passes a bound ('when the price is "
                    "less than $61.20')", "wait and look again until it does; then the task's action goes on")
