@@ -116,14 +116,14 @@ _BOXES = """() => [...document.querySelectorAll('input, textarea')]
 
 def test_the_tasks_classed_as_needing_an_unnamed_box_show_one_the_ai_olympics_runner_cannot_reach():
     """Checked against the pages, not assumed: each task the coverage table says needs an unnamed text box that
-    is not the page's first shows two or more text boxes and nothing names any of them (the runner reaches only
-    the first, with an empty name)."""
+    is not the page's first shows two or more text boxes and nothing names one of those after the first (the
+    runner reaches an unnamed box only when it is the first, with an empty name)."""
     from playwright.sync_api import sync_playwright
 
     from infra.miniwob import coverage, episode
 
     tasks = sorted(t for t, why in coverage.NOT_OLYMPICS.items() if why == coverage.UNNAMED_BOX)
-    assert {"multi-layouts", "multi-orderings", "login-user"} <= set(tasks)
+    assert {"multi-layouts", "multi-orderings", "login-user", "book-flight"} <= set(tasks)
     with pages.Server() as srv, sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium")
         try:
@@ -133,7 +133,7 @@ def test_the_tasks_classed_as_needing_an_unnamed_box_show_one_the_ai_olympics_ru
                     episode.start(page, srv.episode_url(task), seed)
                     named = page.evaluate(_BOXES)
                     page.close()
-                    assert len(named) >= 2 and not any(named), (task, seed, named)
+                    assert len(named) >= 2 and not all(named[1:]), (task, seed, named)
         finally:
             browser.close()
 
