@@ -1,36 +1,10 @@
-"""The n-th result of a list split over pages (``agent.paging``), on pages written for these tests: the page
-it falls on is opened through its numbered link, the result clicked by its place there; a result on the page
-shown is clicked at once."""
+"""An entry sought by name in a list shown a page at a time (``agent.paging``), on pages written for these
+tests: the next page while the page shown does not name it, more pages than the loop guard's six turns, then
+the usual rules act on the entry; no next-page link, no paging."""
 
 from __future__ import annotations
 
-from agenthost.agent import Action
 from tests.support.policy import decide, expect
-
-TASK = 'Look up "harbour" with the finder, then open the 5th result.'
-
-
-def _results(names: list[str], pages: int = 3) -> str:
-    rows = "".join(f'- link "{n}":\n  - /url: "#"\n- text: {n.lower()} - a page about the harbour\n' for n in names)
-    pager = "".join(f'  - listitem:\n    - link "{i}":\n      - /url: "#"\n' for i in range(1, pages + 1))
-    return (f'- text: {TASK}\n- textbox "Finder": harbour\n- button "Look up"\n{rows}- list:\n{pager}'
-            '  - listitem:\n    - link "Next":\n      - /url: "#"\n')
-
-
-def test_the_page_the_nth_result_falls_on_is_opened_then_the_result_clicked():
-    first = decide(TASK, _results(["Quay", "Pier", "Dock"]), history=[Action("click", {"element": "Look up"})])
-    expect(first, clicked=["2"])  # three a page: the 5th is the second of page 2
-    second = decide(TASK, _results(["Wharf", "Marina", "Jetty"]), memory=first.memory,
-                    history=[Action("click", {"element": "Look up"}), *first.actions])
-    expect(second, clicked=["Marina"])
-
-
-def test_a_result_on_the_page_shown_is_clicked_at_once_and_no_results_means_the_search_first():
-    task = 'Type "ferries" into the box and press "Look up", then click the 2nd result.'
-    shown = _results(["Quay", "Pier", "Dock"]).replace(TASK, task)
-    expect(decide(task, shown), clicked=["Pier"])
-    empty = f'- text: {task}\n- textbox\n- button "Look up"'
-    expect(decide(task, empty), typed={"": "ferries"}, clicked=["Look up"])
 
 
 def _card(person: str, phone: str) -> str:

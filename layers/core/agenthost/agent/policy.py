@@ -53,7 +53,7 @@ from agenthost.agent.navigation import (
 )
 from agenthost.agent.outcome import Outcome, judge, success_keys, taken_back
 from agenthost.agent.page import Page
-from agenthost.agent.paging import result_actions, seek_actions
+from agenthost.agent.paging import seek_actions
 from agenthost.agent.problems import skill_actions
 from agenthost.agent.progress import Seen, action_key, futile_keys, sent_record
 from agenthost.agent.references import expand_clicks, quoted_clicks, reference_actions, unverified
@@ -203,10 +203,6 @@ def _form_plan(t: _Turn, verdict: Outcome) -> list[Action]:
         commands = command_actions(facts, page, t.names)
         if commands is not None:  # a terminal: the next command the task needs, typed key by key
             return [a for a in rules.tag(rules.TERMINAL, commands) if not is_avoided(a, t.avoid)]
-        paging = [a for a in rules.tag(rules.NTH_RESULT, result_actions(facts, page, t.history, t.memory) or [])
-                  if not is_avoided(a, t.avoid)]
-        if paging:  # the n-th result: its page opened, then the result clicked by its place there
-            return paging
         seeking = [a for a in rules.tag(rules.SEEK, seek_actions(facts, page) or []) if not is_avoided(a, t.avoid)]
         if seeking:  # an entry sought by name, not on this page of the list: the next page
             return seeking

@@ -112,9 +112,6 @@ GUESS = _rule("guessing.next-guess", "guessing.guess_actions",
 TERMINAL = _rule("terminal.command", "terminal.command_actions",
                  "the task asks to delete a file on a terminal and the page shows a shell prompt",
                  "type `ls` key by key and Enter, then `rm` the listed file that fits (extension, none, name)")
-NTH_RESULT = _rule("paging.nth-result", "paging.result_actions",
-                   "the task names the n-th result of a list the page splits over numbered page links",
-                   "open the page it falls on (results a page counted on the first), then click it by its place")
 SEEK = _rule("paging.seek-entry", "paging.seek_actions",
              "the task seeks an entry by name in a list shown a page at a time, and this page does not name it",
              "click the next-page link (each page a step the loop guard tells apart)")
