@@ -84,6 +84,10 @@ PAGES = {
     # a check page that states its request and shows the text to copy under it (the task's sentence is on the page)
     "human check": _snap([{"id": "f1", "tag": "input", "type": "text", "at": TEXT.index("Confirm")},
                           {"id": "b1", "tag": "button", "text": "Confirm", "at": TEXT.index("Confirm")}], TEXT),
+    # controls of several kinds, none named: "a text area" is any one of them
+    "widgets": _snap([{"id": "w1", "tag": "input", "type": "text", "value": "k9"},
+                      {"id": "w2", "tag": "textarea", "value": "Qx"}, {"id": "w3", "tag": "textarea", "value": "7"},
+                      {"id": "w4", "tag": "button", "text": "Zup"}, {"id": "w5", "tag": "button", "text": "mm2"}]),
     # a post's opened menu names its items after the author ("Mute @rui")
     "post menu": _snap([{"id": "m", "tag": "button", "text": "more", "at": MUTE.index("more")},
                         {"id": "mu", "tag": "li", "text": "Mute @rui", "clickable": True, "at": MUTE.index("Mute")},
@@ -147,6 +151,12 @@ CASES = [
                  id="a page that does not show the request: nothing is made up"),
     pytest.param('For the user @rui, click on the "Mute" button.', "post menu", PROXY, {"clicked_has": ["mu"]},
                  id="a quoted control shown with the task's own words after it is that control"),
+    pytest.param('Press any "text area" element on the page.', "widgets", PROXY, {"clicked": ["w2"]},
+                 id="a quoted kind after 'any': one of them"),
+    pytest.param('Tap a "button" control.', "widgets", PROXY, {"clicked": ["w4"]},
+                 id="a quoted kind is no button's name"),
+    pytest.param("Click a button.", "widgets", PROXY, {"clicked": ["w4"]}, id="a kind after 'a': one of them"),
+    pytest.param("Click the button.", "widgets", PROXY, {"clicked": []}, id="'the' among several: none guessed"),
     pytest.param('Click on the "Mute" button.', "post menu", PROXY, {"not_clicked": ["mu"]},
                  id="words the task does not say after the quoted name: another control"),
 ]

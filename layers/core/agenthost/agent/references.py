@@ -92,13 +92,14 @@ class Ref:
     """A control referred to by kind: ``kind`` (``text``, ``textarea``, ``checkbox``, ``radio``, ``combobox``,
     ``slider``, ``spinbutton``, ``button``, ``link``, ``tab``), ``ordinal`` (1-based, -1 for the last, None
     when the clause names no place), ``every`` ("both", "all", "each"); ``start``/``end``: where the clause
-    names it."""
+    names it; ``any``: the clause wants one of them, whichever ("a checkbox", "any button")."""
 
     kind: str
     ordinal: int | None = None
     every: bool = False
     start: int = 0
     end: int = 0
+    any: bool = False
 
 
 def _kind_of(word: str) -> str:
@@ -125,13 +126,15 @@ def refs_in(clause: str) -> list[Ref]:
         kind = {"text area": "textarea", "textarea": "textarea", "text": "text", "input": "text",
                 "textbox": "text"}.get(re.sub(r"\s+", " ", m.group(1).lower()), _kind_of(m.group(1)))
         if kind:
-            out.append(Ref(kind, start=m.start(), end=m.end()))
+            one = re.search(r"\b(?:a|an|any|one)\s+$", clause[:m.start()], re.I) is not None
+            out.append(Ref(kind, start=m.start(), end=m.end(), any=one))
     for m in _KIND_RX.finditer(clause):
         kind = _kind_of(m.group("kind"))
         quant = (m.group("quant") or "").lower()
         if not kind or any(r.start <= m.start("kind") < r.end for r in out):
             continue
-        out.append(Ref(kind, ordinal(m.group("ord")), quant in ("both", "all", "each", "every"), m.start(), m.end()))
+        out.append(Ref(kind, ordinal(m.group("ord")), quant in ("both", "all", "each", "every"), m.start(), m.end(),
+                       any=quant in ("a", "an", "any", "one") and not m.group("ord")))
     return sorted(out, key=lambda r: r.start)
 
 
@@ -214,10 +217,11 @@ def referenced(page: Page, ref: Ref, *, empty_first: bool = False) -> list[Eleme
         return pool
     if len(pool) == 1:
         return pool
-    if empty_first:
-        empty = [e for e in pool if not (e.value or "").strip()]
-        if len(empty) == 1:
-            return empty
+    empty = [e for e in pool if not (e.value or "").strip()]
+    if empty_first and len(empty) == 1:
+        return empty
+    if ref.any:  # one of them, whichever: the first (the first empty one to type into)
+        return [(empty if empty_first and empty else pool)[0]]
     return []
 
 
@@ -571,7 +575,8 @@ def _act_on(ref: Ref, clause: str, verbs: str, earlier: Sequence[str], page: Pag
                 for e in referenced(page, ref)]
     if _CLICK_VERB.search(verbs) and ref.kind in ("button", "link", "tab", "text", "textarea"):
         targets = referenced(page, ref)
-        named = [q for pair in re.findall(r"\"([^\"]+)\"|“([^”]+)”", clause) for q in pair if q]
+        named = [q for pair in re.findall(r"\"([^\"]+)\"|“([^”]+)”", clause) for q in pair
+                 if q and not _kind_of(q)]  # a quoted kind ('a "button" widget') names no button
         if named and ref.kind in ("button", "link", "tab"):
             # "the "Mute" button": a button of that name, not whichever button the page has
             targets = [e for e in targets if any(norm(q) in norm(e.name) for q in named)]
