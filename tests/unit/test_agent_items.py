@@ -146,3 +146,14 @@ def test_a_request_put_as_a_question_is_no_question_the_page_answers():
     d = DeterministicPolicy().decide(task, from_aria(f'- text: {task}\n- heading "Primary" [level=2]\n{inbox}'), [],
                                      {}, OLYMPICS_TOOLS, None)
     assert not (d.done and d.success)  # nothing was replied: no success claimed
+
+
+def test_a_message_stops_where_the_task_goes_on_to_its_next_step():
+    from tests.support.policy import wire
+
+    box = '- textbox "Note"\n- button "Done"'
+    assert ("type", "Note", "running late") in wire(decide("Leave a note saying running late, then click Done", box))
+    typed = [w for w in wire(decide("Leave a note saying ok and press Done", box)) if w[0] == "type"]
+    assert typed and "press" not in typed[0][2].lower()
+    typed = [w for w in wire(decide("Tell them that the parcel is late and click Done.", box)) if w[0] == "type"]
+    assert typed == [("type", "Note", "The parcel is late.")]

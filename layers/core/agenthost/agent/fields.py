@@ -152,11 +152,17 @@ _DETERMINERS = frozenset({"the", "a", "an", "this", "that", "these", "those", "m
                           "its", "our"})
 
 
+#: where a free text stops because the task goes on to its next step ("saying running late, then click Done")
+THEN_STEP = re.compile(r"(?:,\s*|\s+)(?:and\s+then|and|then)\s+(?:press|click|tap|hit|submit|send|select|choose|"
+                       r"save)\b", re.I)
+
+
 def value_run(text: str, start: int, kind: str) -> tuple[str, int]:
     """The unquoted value starting at ``start``: up to a delimiter (free text: up to the sentence end)."""
     rest = text[start:]
     if kind == "free":
-        m = re.search(r"[.;!?\n](?=\s|$)|$", rest)
+        # up to the sentence's end, or to the next step it asks for ("... and press Done")
+        m = re.search(r"[.;!?\n](?=\s|$)|" + THEN_STEP.pattern + "|$", rest, re.I)
         return rest[: m.start() if m else len(rest)].strip(), start
     if kind == "password":
         m = re.match(r"\S+", rest)

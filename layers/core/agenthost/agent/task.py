@@ -25,7 +25,17 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from agenthost.agent.fields import EMAIL, GENRE, GENRE_OF, INSTRUCTION, field_kind, label_keys, valid_value, value_run
+from agenthost.agent.fields import (
+    EMAIL,
+    GENRE,
+    GENRE_OF,
+    INSTRUCTION,
+    THEN_STEP,
+    field_kind,
+    label_keys,
+    valid_value,
+    value_run,
+)
 from agenthost.agent.passwords import password_rules
 from agenthost.agent.values import is_description, realistic
 from agenthost.agent.wording import ID, NUMBER_WORDS, has_phrase, identifiers, joined, unquote, words
@@ -364,6 +374,7 @@ class TaskFacts:
         if not m:
             return None
         verb, rest = m.group(1).lower(), m.group("rest").strip()
+        rest = rest[:step.start()] if (step := THEN_STEP.search(rest)) else rest
         said = re.match(r"(?:(?:that|it|is|says?|reads?|:)\s*)*(?:\"([^\"]+)\"|“([^”]+)”)",
                         self.text[m.start("rest"):])
         if said:
