@@ -1,3 +1,4 @@
+import os
 import re
 from pathlib import Path
 
@@ -95,3 +96,43 @@ def test_only_the_settings_module_reads_the_environment():
                 if reads.search(line):
                     found.append(f"{path.relative_to(ROOT)}:{n}")
     assert found == []
+
+
+def _changed_value(value: object) -> str:
+    """Text that parses to something other than ``value`` (a setting's value when nothing is set)."""
+    if isinstance(value, bool):
+        return "false" if value else "true"
+    if value is None:
+        return "7"
+    if isinstance(value, float):
+        return str(value + 1.5)
+    if isinstance(value, int):
+        return str(value + 7)
+    if isinstance(value, tuple):
+        return "https://bare.example"
+    return f"bare-{value}-x"
+
+
+def test_only_the_declared_variables_set_a_setting(monkeypatch):
+    # a variable named like a field is not a setting (zsh exports HOST; a CI's or a Lambda's own variables
+    # could be SEED, REGION, LOCAL...): only the documented names are read
+    declared = {n.lower() for f in config.Settings.model_fields.values() for n in config.env_names(f)}
+    for key in list(os.environ):
+        if key.lower() in declared:
+            monkeypatch.delenv(key)
+    config.reset()
+    base = config.settings()
+    for name in config.Settings.model_fields:
+        for bare in (name.upper(), name):
+            monkeypatch.setenv(bare, _changed_value(getattr(base, name)))
+    assert {"HOST", "SEED", "REGION", "LOCAL"} <= set(os.environ)
+    config.reset()
+    s = config.settings()
+    assert [n for n in config.Settings.model_fields if getattr(s, n) != getattr(base, n)] == []
+    # the same text under each documented name (every one of a field's names) does change the setting
+    for name, field in config.Settings.model_fields.items():
+        for env in config.env_names(field):
+            monkeypatch.setenv(env, _changed_value(getattr(base, name)))
+            config.reset()
+            assert getattr(config.settings(), name) != getattr(base, name), env
+            monkeypatch.delenv(env)

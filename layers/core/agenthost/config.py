@@ -8,9 +8,10 @@ has an embedded default so the local stack runs with no configuration at all.
 The environment is read by hand (:func:`_environment`, a dozen lines) rather than by pydantic-settings: its
 import brings its CLI (argparse), dotenv and cloud-secret sources, none of which agenthost uses, and with
 its model building that cost every function's cold start about 30-45 ms of CPU (``tests/perf/bench_health.py``,
-issue 26). It reads what pydantic-settings read with this configuration: each field's variables in order
-(then the field's own name), names compared without case, empty values counted as unset, the text handed to
-pydantic's validators as it is (no JSON decoding: the lists here are comma-separated).
+issue 26). It reads each field's declared variables in order and nothing else (a variable named like the
+field, ``HOST`` or ``LOCAL``, is not a setting: zsh exports ``HOST``, a CI or a Lambda has its own variables),
+names compared without case, empty values counted as unset, the text handed to pydantic's validators as it is
+(no JSON decoding: the lists here are comma-separated).
 Secrets are not settings: :data:`SECRETS` declares them (for the docs) and :mod:`agenthost.secrets`
 resolves them (a literal ``NAME`` locally, ``NAME_PARAM`` naming an SSM parameter or a Secrets Manager
 secret when deployed).
@@ -82,7 +83,7 @@ class Settings(BaseModel):
     one-line description. Build with :func:`settings` (cached); ``docs/CONFIGURATION.md`` is generated from
     this class (``python -m agenthost.config``). Secrets are not settings: see :data:`SECRETS`."""
 
-    model_config = ConfigDict(frozen=True, extra="ignore", populate_by_name=True)
+    model_config = ConfigDict(frozen=True, extra="ignore")
 
     # -- core
     table_name: str = _s("agenthost", "AGENTHOST_TABLE", "DynamoDB table name (the template sets it)")
@@ -324,13 +325,13 @@ class Settings(BaseModel):
 
 
 def _environment(model: type[BaseModel]) -> dict[str, str]:
-    """The values ``model``'s fields get from the environment, keyed by the variable each was read from: a
-    field's variables (:func:`env_names`) in order, then the field's own name (``populate_by_name``), the
-    first one set to a non-empty value; names compared without case."""
+    """The values ``model``'s fields get from the environment, keyed by the variable each was read from: of a
+    field's declared variables (:func:`env_names`, never the field's own name), the first one set to a
+    non-empty value; names compared without case."""
     env = {name.lower(): value for name, value in os.environ.items() if value != ""}
     found: dict[str, str] = {}
-    for name, field in model.model_fields.items():
-        for key in (*env_names(field), name):
+    for field in model.model_fields.values():
+        for key in env_names(field):
             value = env.get(key.lower())
             if value is not None:
                 found[key] = value
@@ -389,7 +390,8 @@ def markdown() -> str:
     lines = ["# Configuration", "",
              "Generated from `agenthost.config.Settings` by `python -m agenthost.config > docs/CONFIGURATION.md`;",
              "a unit test fails when this file and the model differ. Every setting has a default, so the local",
-             "stack runs with no configuration. Empty values count as unset.", ""]
+             "stack runs with no configuration. Empty values count as unset. Only the names listed here are read:",
+             "a variable named like a setting without its prefix (`HOST`, `SEED`, `LOCAL`) changes nothing.", ""]
     by_group: dict[str, list[str]] = {}
     for field in Settings.model_fields.values():
         group = (field.json_schema_extra or {}).get("group", "core")  # type: ignore[union-attr]
