@@ -157,3 +157,22 @@ def test_a_message_stops_where_the_task_goes_on_to_its_next_step():
     assert typed and "press" not in typed[0][2].lower()
     typed = [w for w in wire(decide("Tell them that the parcel is late and click Done.", box)) if w[0] == "type"]
     assert typed == [("type", "Note", "The parcel is late.")]
+
+
+def test_whom_a_thing_is_given_to_before_the_thing_fills_the_to_field():
+    fwd = _snap([{"id": "to", "tag": "input", "type": "text", "hint": "to", "anchor": "to:"},
+                 {"id": "body", "tag": "textarea", "value": "Numbers attached.", "anchor": "END"},
+                 {"id": "go", "tag": "span", "hint": "send", "anchor": "END"}], "to: subject: Q3 END")
+    acts, d = _proxy("Forward Efua the latest message from Kofi.", fwd)
+    assert ("type", "to", "Efua") in [(a.tool, a.resolved.ref, a.args.get("text")) for a in d.actions]
+
+
+def test_trash_as_a_verb_asks_for_the_delete_icon():
+    from agenthost.agent.guards import WebRules
+
+    page = _snap([{"id": "r1", "tag": "div", "text": "Kofi Mensah Quarterly numbers", "anchor": "Kofi"},
+                  {"id": "b1", "tag": "span", "text": "trash delete", "anchor": "END"}],
+                 "Kofi Mensah Quarterly numbers END")
+    bin_icon = Action("click", {"id": "b1"}, resolved=page.by_ref("b1"))
+    assert WebRules.of("Trash that message from Kofi.", page).refusal(bin_icon) is None
+    assert WebRules.of("Star that message from Kofi.", page).refusal(bin_icon) is not None

@@ -650,8 +650,9 @@ class WebRules:
 
     def _asks_to_delete(self, name: str) -> bool:
         """The task asks to delete what ``name`` deletes: it says delete/remove/close... and names the thing."""
-        if not _DELETE.search(self.facts.text):
-            return False
+        if not (_DELETE.search(self.facts.text) or re.search(r"\b(?:[Tt]rash|[Bb]in)\s+(?:the|that|this|it|my|her|his|"
+                                                             r"all)\b", self.facts.text)):
+            return False  # "trash that email", "bin the draft": asked as well
         rest = words(_DELETE.sub(" ", name or "")) - _DELETE_ICON
         return not rest or bool(rest & self.facts.words)
 

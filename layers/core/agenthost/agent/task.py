@@ -94,6 +94,11 @@ _REQUEST = re.compile(r"\b(ask(?:ing)?|request(?:ing)?|tell (?:them|us|him|her|t
                       r"explain(?:ing)?|let them know|complain(?:ing)? about|report(?:ing)?|"
                       r"(?:write|note|inform)(?: to)?(?: the)?(?: \w+)?(?= that\b))\b\s*"
                       r"(?P<rest>[^.;!?\n]{4,300})", re.I)
+#: a field for whom something goes to ("To", "Recipient", "Send to")
+_RECIPIENT_FIELD = re.compile(r"^\s*(?:to|recipients?|send\s+to|forward\s+to)\s*:?\s*$", re.I)
+#: the person a thing is given to, before the thing ("Forward Ana the note", "send Kofi the latest message")
+_GIVE_TO = re.compile(r"\b(?:[Ff]orward|[Ss]end|[Gg]ive|[Pp]ass|[Ss]how|[Ee]mail|[Mm]ail)\s+([A-Z][\w'-]+)\s+"
+                      r"(?:the|a|an|this|that|my|her|his|their)\b")
 _QUOTED_LIST = re.compile(r"(\"[^\"]+\"|“[^”]+”|'[^']+')((?:\s*(?:,|and|or)\s*(?:\"[^\"]+\"|“[^”]+”|'[^']+'))*)")
 _SEARCH = re.compile(
     r"\bsearch(?:es|ing)?(?:\s+(?:the \w+\s+)?for)?\s+(?:(?:the\s+|a\s+|an\s+|some\s+)?[a-z]+(?:\s+[a-z]+)?\s+"
@@ -164,6 +169,10 @@ class TaskFacts:
         near = self.value_near(label, kind, present=present)
         if near is not None:
             return realistic(label, kind, near, input_type) if is_description(near) else near
+        if _RECIPIENT_FIELD.match(label):
+            given = _GIVE_TO.search(self.text)
+            if given:
+                return given.group(1)  # "Forward Ana the note from Kofi": Ana is whom it goes to
         genre = (GENRE.search(self.text) or GENRE_OF.search(self.text)) if re.search(r"\bgenres?\b", label, re.I) \
             else None
         if genre:
