@@ -332,20 +332,27 @@ def _knowledge(view: View, say: Say, action: str) -> tuple[str, list[str]]:
     return "villager", []
 
 
+def _hidden_seers_wolf(view: View, action: str) -> str | None:
+    """The one living player an unclaimed seer's checks found, when he is a wolf and fewer than two players
+    accuse the seer (not in his last words); None otherwise."""
+    mem = view.memory
+    if view.role != "seer" or mem.claims.get(view.me) == "seer" or action == "last_words":
+        return None
+    living = [(n, r) for n, r in mem.seer_results.items() if n in view.alive]
+    if len(living) != 1 or living[0][1] != "werewolf":
+        return None
+    accusers = [a for a in mem.accusations.get(view.me, []) if a != view.me]
+    return living[0][0] if len(accusers) < 2 else None
+
+
 def seer_keeps_quiet(view: View, action: str = "speak") -> bool:
     """A seer who has not claimed yet keeps quiet while the village's own consensus already names the one
     living player his checks found, a wolf: that wolf goes out today anyway, and a seer who stays hidden is
     not tonight's sure kill, so he can check again and claim with two results (a claim now only tells the
     wolves whom to kill, and the last wolf is then as hard to find as before). He speaks up at once when
     the consensus moves, when two players accuse him, and in his last words."""
-    mem = view.memory
-    if view.role != "seer" or mem.claims.get(view.me) == "seer" or action == "last_words":
-        return False
-    living = [(n, r) for n, r in mem.seer_results.items() if n in view.alive]
-    if len(living) != 1 or living[0][1] != "werewolf":
-        return False
-    accusers = [a for a in mem.accusations.get(view.me, []) if a != view.me]
-    return len(accusers) < 2 and _speaking_consensus(view) == living[0][0]
+    wolf = _hidden_seers_wolf(view, action)
+    return wolf is not None and _speaking_consensus(view) == wolf
 
 
 def seer_steers(view: View, action: str = "speak") -> str | None:
@@ -356,15 +363,8 @@ def seer_steers(view: View, action: str = "speak") -> str | None:
     and the teammate, voting with the village, is as hard to find as before: in classic-6p with every seat
     ours the village won 196 of 400 games, 268 steering). He claims at once otherwise, when two players
     accuse him, and in his last words."""
-    mem = view.memory
-    if view.role != "seer" or mem.claims.get(view.me) == "seer" or action == "last_words":
-        return None
-    living = [(n, r) for n, r in mem.seer_results.items() if n in view.alive]
-    if len(living) != 1 or living[0][1] != "werewolf":
-        return None
-    wolf = living[0][0]
-    accusers = [a for a in mem.accusations.get(view.me, []) if a != view.me]
-    if len(accusers) >= 2 or _speaking_consensus(view) == wolf:
+    wolf = _hidden_seers_wolf(view, action)
+    if wolf is None or _speaking_consensus(view) == wolf:
         return None  # (the consensus already names him: seer_keeps_quiet)
     ranked = _speaking_ranking(view, wolf)
     return wolf if ranked and ranked[0] == wolf else None
