@@ -99,6 +99,23 @@ def test_a_control_is_found_under_its_usual_name_in_the_tasks_other_words():
     check("Send it on to Ama.", opened, PROXY, {"clicked_has": ["f"]})
 
 
+def test_something_received_sent_on_to_someone_is_a_forward():
+    page = _snap(INBOX, INBOX_TEXT)
+    # the item is the sender's (after "from"), the other name is whom it goes to
+    check("Give Ama the note you got from Efua Boateng.", page, PROXY, {"typed": {}, "clicked": ["r3"]})
+    check("Send mail in the inbox from Kofi Mensah to Ama.", page, PROXY, {"typed": {}, "clicked": ["r2"]})
+    opened = _snap([{"id": "r", "tag": "span", "hint": "reply", "anchor": "Message"},
+                    {"id": "f", "tag": "span", "hint": "forward", "anchor": "Message"}],
+                   "Message from Kofi Mensah: the numbers are attached.")
+    check("Pass Ama the mail you received from Kofi.", opened, PROXY, {"clicked_has": ["f"]})
+    # sending an answer to what came is a reply, not a forward
+    acts, _ = _proxy("Send an answer to the mail from Kofi.", opened)
+    assert ("click", "f") not in acts
+    # nothing received, nothing passed on: "give" alone opens no item
+    acts, _ = _proxy("Give the total of the invoices.", page)
+    assert not any(t == "click" for t, _ in acts)
+
+
 def test_text_for_a_message_field_from_with_the_text():
     reply = _snap([{"id": "to", "tag": "input", "type": "text", "value": "kofi@mail.test", "hint": "To",
                     "anchor": "To"},

@@ -248,7 +248,7 @@ def _by_synonym(facts: TaskFacts, name: str) -> bool:
     ws = [w for w in re.findall(r"[a-z]+", name.lower()) if len(w) > 2]
     if not ws or len(ws) > 3:
         return False
-    return all(w in facts.words or stem(w) in facts.words or
+    return all(w in facts.words or stem(w) in facts.words or (w == "forward" and facts.passes_on) or
                any(has_phrase(facts.low, syn) for syn in _SYNONYMS.get(w, ())) for w in ws) and \
         any(w in _SYNONYMS for w in ws)
 

@@ -354,7 +354,7 @@ def _other_routes(t: _Turn, plan: list[Action], success: bool, answer: str | Non
     if not plan and not success and not answer:
         plan.extend(a for a in rules.tag(rules.CLICK_FOUND, _click_found(t)) if not is_avoided(a, t.avoid))
     if not plan and not success and not answer and (_ACT_ON_IT.search(facts.text) or _REQUEST.search(facts.text)
-                                                     or _ACT_PASSIVE.search(facts.text)):
+                                                     or _ACT_PASSIVE.search(facts.text) or facts.passes_on):
         item = scope.opener(page, facts)
         if item is not None and not (t.seen.clicked(item) or t.seen.clicked_here(item)):
             # what the task wants done is not on this page: open the item it is about first

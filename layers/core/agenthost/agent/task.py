@@ -99,6 +99,10 @@ _RECIPIENT_FIELD = re.compile(r"^\s*(?:to|recipients?|send\s+to|forward\s+to)\s*
 #: the person a thing is given to, before the thing ("Forward Ana the note", "send Kofi the latest message")
 _GIVE_TO = re.compile(r"\b(?:[Ff]orward|[Ss]end|[Gg]ive|[Pp]ass|[Ss]how|[Ee]mail|[Mm]ail)\s+([A-Z][\w'-]+)\s+"
                       r"(?:the|a|an|this|that|my|her|his|their)\b")
+#: something received being sent on to someone ("Give Ana the message you got from Kofi", "send the mail from
+#: Kofi to Ana"): what a Forward control does; a reply or an answer is another act
+_PASSES_ON = re.compile(r"\b(?:send|give|pass|hand|share)\b(?![^.;!?]*\b(?:repl(?:y|ies)|respond|answer)\b)"
+                        r"[^.;!?]{0,80}?\b(?:from|by|received|got)\s+(?-i:[A-Z@])", re.I)
 _QUOTED_LIST = re.compile(r"(\"[^\"]+\"|“[^”]+”|'[^']+')((?:\s*(?:,|and|or)\s*(?:\"[^\"]+\"|“[^”]+”|'[^']+'))*)")
 _SEARCH = re.compile(
     r"\bsearch(?:es|ing)?(?:\s+(?:the \w+\s+)?for)?\s+(?:(?:the\s+|a\s+|an\s+|some\s+)?[a-z]+(?:\s+[a-z]+)?\s+"
@@ -213,6 +217,11 @@ class TaskFacts:
         if self.wants_made_up and kind != "password":
             return realistic(label, kind, self.text, input_type)
         return None
+
+    @property
+    def passes_on(self) -> bool:
+        """The task sends on something the user received ("give Ana the note you got from Kofi")."""
+        return _PASSES_ON.search(self.text) is not None
 
     @property
     def wants_made_up(self) -> bool:
