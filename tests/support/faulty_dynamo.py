@@ -6,7 +6,8 @@ Modes (each a real socket on 127.0.0.1; botocore talks to it over HTTP as it wou
 * ``dropped``: reads the request's headers, then closes the connection without a word;
 * ``throttled``: answers every request with DynamoDB's ``ProvisionedThroughputExceededException`` (400);
 * ``failing``: answers every request with DynamoDB's ``InternalServerError`` (500);
-* ``unreachable``: nothing listens at the address (a port bound and released).
+* ``unreachable``: nothing listens at the address: the port is held by a socket that never listens, so every
+  connection is refused (a port bound and released could be taken by another test's server meanwhile).
 
 ``connections`` counts the connections accepted, ``requests`` the requests answered or dropped.
 """
@@ -36,11 +37,13 @@ class FaultyDynamo:
         self._held: list[socket.socket] = []
         self._lock = threading.Lock()
         self._closed = False
+        if mode == "unreachable":
+            self.server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            self.server.bind(("127.0.0.1", 0))  # held, never listening: connections are refused
+            self.url = f"http://127.0.0.1:{self.server.getsockname()[1]}"
+            return
         self.server = socket.create_server(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self.server.getsockname()[1]}"
-        if mode == "unreachable":
-            self.server.close()  # the port is free again: connections are refused
-            return
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self) -> None:

@@ -14,8 +14,9 @@ every run pass.
 On a machine busier than its cores (a load average of 20 on 2 cores), everything a test waits for (a
 connection, a message, a stream's rollup) comes that much later: :func:`waited` and :func:`stretch` scale
 by :func:`load_factor`, read when the wait starts, so a test waits on its condition as long as the machine
-needs, and still ends at a deadline. Only waits stretch; an assertion that something ended *early*
-(:func:`within`) keeps its limit below the hang it tells apart.
+needs, and still ends at a deadline. An assertion that something ended *early* (:func:`within`) stretches
+too on a loaded machine, but never to the hang it tells apart: its limit stays below ``before`` (at most
+nine tenths of it), so the test can still fail.
 """
 
 from __future__ import annotations
@@ -47,13 +48,14 @@ def stretch() -> int:
 
 def within(nominal: float, *, before: float) -> float:
     """The wall-time limit for something that should take ``nominal`` seconds and, broken, would take
-    ``before`` seconds or more: ``nominal`` plus the slack."""
+    ``before`` seconds or more: ``nominal`` plus the slack; on a machine busier than its cores, ``nominal``
+    stretched by the load, capped at nine tenths of ``before``."""
     limit = nominal + SLACK_S
     if limit >= before:
         raise AssertionError(f"AGENTHOST_TEST_SLACK={SLACK_S:g} makes this limit {limit:.1f}s, not below the "
                              f"{before:.1f}s the test takes when the deadline is not kept: the test could not "
                              "fail; lower the slack or lengthen what the test cuts short")
-    return limit
+    return max(limit, min(nominal * load_factor() + SLACK_S, 0.9 * before))
 
 
 def waited(nominal: float) -> float:
