@@ -533,6 +533,7 @@ W_TRUSTED_SEER = -6.0
 W_PUBLIC_WOLF = 20.0
 W_PUBLIC_GOOD = -8.0
 W_SAVED = -4.0           # a witch claimant saved them from the wolves
+W_CONTESTED_CHECK = 2.0  # checked by one of two contesting seer claimants (one of them is the real seer)
 
 
 def _public_scores(view: View, trusted: str | None, rivals: list[str]) -> dict[str, float]:
@@ -586,6 +587,13 @@ def _public_scores(view: View, trusted: str | None, rivals: list[str]) -> dict[s
         add(g, W_PUBLIC_GOOD, "public_good")
     for g in sorted(witch_cleared(view) - public_good):
         add(g, W_SAVED, "saved")
+    for c in sorted(view.contested):  # neither claimant is trusted yet, but one of them tells the truth
+        for t, r in sorted(mem.claimed_checks.get(c, {}).items()):
+            if t not in view.contested and t not in public_good and t not in public_wolves:
+                if r == "werewolf":
+                    add(t, W_CONTESTED_CHECK, "contested_wolf")
+                else:
+                    add(t, -W_CONTESTED_CHECK, "contested_good")
     view.evidence = evidence
     return pub
 

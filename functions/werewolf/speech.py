@@ -100,6 +100,7 @@ REASONS_ZH = {
     "spared_wolf": "查杀出来的狼他不投",
     "against_village": "他的票和大家集中的方向相反",
     "no_claim": "他发言了却不报身份",
+    "contested_wolf": "报预言家的人里有一位验他是狼",
 }
 REASONS_EN = {
     "counter_claim": "they claimed a role someone else claimed first",
@@ -108,6 +109,7 @@ REASONS_EN = {
     "spared_wolf": "they would not vote the exposed wolf",
     "against_village": "they voted against the village's choice",
     "no_claim": "they spoke without stating a role",
+    "contested_wolf": "one of the seer claimants checked them as a wolf",
 }
 
 

@@ -266,7 +266,7 @@ def _reason(view: View, name: str, say: Say) -> str:
     if mem.claims.get(name) == "seer" and name in view.known_wolves:
         return say.reason_fake_seer(name)
     ev = view.evidence.get(name, [])
-    for key in ("counter_claim", "voted_good", "accused_good", "spared_wolf", "against_village"):
+    for key in ("counter_claim", "voted_good", "accused_good", "spared_wolf", "contested_wolf", "against_village"):
         if key in ev:
             return say.reason(key)
     accusers = [a for a in mem.accusations.get(name, []) if a != name]

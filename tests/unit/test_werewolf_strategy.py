@@ -437,3 +437,18 @@ def test_the_witch_tells_whom_she_poisoned_once_the_poison_is_spent():
                 game_id="poison-told")
     seen = read(day2 + [("MyBot", a["message"])], me="小丸子", alive=alive, dead=[("银时", 5)])
     assert seen.memory.claims["MyBot"] == "witch" and seen.memory.claimed_poisons["MyBot"] == ["银时"]
+
+
+def test_a_contested_seers_good_check_makes_that_player_less_suspect():
+    """Two seer claims contest each other (a madman framing the first claimant): neither is trusted yet, but one
+    of them is the real seer, so a player either calls good is likelier good than one nobody checked (the contest
+    used to drop the check, and the day's blind guess could fall on him)."""
+    chat = [(SYS, "天亮了，第1天。昨晚是平安夜。"), ("柯南", "我是预言家。第1晚验小丸子是好人（金水）。"),
+            ("路飞", "我是预言家。第1晚验柯南是狼人（查杀）。今天我投柯南。"), ("MyBot", "我是村民。"),
+            ("小丸子", "我是村民。"), ("银时", "我是村民。"), ("鸣人", "我是村民。")]
+    seen = read(chat, me="MyBot")
+    assert seen.contested == {"柯南", "路飞"}
+    assert seen.public_score["小丸子"] < min(seen.public_score[n] for n in ("银时", "鸣人"))
+    for g in range(8):  # whatever the tie-break, the day's vote does not fall on him
+        cast = votes(["MyBot", "银时", "鸣人"], VILLAGE, chat, None, game_id=f"contested-good-{g}")
+        assert "小丸子" not in cast.values()
