@@ -1,5 +1,5 @@
 """What the AI Olympics runner can execute: whatever a policy (LLM or deterministic) proposes, only actions
-the runner can carry out leave the webhook (the web guard's rules, :mod:`agenthost.agent.guards`, ran before).
+the runner can carry out leave the webhook (the web guard's rules, :mod:`agenthost.agent.web_guard`, ran before).
 
 Rules (spec + field notes): at most 10 actions; only tools offered this turn; every ``element`` present in
 the current tree under the runner's resolution rules; ``submit`` only with ``form``; scroll only up/down;

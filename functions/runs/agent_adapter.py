@@ -32,8 +32,9 @@ from agenthost import urls
 from agenthost.agent import Action, make_policy
 from agenthost.agent import page as pages
 from agenthost.agent.actions import avoid_set, is_avoided
-from agenthost.agent.guards import check_actions, classify_risk
+from agenthost.agent.guards import check_actions
 from agenthost.agent.outcome import line_key
+from agenthost.agent.risk import classify_risk
 from agenthost.config import settings
 from agenthost.deadline import Deadline
 from agenthost.webapp import logger

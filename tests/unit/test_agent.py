@@ -6,7 +6,9 @@ import time
 
 from agenthost.agent import Action, DeterministicPolicy, deadline_in
 from agenthost.agent import page as pages
-from agenthost.agent.guards import LoopGuard, check_actions, classify_risk, resolve, strip_script
+from agenthost.agent.guards import check_actions, resolve, strip_script
+from agenthost.agent.loops import LoopGuard
+from agenthost.agent.risk import classify_risk
 from tests.support.policy import expect
 from tests.support.timing import within
 

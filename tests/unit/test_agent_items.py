@@ -185,7 +185,7 @@ def test_whom_a_thing_is_given_to_before_the_thing_fills_the_to_field():
 
 
 def test_trash_as_a_verb_asks_for_the_delete_icon():
-    from agenthost.agent.guards import WebRules
+    from agenthost.agent.web_guard import WebRules
 
     page = _snap([{"id": "r1", "tag": "div", "text": "Kofi Mensah Quarterly numbers", "anchor": "Kofi"},
                   {"id": "b1", "tag": "span", "text": "trash delete", "anchor": "END"}],

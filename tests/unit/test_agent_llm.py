@@ -130,7 +130,7 @@ def test_a_done_the_page_contradicts_is_not_a_success(fake):
 def test_make_policy_follows_settings(monkeypatch, fake):
     from agenthost import config, llm
     from agenthost.agent import DeterministicPolicy, make_policy
-    from agenthost.agent.guards import WebGuard
+    from agenthost.agent.web_guard import WebGuard
 
     llm.reset()
     p = make_policy()  # every policy comes behind the web guard

@@ -7,7 +7,8 @@ import pytest
 
 from agenthost.agent import Action
 from agenthost.agent import page as pages
-from agenthost.agent.guards import RISKS, check_actions, classify_risk
+from agenthost.agent.guards import check_actions
+from agenthost.agent.risk import RISKS, classify_risk
 
 
 def risk_aria(tree: str, tool: str, element: str = "", url: str = "https://shop.test/", **args) -> str | None:

@@ -10,8 +10,8 @@ import pytest
 
 from agenthost.agent import Action, deadline_in
 from agenthost.agent import page as pages
-from agenthost.agent.guards import LoopGuard
 from agenthost.agent.llm_policy import LlmPolicy, build_messages
+from agenthost.agent.loops import LoopGuard
 from agenthost.llm.openai import OpenAIProvider
 from tests.support.fake_llm import FakeLLM
 

@@ -1,4 +1,4 @@
-"""The web guard (``agent.guards.WebGuard``): a model or a user's agent that obeys page text is held to the
+"""The web guard (``agent.web_guard.WebGuard``): a model or a user's agent that obeys page text is held to the
 same rules as our policy. Pages written for the purpose tell it to go to another site, to delete the
 account, or to type the task's password somewhere else; the LLM policy (driven by the local fake OpenAI
 server) and a plugin agent obey, and none of it leaves the guard. The same pages with a task that asks for
@@ -14,7 +14,7 @@ from agenthost import config, llm, plugins
 from agenthost.agent import deadline_in, make_policy
 from agenthost.agent import page as pages
 from agenthost.agent.actions import Action
-from agenthost.agent.guards import WebGuard, WebRules, guard_decision
+from agenthost.agent.web_guard import WebGuard, WebRules, guard_decision
 from tests.support.fake_llm import FakeLLM
 from tests.support.obedient import llm_responder
 

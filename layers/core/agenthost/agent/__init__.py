@@ -28,10 +28,11 @@ Interface (everything a protocol needs)::
   :mod:`agenthost.agent.rules`; each action's ``rule`` names its own).
 * Wire forms: ``decision.olympics()`` gives the AI Olympics response body; ``action.to_proxy()`` gives
   ``{"name", "parameters": {"id": ...}}``; ``action.to_browser()`` gives a browser-function action.
-* Guards (:mod:`agenthost.agent.guards`): ``resolve``, ``check_actions``, ``LoopGuard``, ``classify_risk``,
-  ``strip_script``; usable on their own for actions a protocol receives from elsewhere. ``WebGuard`` /
-  ``guard_decision``: the rules every policy's actions follow (off-site navigation, deletions, the task's
-  secrets); ``make_policy()`` already puts its policy behind it.
+* Guards: ``resolve``, ``check_actions``, ``strip_script`` (:mod:`agenthost.agent.guards`), ``LoopGuard``
+  (:mod:`~agenthost.agent.loops`), ``classify_risk`` (:mod:`~agenthost.agent.risk`); usable on their own for
+  actions a protocol receives from elsewhere. ``WebGuard`` / ``guard_decision``
+  (:mod:`~agenthost.agent.web_guard`): the rules every policy's actions follow (off-site navigation,
+  deletions, the task's secrets); ``make_policy()`` already puts its policy behind it.
 """
 
 from __future__ import annotations
@@ -46,11 +47,11 @@ __all__ = ["Action", "Decision", "DeterministicPolicy", "Element", "Page", "Poli
 
 def make_policy() -> Policy:
     """The policy ``AGENTHOST_AGENT`` and ``AGENTHOST_LLM`` select, behind the web guard
-    (:class:`~agenthost.agent.guards.WebGuard`: every decision checked once by the same rules): a user's
+    (:class:`~agenthost.agent.web_guard.WebGuard`: every decision checked once by the same rules): a user's
     agent (see :mod:`agenthost.plugins`) guarded, with ours as its fallback; ours is the LLM policy (with
     deterministic fallback) or the deterministic one. When the web guard leaves a decision of the LLM or a
     user's agent nothing to do, the deterministic policy decides."""
-    from agenthost.agent.guards import WebGuard
+    from agenthost.agent.web_guard import WebGuard
     from agenthost.plugins import web_policy
 
     policy = web_policy(our_policy())
@@ -62,7 +63,7 @@ def make_policy() -> Policy:
 def deterministic_policy() -> Policy:
     """Our deterministic policy behind the web guard: what :func:`make_policy` gives when neither an LLM nor a
     user's agent is configured, and what a protocol answers with when the selected one is late (AI Olympics)."""
-    from agenthost.agent.guards import WebGuard
+    from agenthost.agent.web_guard import WebGuard
 
     return WebGuard(DeterministicPolicy())
 

@@ -31,10 +31,13 @@ from typing import Any
 
 from agenthost import urls
 from agenthost.agent.actions import Action, Decision, approval_question, avoid_list, avoid_set, is_avoided, tool_names
-from agenthost.agent.guards import LoopGuard, WebRules, check_actions, classify_risk, strip_script
+from agenthost.agent.guards import check_actions, strip_script
+from agenthost.agent.loops import LoopGuard
 from agenthost.agent.outcome import judge
 from agenthost.agent.page import MASK, Page, is_sensitive
 from agenthost.agent.policy import DeterministicPolicy
+from agenthost.agent.risk import classify_risk
+from agenthost.agent.web_guard import WebRules
 from agenthost.config import settings
 from agenthost.deadline import Deadline, remaining
 from agenthost.llm import LlmError, Provider, Usage

@@ -15,11 +15,13 @@ from urllib.parse import urljoin
 from agenthost.agent import scope
 from agenthost.agent.actions import Action, is_avoided, norm
 from agenthost.agent.forms import NEXT_STEP, NOT_SUBMIT, SUBMIT, blocked
-from agenthost.agent.guards import LoopGuard, off_site, resolve
+from agenthost.agent.guards import resolve
+from agenthost.agent.loops import LoopGuard
 from agenthost.agent.outcome import judge
 from agenthost.agent.page import TEXT_ROLES, Element, Page
 from agenthost.agent.progress import Seen, action_key
 from agenthost.agent.task import TaskFacts
+from agenthost.agent.web_guard import off_site
 from agenthost.agent.wording import ID, has_phrase, id_kind, identifiers, stem, words
 
 _EVERY = re.compile(r"\b(?:all|every|each)\b", re.I)

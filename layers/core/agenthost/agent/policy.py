@@ -40,15 +40,15 @@ from agenthost.agent.answers import answer_from
 from agenthost.agent.calendar import calendar_actions
 from agenthost.agent.choices import classify_clicks, extreme_choice, generate_actions
 from agenthost.agent.forms import fill_fields, item_clicks, submit_button
-from agenthost.agent.guards import LoopGuard, check_actions, classify_risk
+from agenthost.agent.guards import check_actions
 from agenthost.agent.guessing import guess_actions
+from agenthost.agent.loops import LoopGuard
 from agenthost.agent.navigation import (
     alternatives,
     best_link,
     escalate,
     named_clicks,
     next_step,
-    off_site,
     repeat_named,
 )
 from agenthost.agent.outcome import Outcome, judge, success_keys, taken_back
@@ -58,11 +58,13 @@ from agenthost.agent.problems import skill_actions
 from agenthost.agent.progress import Seen, action_key, futile_keys, sent_record
 from agenthost.agent.references import expand_clicks, quoted_clicks, reference_actions, unverified
 from agenthost.agent.results import nth_result
+from agenthost.agent.risk import classify_risk
 from agenthost.agent.sliders import slider_actions
 from agenthost.agent.suggestions import suggestion_actions, typed_suggestion
 from agenthost.agent.task import TaskFacts, read_task
 from agenthost.agent.terminal import command_actions
 from agenthost.agent.waiting import pause_in, pause_left, wait_actions
+from agenthost.agent.web_guard import off_site
 from agenthost.config import settings
 from agenthost.deadline import Deadline
 

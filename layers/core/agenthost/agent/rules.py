@@ -65,7 +65,7 @@ FAILURE = _rule("outcome.reports-failure", "outcome.reports_failure",
 TAKEN_BACK = _rule("outcome.taken-back", "outcome.VETO",
                    "a completion line next to one that takes it back (not here, not the one sought, the search "
                    "goes on, something still left)", "no success: the task goes on")
-OFF_SITE = _rule("outcome.off-site", "guards.off_site",
+OFF_SITE = _rule("outcome.off-site", "web_guard.off_site",
                  "a completion or failure message on another site than the task's (one the task does not name)",
                  "no evidence either way: the task goes on")
 
@@ -189,7 +189,7 @@ NOTHING_LEFT = _rule("outcome.nothing-left", "policy.DeterministicPolicy._nothin
 UNREACHABLE = _rule("guards.unreachable", "policy.DeterministicPolicy._finish",
                     "every action needs an element this protocol cannot reach by name",
                     "done, not achieved: the task cannot be done through this protocol")
-LOOP_STOP = _rule("loops.stop", "guards.LoopGuard.filter",
+LOOP_STOP = _rule("loops.stop", "loops.LoopGuard.filter",
                   "the same actions keep repeating on an unchanged page", "stop (done, not achieved)")
 NOTHING_NEW = _rule("loops.nothing-new", "policy.DeterministicPolicy._send",
                     "every action withheld as a repeat, nothing new to try", "stop (done, not achieved)")

@@ -28,7 +28,7 @@ What the agent does not implement, our policies answer. Around user code (:class
   fallback (``agent_<reason>``), and our policy answers the turn;
 * actions are re-resolved against the page by our guards (the agent cannot set ``resolved``/``risk``),
   risk is classified by us, careful mode's ``needs_approval`` is ours, loops are tracked by our
-  :class:`~agenthost.agent.guards.LoopGuard`, script-like text is stripped, values typed into password
+  :class:`~agenthost.agent.loops.LoopGuard`, script-like text is stripped, values typed into password
   and card fields are masked in the thinking, the result and the stored memory.
 
 Written here rather than taken from a plugin library: loading is one ``importlib`` call, and what matters

@@ -124,7 +124,9 @@ class GuardedWebPolicy:
     def _accept(self, answer: Any, task: str, page: Page, memory: dict[str, Any], names: Sequence[str],
                 careful: bool, avoid: list[Any], max_actions: int) -> Decision:
         from agenthost.agent.actions import approval_question, avoid_set, is_avoided
-        from agenthost.agent.guards import LoopGuard, check_actions, classify_risk, strip_script
+        from agenthost.agent.guards import check_actions, strip_script
+        from agenthost.agent.loops import LoopGuard
+        from agenthost.agent.risk import classify_risk
 
         answer, proposed, done, result = _proposed(answer)
         checked = check_actions(proposed, page, tools=names, max_actions=max_actions)
