@@ -9,7 +9,7 @@ from agenthost.agent import Action
 from agenthost.agent import page as pages
 from agenthost.agent.actions import PROXY_TOOLS
 from agenthost.agent.outcome import judge
-from agenthost.agent.references import clauses
+from agenthost.agent.pointing import clauses
 from tests.support.policy import PROXY, check, decide, expect
 
 

@@ -10,7 +10,7 @@ import pytest
 from agenthost.agent import Action
 from agenthost.agent import page as pages
 from agenthost.agent.actions import PROXY_TOOLS
-from agenthost.agent.references import clauses, refs_in
+from agenthost.agent.pointing import clauses, refs_in
 from tests.support.policy import ARIA, PROXY, check, decide, expect
 
 

@@ -21,7 +21,7 @@ from agenthost.agent.actions import Action, norm
 from agenthost.agent.forms import NEXT_STEP, NOT_SUBMIT, submit_button, without_task
 from agenthost.agent.page import Element, Page
 from agenthost.agent.progress import Seen
-from agenthost.agent.references import shown_text
+from agenthost.agent.reference_values import shown_text
 from agenthost.agent.task import TaskFacts
 
 _MOST = r"greatest|largest|biggest|highest|maximum|max|most\s+expensive|costliest|priciest"

@@ -56,8 +56,9 @@ from agenthost.agent.page import Page
 from agenthost.agent.paging import seek_actions
 from agenthost.agent.problems import skill_actions
 from agenthost.agent.progress import Seen, action_key, futile_keys, sent_record
-from agenthost.agent.references import expand_clicks, quoted_clicks, reference_actions, unverified
+from agenthost.agent.references import reference_actions, unverified
 from agenthost.agent.results import nth_result
+from agenthost.agent.reveals import expand_clicks, quoted_clicks
 from agenthost.agent.risk import classify_risk
 from agenthost.agent.sliders import slider_actions
 from agenthost.agent.suggestions import suggestion_actions, typed_suggestion

@@ -16,7 +16,7 @@ from typing import Any
 
 from agenthost.agent.actions import Action
 from agenthost.agent.page import Element, Page
-from agenthost.agent.references import ORDINAL, ordinal
+from agenthost.agent.pointing import ORDINAL, ordinal
 from agenthost.agent.task import TaskFacts
 
 #: "click the 9th search result", "open the second hit", "select the 3rd item in the results", "the last link"

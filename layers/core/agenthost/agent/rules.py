@@ -98,11 +98,11 @@ TICK = _rule("forms.tick", "forms.ticks",
 POINTED = _rule("references.pointed-control", "references.reference_actions",
                 "controls the task points to by kind and place (\"the second checkbox\", \"the last field\")",
                 "the value, option, tick or click the clause asks of each")
-QUOTED_SHOWN = _rule("references.quoted-shown", "references.quoted_clicks(reveals=False)",
+QUOTED_SHOWN = _rule("references.quoted-shown", "reveals.quoted_clicks(reveals=False)",
                      "a quoted name the page shows on a control", "click it")
-EXPAND = _rule("references.expand-section", "references.expand_clicks",
+EXPAND = _rule("references.expand-section", "reveals.expand_clicks",
                "closed sections the task asks to open", "click their headers")
-QUOTED_REVEAL = _rule("references.reveal-quoted", "references.quoted_clicks",
+QUOTED_REVEAL = _rule("references.reveal-quoted", "reveals.quoted_clicks",
                       "a quoted name not shown yet", "click the next control that may reveal it")
 ITEM = _rule("forms.item-buttons", "forms.item_clicks",
              "items the task puts somewhere (\"buy X\", \"add X\")", "click the item's own button (\"Add X to cart\")")
