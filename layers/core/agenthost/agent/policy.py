@@ -5,7 +5,9 @@ late or wrong. Its rules are written for kinds of pages: no code branches on a s
 lists are English phrases, some first met on this project's own task suites (the hits per rule in the arena and
 MiniWoB++ reports show where each acts). Each rule is a named entry of :mod:`~agenthost.agent.rules` (what it
 recognises, what it proposes); every action carries its rule's name and ``Decision.rules`` the names of the rules
-that acted. The bodies live in their own modules:
+that acted. What a turn plans, in the cascade's order, is :mod:`~agenthost.agent.planning`'s; this module opens
+the task, gives up on gestures no tool performs, and sends the plan through the guards (loops, risk) or ends the
+task. The bodies live in their own modules:
 
 * :mod:`~agenthost.agent.forms`: fill fields from values the task states (see :mod:`agenthost.agent.task`),
   or from values the page shows when the task asks to use them (a table cell, a code printed in the text);
@@ -26,52 +28,25 @@ that acted. The bodies live in their own modules:
   stated values.
 """
 
+
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from agenthost import urls
-from agenthost.agent import codes, rules, scope, waiting
-from agenthost.agent.actions import Action, Decision, approval_question, avoid_set, is_avoided, tool_names
-from agenthost.agent.answers import answer_from
-from agenthost.agent.calendar import calendar_actions
-from agenthost.agent.choices import classify_clicks, extreme_choice, generate_actions
-from agenthost.agent.forms import fill_fields, item_clicks, submit_button
+from agenthost.agent import rules, waiting
+from agenthost.agent.actions import Action, Decision, approval_question, is_avoided
 from agenthost.agent.guards import check_actions
-from agenthost.agent.guessing import guess_actions
-from agenthost.agent.loops import LoopGuard
-from agenthost.agent.navigation import (
-    alternatives,
-    best_link,
-    escalate,
-    named_clicks,
-    next_step,
-    repeat_named,
-)
-from agenthost.agent.outcome import Outcome, judge, success_keys, taken_back
+from agenthost.agent.navigation import alternatives
+from agenthost.agent.outcome import Outcome
 from agenthost.agent.page import Page
-from agenthost.agent.paging import seek_actions
-from agenthost.agent.problems import skill_actions
-from agenthost.agent.progress import Seen, action_key, futile_keys, sent_record
-from agenthost.agent.references import reference_actions, unverified
-from agenthost.agent.results import nth_result
-from agenthost.agent.reveals import expand_clicks, quoted_clicks
+from agenthost.agent.planning import Turn, fills_form, other_routes, page_verdict, read_turn, task_answer, task_plan
+from agenthost.agent.progress import action_key, futile_keys, sent_record
 from agenthost.agent.risk import classify_risk
 from agenthost.agent.sliders import slider_actions
-from agenthost.agent.suggestions import suggestion_actions, typed_suggestion
-from agenthost.agent.task import TaskFacts, read_task
-from agenthost.agent.terminal import command_actions
-from agenthost.agent.waiting import pause_in, pause_left, wait_actions
-from agenthost.agent.web_guard import off_site
-from agenthost.config import settings
+from agenthost.agent.waiting import pause_in, pause_left
 from agenthost.deadline import Deadline
-
-#: the task wants a value put into the page (so finding the value on the page does not finish it)
-_ENTER_ANSWER = re.compile(r"\b(enter|type|fill(?: in| out)?|submit|put|write|input|paste|record|send|save|"
-                           r"complete the (?:form|report))\b", re.I)
 
 
 class Policy(Protocol):
@@ -83,301 +58,6 @@ class Policy(Protocol):
 def deadline_in(seconds: float) -> Deadline:
     """A deadline ``seconds`` from now, on the clock policies use (``time.monotonic``)."""
     return Deadline.after(seconds)
-
-
-@dataclass
-class _Turn:
-    """One decision's inputs, read once: the task's facts, the page, what earlier turns did."""
-
-    facts: TaskFacts
-    page: Page
-    history: Sequence[Action]
-    memory: dict[str, Any]
-    names: tuple[str, ...]
-    loops: LoopGuard
-    avoid: set[tuple[str, str]]
-    seen: Seen
-    visited: list[str]
-    #: the turn's deadline (what the caller gave, or ``decide_budget_s`` from now)
-    deadline: Deadline
-    careful: bool
-    #: keys of the actions already sent on exactly this page state without changing it
-    futile: set[str] = field(default_factory=set)
-    #: why the task cannot go on from here (set by a rule that knows no other route may be taken): a give-up
-    blocked: str = ""
-    #: the rule that set ``blocked``
-    blocked_by: rules.Rule = rules.NOTHING_LEFT
-    #: the rules of the page's verdict that shaped this decision (first in its trace)
-    noted: list[str] = field(default_factory=list)
-
-
-def _read_turn(task: str, page: Page, history: Sequence[Action], memory: dict[str, Any] | None,
-               tools: Iterable[Any] | None, deadline: Deadline | float | None, careful: bool,
-               avoid: Iterable[Any]) -> _Turn:
-    memory = dict(memory or {})
-    if history:
-        memory["acted"] = True
-    answers = [str(a) for a in memory.get("user_answers") or [] if str(a).strip()]
-    facts = read_task(task + ("\n" + "\n".join(answers) if answers else ""))
-    loops = LoopGuard(memory)
-    seen = Seen(history, page, memory)
-    visited = [u for u in memory.get("visited", []) if isinstance(u, str)]
-    here = page.url.split("#", 1)[0]
-    if here and here not in visited:
-        visited.append(here)
-        memory["visited"] = visited[-50:]
-    codes.remember(page, memory)
-    codes.note_waiting(page, facts, memory)
-    return _Turn(facts, page, history, memory, tool_names(tools), loops, avoid_set(avoid), seen, visited,
-                 Deadline.of(deadline, settings().decide_budget_s), careful)
-
-
-def _page_verdict(t: _Turn) -> Outcome:
-    """The page's verdict (:func:`~agenthost.agent.outcome.judge`): lines shown before the agent acted
-    are no evidence, and neither is a page on another site than the task's unless the task names it."""
-    memory, page, facts = t.memory, t.page, t.facts
-    if ("before" not in memory and not t.history and not memory.get("acted")) or memory.get("nav_only"):
-        # the first page, and a page the agent only navigated to: what they show was there before acting
-        memory["before"] = (list(memory.get("before") or []) + success_keys(page))[-40:]
-    if not memory.get("home"):
-        home = urls.host(facts.urls[0]) if facts.urls else urls.host(page.url)
-        if home:
-            memory["home"] = home
-    verdict = judge(page, memory.get("before") or (), facts.text)
-    if verdict.kind in ("success", "failure") and off_site(page.url, memory.get("home", ""), facts):
-        t.noted.append(rules.OFF_SITE.name)
-        return Outcome(None, "")
-    shaped = {"progress": rules.UNDER_WAY, "error": rules.PAGE_ERROR, "failure": rules.FAILURE}.get(verdict.kind or "")
-    if shaped is not None:
-        t.noted.append(shaped.name)
-    if verdict.kind != "success" and taken_back(page, memory.get("before") or (), facts.text):
-        t.noted.append(rules.TAKEN_BACK.name)
-    return verdict
-
-
-def _task_plan(t: _Turn, verdict: Outcome) -> list[Action]:
-    """What the task asks of this page: named items, fields, a problem's answer, the form's submit button,
-    the buttons, tabs and links it names; nothing ``avoid`` names, and never a batch that changed nothing."""
-    picked, completed = typed_suggestion(t.facts, t.page, t.history, t.seen, t.names)
-    completing = [a for a in rules.tag(rules.TYPED_SUGGESTION, picked) if not is_avoided(a, t.avoid)]
-    if not completing and not completed:
-        return _form_plan(t, verdict)
-    if completing and completing[0].tool in ("wait", "press"):
-        return completing  # the field's suggestions may still come: asked for before anything moves on
-    # the list a value just typed opened closes as soon as anything else is done: its suggestion first, then
-    # the rest of the form, or its submit when the suggestion was the last thing the form waited for
-    rest = [a for a in _form_plan(t, verdict) if a.resolved is None or a.resolved not in
-            [c.resolved for c in completing]]
-    if not rest:
-        submit = submit_button(t.facts, t.page, [], t.avoid)
-        if submit is not None and all(submit is not c.resolved for c in completing):
-            rest = [Action("click", {"element": submit.name}, resolved=submit, why="submit the form",
-                           rule=rules.SUBMIT.name)]
-    return completing + rest
-
-
-def _form_plan(t: _Turn, verdict: Outcome) -> list[Action]:
-    """:func:`_task_plan` past a suggestion to pick first."""
-    facts, page, seen, names = t.facts, t.page, t.seen, t.names
-    picking = [a for a in rules.tag(rules.CALENDAR, calendar_actions(facts, page, seen)) if not is_avoided(a, t.avoid)]
-    if picking:
-        return picking  # each click on a calendar changes what the next one must be
-    suggested = suggestion_actions(facts, page, seen)
-    if suggested is not None:
-        # a value the task describes by its start and end: typed, completed from the page's suggestions, and
-        # sent only once the field holds one that fits
-        acts, ready = rules.tag(rules.SUGGESTION, suggested[0]), suggested[1]
-        if not acts and not ready:
-            t.blocked_by = rules.NO_SUGGESTION
-            t.blocked = "No suggestion the page lists starts and ends as the task asks, so no value fits the field."
-        if acts or not ready:
-            return [a for a in acts if not is_avoided(a, t.avoid)]
-        submit = submit_button(facts, page, [], t.avoid)
-        return [Action("click", {"element": submit.name}, resolved=submit, why="submit the form",
-                       rule=rules.SUBMIT.name)] if submit else []
-    if verdict.kind != "success":
-        guessing = guess_actions(facts, page, t.memory, t.names, t.avoid,
-                                 submitted=bool(t.history) and t.history[-1].tool == "click")
-        if guessing is not None:  # a number to find: the page's answers to the guesses narrow it down
-            if not guessing:
-                t.blocked_by = rules.GUESS
-                t.blocked = "The page's answers leave no number in the range the task gives."
-            return rules.tag(rules.GUESS, guessing)
-        commands = command_actions(facts, page, t.names)
-        if commands is not None:  # a terminal: the next command the task needs, typed key by key
-            return [a for a in rules.tag(rules.TERMINAL, commands) if not is_avoided(a, t.avoid)]
-        seeking = [a for a in rules.tag(rules.SEEK, seek_actions(facts, page) or []) if not is_avoided(a, t.avoid)]
-        if seeking:  # an entry sought by name, not on this page of the list: the next page
-            return seeking
-        waiting = wait_actions(facts, page, t.names)
-        if waiting:  # the task's action waits until the value the page shows meets the task's bound
-            return rules.tag(rules.WAIT_BOUND, waiting)
-        generating = generate_actions(facts, page, t.avoid)
-        if generating is not None:  # a number generated until it fits, then sent
-            return [a for a in rules.tag(rules.GENERATE, generating) if not is_avoided(a, t.avoid)]
-        sliding = slider_actions(facts, page, t.memory, t.names)
-        if sliding:  # a key at a time: each moves the readout
-            return [a for a in rules.tag(rules.SLIDER, sliding) if not is_avoided(a, t.avoid)]
-    fills = fill_fields(facts, page, names, seen, rejected=verdict.kind in ("error", "failure"),
-                        problem=verdict.text if verdict.kind == "error" else "")
-    fills = [a for a in rules.tag(rules.FILL, fills) if not is_avoided(a, t.avoid)]
-    pointed = [a for a in rules.tag(rules.POINTED, reference_actions(facts, page, seen, names))
-               if not is_avoided(a, t.avoid)]
-    # values typed, options chosen and boxes ticked in controls the task points to by kind and place are fills
-    # (what a clause states for the control it points to wins over a value read off a label); the buttons,
-    # links and fields it points to for a click come after the form's own steps
-    pointed_fills = [a for a in pointed if _fills(a)]
-    mine = {id(a.resolved) for a in pointed_fills}
-    fills = _in_page_order(page, [a for a in fills if id(a.resolved) not in mine] + pointed_fills)
-    pointed_clicks = [a for a in pointed if not _fills(a)]
-    if not fills:
-        # a quoted name shown on the page is clicked; else the sections the task asks to expand are opened,
-        # else the next control that may reveal the quoted name
-        shown = [a for a in rules.tag(rules.QUOTED_SHOWN, quoted_clicks(facts, page, seen, reveals=False))
-                 if not is_avoided(a, t.avoid)]
-        pointed_clicks += shown or [a for a in rules.tag(rules.EXPAND, expand_clicks(facts, page, seen))
-                                    if not is_avoided(a, t.avoid)] \
-            or [a for a in rules.tag(rules.QUOTED_REVEAL, quoted_clicks(facts, page, seen))
-                if not is_avoided(a, t.avoid)]
-    plan: list[Action] = rules.tag(rules.ITEM, item_clicks(facts, page, seen)) + fills
-    if not fills and verdict.kind != "success":
-        # choices picked by their values (each number's kind, the greatest), else a problem a skill solves
-        picked = [a for a in rules.tag(rules.CLASSIFY, classify_clicks(facts, page, seen))
-                  + rules.tag(rules.EXTREME, extreme_choice(facts, page, seen))
-                  + rules.tag(rules.NTH_RESULT, nth_result(facts, page, t.memory, names) or [])
-                  if not is_avoided(a, t.avoid)]
-        plan.extend(picked or rules.tag(rules.SKILL, skill_actions(facts, page, names, seen, t.deadline,
-                                                                   playing=verdict.kind == "progress")))
-    opening = any(a.tool == "type" and a.resolved is not None and a.resolved.role == "combobox" for a in fills)
-    if (fills or (plan and plan[-1].tool == "type")) and not opening:  # a typed combobox's list comes first
-        submit = submit_button(facts, page, plan, t.avoid)
-        if submit is not None:
-            plan.append(Action("click", {"element": submit.name}, resolved=submit, why="submit the form",
-                               rule=rules.SUBMIT.name))
-    taken = {id(a.resolved) for a in plan if a.resolved is not None}
-    for a in pointed_clicks:
-        if id(a.resolved) not in taken:
-            plan.append(a)
-            taken.add(id(a.resolved))
-    plan.extend(a for a in rules.tag(rules.NAMED, named_clicks(facts, page, seen, fills, t.avoid))
-                if id(a.resolved) not in taken and not (opening and a.resolved is not None
-                                                        and a.resolved.role == "button"))
-    plan = [a for a in plan if not is_avoided(a, t.avoid)]
-    if unverified(fills, page):
-        # whether the field took the date shows on the next page state: nothing that moves on before that
-        plan = [a for a in plan if not (a.tool == "click" and a.resolved is not None
-                                        and a.resolved.role in ("button", "link", "menuitem", "tab"))]
-    if t.futile and plan and {action_key(a) for a in plan} <= t.futile:
-        plan = []  # the same batch changed nothing on this page: never sent again unchanged
-    if not plan and verdict.kind != "success":
-        # the rest of the last batch the protocol did not run (a step at a time): the clicks it planned
-        plan = [Action("click", {"element": e.name}, resolved=e, why="the rest of the last batch", rule=rules.REST.name)
-                for e in seen.rest_of_batch(page) if not is_avoided(Action("click", {"element": e.name}, resolved=e),
-                                                                       t.avoid)]
-    return plan
-
-
-def _fills(a: Action) -> bool:
-    """An action that fills a form (a value, an option, a box) rather than moving on."""
-    return a.tool in ("type", "select", "check") or (a.resolved is not None and a.resolved.role in
-                                                      ("checkbox", "radio", "switch"))
-
-
-def _in_page_order(page: Page, acts: list[Action]) -> list[Action]:
-    order = {id(e): i for i, e in enumerate(page.elements)}
-    return sorted(acts, key=lambda a: order.get(id(a.resolved), 10**6))
-
-
-def _answer(t: _Turn, verdict: Outcome) -> tuple[str | None, str]:
-    """The answer to the task's question the page shows, with its kind; None where the task wants the
-    value entered or acted on (finding it is not finishing) or a game or wizard is under way (its lines are
-    no answer)."""
-    facts = t.facts
-    answer, kind = answer_from(facts, t.page) if facts.question else (None, "")
-    if kind == "line" and not facts.wh_question:
-        answer = None
-    if answer and (_ENTER_ANSWER.search(facts.text) or _ACT_ON_IT.search(facts.text) or _REQUEST.search(facts.text)):
-        answer = None
-    if verdict.kind == "progress":
-        answer = None
-    return answer, kind
-
-
-#: the task asks to do something with what it finds ("find X and click on their phone number"): finding it
-#: is a step, not the end
-_ACT_ON_IT = re.compile(r"(?:^|[.;:,!?]\s*|\b(?:and|then|to|please)\s+)(?:click|press|tap|select|choose|pick|check|"
-                        r"tick|delete|remove|buy|order|add|book|send|reply|respond|forward|star|mark|like|share|drag|open|"
-                        r"close|expand|follow)\b", re.I)  # an imperative, not a noun ("the booking service")
-#: the same asked in the passive ("the note by Ana should be archived", "this file needs to be deleted")
-_ACT_PASSIVE = re.compile(r"\b(?:should|must|needs? to|has to|have to|is to|are to|ought to)\s+be\s+"
-                          r"(?:\w+ed|sent|done|shown|taken)\b", re.I)
-
-
-#: a request put as a question ("Will you respond to her email ...?"): something to do, not to answer
-_REQUEST = re.compile(r"\b(?:will|would|can|could)\s+you\s+(?:please\s+)?(?:respond|reply|write|send|forward|"
-                      r"delete|remove|click|press|buy|order|book|add|mark|star|like|share|open|close|fill|enter|"
-                      r"type|submit|sign|log)\b", re.I)
-
-
-def _click_found(t: _Turn) -> list[Action]:
-    """"Find X and click on their phone number": the value the page shows for what the task asks (an e-mail
-    address, a phone number, a table cell), clicked where the page shows it, once."""
-    facts, page = t.facts, t.page
-    if not (facts.question and re.search(r"\b(?:click|press|tap)\b", facts.text, re.I)):
-        return []
-    value, kind = answer_from(facts, page)
-    if not value or kind == "line":
-        return []
-    v = value.strip().lower()
-    for e in page.elements:
-        shown = (e.name if e.interactive else e.value).strip().lower()
-        if e.role in ("textbox", "searchbox", "combobox", "option") or v not in shown:
-            continue
-        if t.seen.clicked(e) or t.seen.clicked_here(e) or any(k.endswith("|" + value) for k in t.seen.on_page):
-            return []
-        return [Action("click", {"element": value}, resolved=e, why=f"the {kind} the task asks for, where it shows")]
-    return []
-
-
-def _other_routes(t: _Turn, plan: list[Action], success: bool, answer: str | None) -> list[Action]:
-    """With nothing the task names left: a named button again (when the task says to repeat it), back to
-    the task's site, the next step of a flow, the link toward the goal; after a batch that changed nothing,
-    an escalation instead of the same actions."""
-    facts, page, seen = t.facts, t.page, t.seen
-    if not plan:
-        plan.extend(rules.tag(rules.REPEAT, repeat_named(facts, page, seen, t.avoid)))
-    if not plan and not success and off_site(page.url, seen.home, facts):
-        back = next((u for u in reversed(t.visited) if not off_site(u, seen.home, facts)), None)
-        if back and "navigate" in t.names:
-            plan.append(Action("navigate", {"url": back}, why="back to the task's site", rule=rules.BACK_HOME.name))
-    waiting = codes.waiting_page(t.memory, page.url) if not plan and not success else None
-    if waiting and "navigate" in t.names:
-        plan.append(Action("navigate", {"url": waiting}, why="back to the field the code found elsewhere is for",
-                           rule=rules.CODE_BACK.name))
-    if not plan and not success and not answer:
-        plan.extend(a for a in rules.tag(rules.CLICK_FOUND, _click_found(t)) if not is_avoided(a, t.avoid))
-    if not plan and not success and not answer and (_ACT_ON_IT.search(facts.text) or _REQUEST.search(facts.text)
-                                                     or _ACT_PASSIVE.search(facts.text) or facts.passes_on):
-        item = scope.opener(page, facts)
-        if item is not None and not (t.seen.clicked(item) or t.seen.clicked_here(item)):
-            # what the task wants done is not on this page: open the item it is about first
-            opening = Action("click", {"element": item.name or item.value}, resolved=item,
-                             why="open the item the task is about", rule=rules.OPEN_ITEM.name)
-            if not is_avoided(opening, t.avoid):
-                plan.append(opening)
-    if not plan and not success and not answer:
-        plan.extend(rules.tag(rules.NEXT_STEP, next_step(facts, page, seen, t.avoid, t.futile)))
-    if not plan and not success:
-        link = best_link(facts, page, seen, t.visited, t.avoid, t.loops, explore=not seen.filled)
-        if link is not None:
-            plan.append(Action("click", {"element": link.name}, resolved=link, why="best match for the goal",
-                               rule=rules.BEST_LINK.name))
-    if t.futile:
-        plan = [a for a in plan if action_key(a) not in t.futile]
-        if not plan:
-            plan = rules.tag(rules.ESCALATE,
-                             escalate(facts, page, seen, t.visited, t.avoid, t.loops, t.futile, t.names))
-    return plan
 
 
 #: an imperative that needs a pointer gesture no protocol tool performs (drag, draw, highlight a text, resize,
@@ -416,7 +96,7 @@ class DeterministicPolicy:
             if staged is not None:
                 return staged
             memory = {**(memory or {}), "pause": {"stage": "after"}}
-        t = _read_turn(task, page, history, memory, tools, deadline, careful, avoid)
+        t = read_turn(task, page, history, memory, tools, deadline, careful, avoid)
         d = self._decide(t, task, page, history)
         d.rules = t.noted + [n for n in d.rules if n not in t.noted]  # the page's verdict first, as it was read
         return d
@@ -454,7 +134,7 @@ class DeterministicPolicy:
         return Decision(actions=[wait], thinking=f"wait ({wait.why})", source=self.name, memory=memory,
                         rules=[rules.PAUSE.name])
 
-    def _decide(self, t: _Turn, task: str, page: Page, history: Sequence[Action]) -> Decision:
+    def _decide(self, t: Turn, task: str, page: Page, history: Sequence[Action]) -> Decision:
         opening = self._open(t)
         if opening is not None:
             return opening
@@ -464,21 +144,21 @@ class DeterministicPolicy:
             # to drag moves by keys where the protocol presses them)
             return self._give_up(t.memory, f"The task needs a pointer gesture ({gesture.group(0).strip()!r}) that "
                                  "this protocol's tools cannot perform.", Outcome(None, ""), rule=rules.GESTURE)
-        verdict = _page_verdict(t)
+        verdict = page_verdict(t)
         t.seen.home = str(t.memory.get("home") or "")
         acted = bool(t.memory.get("acted"))
         t.futile = futile_keys(t.memory, page, bool(history), t.seen)
-        plan = _task_plan(t, verdict)
+        plan = task_plan(t, verdict)
         if not plan and t.blocked:
             return self._give_up(t.memory, t.blocked, Outcome(None, ""), rule=t.blocked_by)
-        answer, kind = _answer(t, verdict)
+        answer, kind = task_answer(t, verdict)
         result_text = answer or verdict.text or _status_text(page) or "Done."
         if not plan and verdict.success and acted:
             return self._done(t.memory, "The page shows completion.", verdict.text or result_text,
                               rule=rules.COMPLETION)
         if not plan and answer and kind != "line":
             return self._done(t.memory, f"Answer found on the page: {answer}", answer, rule=rules.ANSWER)
-        plan = _other_routes(t, plan, verdict.success, answer)
+        plan = other_routes(t, plan, verdict.success, answer)
         if not plan:
             ending = self._nothing_left(t, verdict, answer, result_text)
             if ending is not None:
@@ -486,7 +166,7 @@ class DeterministicPolicy:
             plan = [_scroll("look for more of the page")]
         return self._send(t, plan, verdict, answer, result_text)
 
-    def _open(self, t: _Turn) -> Decision | None:
+    def _open(self, t: Turn) -> Decision | None:
         """An empty page (the task's URL opened, or a wait for it to load); the URL the task names, once."""
         facts, memory, page = t.facts, t.memory, t.page
         if page.is_empty():
@@ -505,7 +185,7 @@ class DeterministicPolicy:
                 return self._finish(t, go, "Opening the URL the task names.")
         return None
 
-    def _nothing_left(self, t: _Turn, verdict: Outcome, answer: str | None, result_text: str) -> Decision | None:
+    def _nothing_left(self, t: Turn, verdict: Outcome, answer: str | None, result_text: str) -> Decision | None:
         """Nothing to do on this page: done when it shows the outcome, else a scroll once (None), else a
         give-up."""
         if verdict.success:
@@ -520,7 +200,7 @@ class DeterministicPolicy:
         return self._give_up(t.memory, "Nothing the task names is left to do on this page.", verdict,
                              rule=rules.NOTHING_LEFT)
 
-    def _send(self, t: _Turn, plan: list[Action], verdict: Outcome, answer: str | None,
+    def _send(self, t: Turn, plan: list[Action], verdict: Outcome, answer: str | None,
               result_text: str) -> Decision:
         """The plan through the loop guard: repeats dropped (another route instead), a stop when they
         persist, a give-up when nothing new is left."""
@@ -572,7 +252,7 @@ class DeterministicPolicy:
         return Decision(actions=[], done=True, success=False, result=result[:600], thinking=thinking,
                         source=self.name, memory=memory, rules=[rule.name])
 
-    def _finish(self, t: _Turn, plan: list[Action], thinking: str) -> Decision:
+    def _finish(self, t: Turn, plan: list[Action], thinking: str) -> Decision:
         """The actions as sent: guarded, risk-classed, recorded (loops, what was sent on which page state)."""
         memory, page = t.memory, t.page
         acts: list[Action] = []
@@ -583,7 +263,7 @@ class DeterministicPolicy:
                 acts.extend(checked.actions)
             elif any("cannot be reached" in d for d in checked.dropped):
                 unreachable = unreachable or a
-                if _fills(a):
+                if fills_form(a):
                     break  # a value or a choice this protocol cannot put in place: the steps after it (a submit)
                     # would go without it
         if not acts and unreachable is not None:

@@ -161,11 +161,11 @@ ANSWER = _rule("answers.value-found", "answers.answer_from",
 # ----------------------------------------------------------------- other routes when the task names nothing left
 REPEAT = _rule("navigation.repeat-named", "navigation.repeat_named",
                "a task that says to repeat a named button (\"until\", \"each\", \"again\")", "click it again")
-BACK_HOME = _rule("navigation.back-to-site", "policy._other_routes",
+BACK_HOME = _rule("navigation.back-to-site", "planning.other_routes",
                   "a page on another site than the task's", "navigate back to the last page of the task's site")
 CODE_BACK = _rule("codes.back-to-field", "codes.waiting_page",
                   "a code found on another page for a field that waits for it", "navigate back to that field")
-CLICK_FOUND = _rule("answers.click-found", "policy._click_found",
+CLICK_FOUND = _rule("answers.click-found", "planning.click_found",
                     "\"find X and click on it\": the value the page shows for X", "click it where it shows, once")
 OPEN_ITEM = _rule("scope.open-item", "scope.opener",
                   "an action the task wants done to an item whose controls are not on this page",
