@@ -99,7 +99,7 @@ import time
 from {name}.agent import create
 
 from agenthost.agent import DeterministicPolicy
-from agenthost.agent import page as pages
+from agenthost.agent.aria import from_aria
 from agenthost.plugins import GuardedWebPolicy, WebTurn, WerewolfState
 
 TREE = """- heading "Quiz" [level=1]
@@ -110,7 +110,7 @@ TREE = """- heading "Quiz" [level=1]
 
 
 def turn(task: str) -> WebTurn:
-    page = pages.from_aria(TREE, url="http://127.0.0.1:8000/quiz", title="Quiz")
+    page = from_aria(TREE, url="http://127.0.0.1:8000/quiz", title="Quiz")
     return WebTurn(task=task, page=page, history=(), memory={{}}, tools=(), deadline=time.monotonic() + 5)
 
 

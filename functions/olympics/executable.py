@@ -22,7 +22,8 @@ from typing import Any
 from urllib.parse import urlparse
 
 from agenthost.agent import address
-from agenthost.agent.page import Element, Page, from_aria
+from agenthost.agent.aria import from_aria
+from agenthost.agent.page import Element, Page
 from olympics.models import MAX_ACTIONS, Action
 
 _SCRIPTY = re.compile(

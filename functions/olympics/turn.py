@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from agenthost.agent import Action, Decision
-from agenthost.agent.page import Page, from_aria
+from agenthost.agent.aria import from_aria
+from agenthost.agent.page import Page
 from agenthost.config import settings
 from agenthost.deadline import Deadline
 from olympics import agent_adapter, executable

@@ -35,6 +35,7 @@ from agenthost.agent.actions import avoid_set, is_avoided
 from agenthost.agent.guards import check_actions
 from agenthost.agent.outcome import line_key
 from agenthost.agent.risk import classify_risk
+from agenthost.agent.snapshot import from_snapshot
 from agenthost.config import settings
 from agenthost.deadline import Deadline
 from agenthost.webapp import logger
@@ -122,7 +123,7 @@ class AgentBrain:
         self._avoid_ok = _accepts_avoid(self.policy.decide)
 
     def _page(self, ctx: StepContext) -> pages.Page:
-        page = pages.from_snapshot(ctx.snapshot.model_dump(mode="json", exclude_none=True))
+        page = from_snapshot(ctx.snapshot.model_dump(mode="json", exclude_none=True))
         if not page.tables:
             page.tables = tables_from_text(page.text, labels=[e.name for e in page.elements if e.interactive])
         return page

@@ -279,8 +279,8 @@ def _agent(page: Any, task: str, deadline: Deadline, progress: Progress,
     from browser.actions import ActionError, run_action
 
     from agenthost.agent import make_policy
-    from agenthost.agent import page as pages
     from agenthost.agent.dom import observe
+    from agenthost.agent.snapshot import from_observation
 
     policy = make_policy()
     history: list[Any] = []
@@ -290,7 +290,7 @@ def _agent(page: Any, task: str, deadline: Deadline, progress: Progress,
     for step in range(max_steps):
         if deadline.remaining() < 2:
             break
-        model = pages.from_observation(observe(page))
+        model = from_observation(observe(page))
         decide_by = deadline.reserve(1.0, "the step's actions")
         if decide_by.remaining() > STEP_DECIDE_S:
             decide_by = Deadline.after(STEP_DECIDE_S)

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from agenthost.agent import DeterministicPolicy, deadline_in, dom
-from agenthost.agent import page as pages
+from agenthost.agent.aria import from_aria
+from agenthost.agent.snapshot import from_observation
 from tests.support.brain_pages import PageServer
 from tests.support.timing import stretch, waited, within
 
@@ -57,7 +58,7 @@ def play(task, url, sid, max_turns=8):
     assert out["results"] == [{"ok": True}]
     memory, history = {}, []
     for _ in range(max_turns):
-        page = pages.from_observation(out["observation"])
+        page = from_observation(out["observation"])
         d = policy.decide(task, page, history, memory, None, deadline_in(5))
         memory = d.memory
         if d.done:
@@ -76,7 +77,7 @@ def test_parses_real_aria_snapshot_of_a_form(site):
                          {"tool": "select", "element": "Country", "option": "Canada"}])
     assert [r["ok"] for r in out["results"]] == [True] * 4
     aria = out["observation"]["aria"]
-    tree = pages.from_aria(aria, url=out["observation"]["url"])
+    tree = from_aria(aria, url=out["observation"]["url"])
     by = {e.name: e for e in tree.elements if e.name}
     assert by["First Name"].role == "textbox" and by["First Name"].value == "Ann"
     assert by["Email"].placeholder == "you@example.com"
@@ -85,7 +86,7 @@ def test_parses_real_aria_snapshot_of_a_form(site):
     assert by["I agree to the terms of service"].checked is True
     assert by["Subscribe to the newsletter"].checked is False
     assert by["Create account"].role == "button"
-    live = pages.from_observation(out["observation"])
+    live = from_observation(out["observation"])
     # controls carry the page's data-agent-id; the text between them becomes paragraphs (agent.layout)
     ids = [e.ref for e in live.elements if e.role != "paragraph"]
     assert ids and all(i.startswith("agent-") for i in ids)

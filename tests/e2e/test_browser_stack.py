@@ -11,7 +11,7 @@ from pathlib import Path
 import boto3
 import pytest
 
-from agenthost.agent import page as pages
+from agenthost.agent.snapshot import from_observation
 from agenthost.browser import Browser, BrowserError
 from tests.support.brain_pages import PageServer
 
@@ -55,7 +55,7 @@ def test_browser_runs_in_the_local_stack_and_resumes_sessions_from_the_table(sta
                                    {"tool": "navigate", "url": f"{site.url}/index.html"},
                                    {"tool": "click", "element": "Pricing plans"}])
     assert out["results"] == [{"ok": True}, {"ok": True}, {"ok": True}]
-    page = pages.from_observation(out["observation"])
+    page = from_observation(out["observation"])
     assert page.title == "Pricing" and page.tables[0][2] == ["Pro", "$29/month", "200 GB"]
     ddb = boto3.client("dynamodb", endpoint_url=stack.dynamodb_url, region_name="us-east-1")
     table = stack.env.get("AGENTHOST_TABLE", "agenthost")

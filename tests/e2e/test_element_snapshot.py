@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from agenthost.agent.dom import SNAPSHOT_JS
-from agenthost.agent.page import from_snapshot
+from agenthost.agent.snapshot import from_snapshot
 from infra.extension.emulator import CHROMIUM_ARGS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]

@@ -10,8 +10,8 @@ import re
 
 import pytest
 
-from agenthost.agent import page as pages
 from agenthost.agent.actions import OLYMPICS_TOOLS
+from agenthost.agent.aria import from_aria
 from agenthost.agent.llm_policy import LlmPolicy
 from agenthost.deadline import Deadline
 from agenthost.llm.openai import OpenAIProvider
@@ -64,7 +64,7 @@ def test_the_llm_policy_gets_each_trivia_question_and_its_answer_is_clicked():
             """The turn as the webhook plays it: the page from the ARIA tree, the LLM policy's batch."""
             nonlocal memory
             req = json.loads(body)
-            page = pages.from_aria(req["pageState"]["accessibilityTree"], url=req["pageState"]["url"],
+            page = from_aria(req["pageState"]["accessibilityTree"], url=req["pageState"]["url"],
                                    title=req["pageState"]["title"])
             d = policy.decide(req["task"]["taskPrompt"], page, [], memory, OLYMPICS_TOOLS, Deadline.after(10))
             memory = d.memory or memory

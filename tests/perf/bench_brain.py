@@ -15,8 +15,8 @@ from _util import env, pct, timed_ms  # noqa: E402
 os.environ.update(env())
 
 from agenthost.agent import DeterministicPolicy, deadline_in  # noqa: E402
-from agenthost.agent import page as pages  # noqa: E402
 from agenthost.agent.actions import OLYMPICS_TOOLS  # noqa: E402
+from agenthost.agent.aria import from_aria  # noqa: E402
 from agenthost.agent.llm_policy import build_messages  # noqa: E402
 from agenthost.agent.task import read_task  # noqa: E402
 
@@ -86,15 +86,15 @@ def big_tree(nodes: int = 2000) -> str:
 
 def main() -> None:
     tree = big_tree()
-    parsed = pages.from_aria(tree)
+    parsed = from_aria(tree)
     cpu = time.process_time()
-    parse_ms = timed_ms(lambda: pages.from_aria(tree), 200)
+    parse_ms = timed_ms(lambda: from_aria(tree), 200)
     cpu_ms = (time.process_time() - cpu) * 1000 / 200
     print(f"aria parse, {len(tree.splitlines())} lines / {len(parsed.elements)} elements: "
           f"p50 {statistics.median(parse_ms):.2f} ms, p95 {pct(parse_ms, 95):.2f} ms, "
           f"min {min(parse_ms):.2f} ms, CPU {cpu_ms:.2f} ms/parse (aim <= 5 ms; load average {os.getloadavg()[0]:.1f})")
 
-    page = pages.from_aria(FORM, url="https://shop.test/signup", title="Create your account")
+    page = from_aria(FORM, url="https://shop.test/signup", title="Create your account")
     policy = DeterministicPolicy()
     d = policy.decide(TASK, page, [], {}, OLYMPICS_TOOLS, deadline_in(5))
     print("  decision:", [(a.tool, a.target) for a in d.actions])  # targets only: no typed values (passwords)
@@ -109,7 +109,7 @@ def main() -> None:
           f"p50 {statistics.median(dec_ms):.2f} ms, p95 {pct(dec_ms, 95):.2f} ms (aim <= 5 ms)")
     cached_ms = timed_ms(lambda: policy.decide(TASK, page, [], {}, OLYMPICS_TOOLS, deadline_in(5)), 300)
     print(f"  same, task parse cached (a warm container, same prompt): p50 {statistics.median(cached_ms):.2f} ms")
-    big = pages.from_aria(tree)
+    big = from_aria(tree)
     big_ms = timed_ms(lambda: fresh("Add item 7 to cart", big), 30)
     print(f"deterministic decision (2,000-node page): p50 {statistics.median(big_ms):.2f} ms")
 

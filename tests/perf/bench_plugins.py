@@ -19,7 +19,7 @@ os.environ.update(env())
 
 from agenthost import plugins  # noqa: E402
 from agenthost.agent import Action, Decision, DeterministicPolicy  # noqa: E402
-from agenthost.agent import page as pages  # noqa: E402
+from agenthost.agent.aria import from_aria  # noqa: E402
 
 TREE = "\n".join([f'- link "Article {i}":\n  - /url: /a/{i}' for i in range(60)]
                  + ['- textbox "Search"', '- button "Search"', '- checkbox "Remember me"'])
@@ -41,7 +41,7 @@ class Raiser:
 
 def main() -> None:
     logging.getLogger("agenthost.plugins").setLevel(logging.ERROR)  # one warning per refusal: not timed here
-    page = pages.from_aria(TREE, url="https://shop.example.com/", title="Shop")
+    page = from_aria(TREE, url="https://shop.example.com/", title="Shop")
     ours = DeterministicPolicy()
     guarded = plugins.GuardedWebPolicy(Clicker(), ours)
     refused = plugins.GuardedWebPolicy(Raiser(), ours)

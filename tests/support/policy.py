@@ -7,13 +7,15 @@ from collections import Counter
 from agenthost.agent import DeterministicPolicy, deadline_in
 from agenthost.agent import page as pages
 from agenthost.agent.actions import OLYMPICS_TOOLS, PROXY_TOOLS
+from agenthost.agent.aria import from_aria
+from agenthost.agent.snapshot import from_snapshot
 
 POLICY = DeterministicPolicy()
 
 
 def decide(task, tree, *, url="https://site.test/", history=(), memory=None, tools=OLYMPICS_TOOLS, **kw):
     """One decision of the shared policy on ``tree`` (an ARIA snapshot or a Page)."""
-    page = tree if isinstance(tree, pages.Page) else pages.from_aria(tree, url=url)
+    page = tree if isinstance(tree, pages.Page) else from_aria(tree, url=url)
     return POLICY.decide(task, page, list(history), memory or {}, tools, deadline_in(5), **kw)
 
 
@@ -33,7 +35,7 @@ def snapshot_of(parts, url="https://site.test/"):
         else:
             elements.append({**p, "at": len(text)})
             text += p["text"] + " " if p.get("text") else ""
-    return pages.from_snapshot({"url": url, "title": "", "visibleText": text.rstrip(), "elements": elements})
+    return from_snapshot({"url": url, "title": "", "visibleText": text.rstrip(), "elements": elements})
 
 
 class Effect:

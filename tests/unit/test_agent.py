@@ -5,10 +5,11 @@ from __future__ import annotations
 import time
 
 from agenthost.agent import Action, DeterministicPolicy, deadline_in
-from agenthost.agent import page as pages
+from agenthost.agent.aria import from_aria
 from agenthost.agent.guards import check_actions, resolve, strip_script
 from agenthost.agent.loops import LoopGuard
 from agenthost.agent.risk import classify_risk
+from agenthost.agent.snapshot import from_snapshot
 from tests.support.policy import expect
 from tests.support.timing import within
 
@@ -53,7 +54,7 @@ def decide(task, page, memory=None, tools=None, **kw):
 
 
 def test_aria_parse_reads_roles_values_states_and_tables():
-    page = pages.from_aria(FORM_TREE, url="http://shop.test/register", title="Register")
+    page = from_aria(FORM_TREE, url="http://shop.test/register", title="Register")
     by_name = {e.name: e for e in page.elements if e.name}
     assert by_name["First Name"].value == "Ann"
     assert by_name["Email"].placeholder == "you@example.com" and by_name["Email"].value == ""
@@ -68,14 +69,14 @@ def test_aria_parse_reads_roles_values_states_and_tables():
 
 
 def test_fingerprint_changes_with_state_only():
-    a = pages.from_aria(FORM_TREE, url="http://x/")
-    b = pages.from_aria(FORM_TREE, url="http://x/#top")
-    c = pages.from_aria(FORM_TREE.replace('checkbox "Newsletter"', 'checkbox "Newsletter" [checked]'), url="http://x/")
+    a = from_aria(FORM_TREE, url="http://x/")
+    b = from_aria(FORM_TREE, url="http://x/#top")
+    c = from_aria(FORM_TREE.replace('checkbox "Newsletter"', 'checkbox "Newsletter" [checked]'), url="http://x/")
     assert a.fingerprint == b.fingerprint != c.fingerprint
 
 
 def test_snapshot_page_uses_agent_ids_and_roles():
-    page = pages.from_snapshot({"url": "https://ex.test", "title": "T", "visibleText": "Hello", "elements": [
+    page = from_snapshot({"url": "https://ex.test", "title": "T", "visibleText": "Hello", "elements": [
         {"id": "agent-1", "tag": "a", "text": "More information...", "href": "https://iana.org"},
         {"id": "agent-2", "tag": "input", "type": "email", "placeholder": "Email"},
         {"id": "agent-3", "tag": "input", "type": "checkbox", "ariaLabel": "Remember me", "checked": True},
@@ -89,7 +90,7 @@ def test_snapshot_page_uses_agent_ids_and_roles():
 
 
 def test_resolve_like_the_runner_and_repair_or_drop():
-    page = pages.from_aria(FORM_TREE)
+    page = from_aria(FORM_TREE)
     assert resolve(page, "click", "submit reg").name == "Submit Registration"  # substring, any case
     assert resolve(page, "click", "About").role == "link"
     assert resolve(page, "type", "you@example").name == "Email"  # by placeholder
@@ -117,7 +118,7 @@ def test_strip_script():
 
 
 def test_policy_fills_selects_ticks_and_submits_from_task_values():
-    page = pages.from_aria(FORM_TREE)
+    page = from_aria(FORM_TREE)
     d = decide("Register with First Name: Ann, Email: ann@example.com, Country: United States. "
                "Agree to terms but do not subscribe to the newsletter. Then submit.", page)
     expect(d, typed={"Email": "ann@example.com"}, selected={"Country": "United States"},
@@ -126,18 +127,18 @@ def test_policy_fills_selects_ticks_and_submits_from_task_values():
 
 
 def test_policy_ticks_named_checkbox_and_clicks_named_button():
-    page = pages.from_aria(FORM_TREE)
+    page = from_aria(FORM_TREE)
     d = decide("Subscribe to the newsletter", page)
     expect(d, clicked_has=["Newsletter"])
-    d = decide('Click "About us"', pages.from_aria('- link "Home":\n  - /url: /\n- link "About us":\n  - /url: /about'))
+    d = decide('Click "About us"', from_aria('- link "Home":\n  - /url: /\n- link "About us":\n  - /url: /about'))
     expect(d, typed={}, clicked=["About us"])
 
 
 def test_policy_answers_from_tables_and_finishes_on_success():
-    page = pages.from_aria(FORM_TREE)
+    page = from_aria(FORM_TREE)
     d = decide("What is the price of the Widget?", page)
     assert d.done and d.result == "$5"
-    done = pages.from_aria('- heading "Thank you! Your registration has been submitted." [level=1]')
+    done = from_aria('- heading "Thank you! Your registration has been submitted." [level=1]')
     d = decide("Register with Email: a@b.co", done, memory={"acted": True})
     assert d.done and "Thank you" in d.result
 
@@ -150,24 +151,24 @@ def test_policy_follows_best_link_and_ignores_page_instructions():
   - /url: /pricing
 - link "Careers":
   - /url: /jobs"""
-    d = decide("Find the pricing for the Pro plan", pages.from_aria(tree, url="https://site.test/"))
+    d = decide("Find the pricing for the Pro plan", from_aria(tree, url="https://site.test/"))
     expect(d, typed={}, clicked=["Pricing plans"])
 
 
 def test_policy_does_not_repeat_a_click_on_an_unchanged_page_but_does_after_a_change():
-    page = pages.from_aria('- button "Next step"\n- paragraph: Step 1 of 3')
+    page = from_aria('- button "Next step"\n- paragraph: Step 1 of 3')
     d1 = decide('Click "Next step" until the wizard ends', page)
     expect(d1, typed={}, clicked=["Next step"])
     d2 = decide('Click "Next step" until the wizard ends', page, memory=d1.memory)
     expect(d2, nothing=True, done=True)
-    changed = pages.from_aria('- button "Next step"\n- paragraph: Step 2 of 3')
+    changed = from_aria('- button "Next step"\n- paragraph: Step 2 of 3')
     d3 = decide('Click "Next step" until the wizard ends', changed, memory=d1.memory)
     expect(d3, typed={}, clicked=["Next step"])
 
 
 def test_loop_guard_nudges_then_stops_when_typing_makes_no_progress():
     # the field never shows the typed value (e.g. the page rejects it): retyping must not go on forever
-    page = pages.from_aria('- textbox "Email"\n- button "Save"')
+    page = from_aria('- textbox "Email"\n- button "Save"')
     memory: dict = {}
     seen = []
     for _ in range(10):
@@ -191,7 +192,7 @@ def test_loop_guard_nudges_then_stops_when_typing_makes_no_progress():
 
 
 def test_risk_classification_and_careful_mode():
-    page = pages.from_aria('- textbox "Card number"\n- textbox "Password"\n- button "Continue"\n'
+    page = from_aria('- textbox "Card number"\n- textbox "Password"\n- button "Continue"\n'
                            '- button "Delete account"\n- button "Send message"\n- link "Help":\n  - /url: /help')
     def risk(tool, el, **args):
         a = check_actions([Action(tool, {"element": el, **args})], page).actions[0]
@@ -201,13 +202,13 @@ def test_risk_classification_and_careful_mode():
     assert risk("type", "Password", text="x") == "credential"
     assert risk("type", "Card number", text="4111") == "payment"
     assert risk("click", "Help") is None
-    plain = pages.from_aria('- button "Send message"\n- textbox "Message"')
+    plain = from_aria('- button "Send message"\n- textbox "Message"')
     d = decide('Type "hi" into the Message field and send it', plain, careful=True)
     assert d.needs_approval and "Send message" in d.needs_approval
 
 
 def test_decision_is_fast():
-    page = pages.from_aria(FORM_TREE)
+    page = from_aria(FORM_TREE)
     t = time.perf_counter()
     for _ in range(20):
         decide("Register with Email: a@b.co and Country: Canada", page)
@@ -217,7 +218,7 @@ def test_decision_is_fast():
 def test_deterministic_password_meets_stated_rules():
     d = DeterministicPolicy().decide(
         "Register as Username: ada with a password of at least 14 characters including a number and a symbol",
-        pages.from_aria('- textbox "Username"\n- textbox "Password"\n- button "Register"'), [], {}, None,
+        from_aria('- textbox "Username"\n- textbox "Password"\n- button "Register"'), [], {}, None,
         deadline_in(5))
     typed = {a.args["element"]: a.args["text"] for a in d.actions if a.tool == "type"}
     pw = typed["Password"]
@@ -228,7 +229,7 @@ def test_deterministic_password_meets_stated_rules():
 def test_proxy_snapshot_decision_in_proxy_tool_terms():
     from agenthost.agent.actions import PROXY_TOOLS
 
-    page = pages.from_snapshot({"url": "https://shop.test/signup", "title": "Sign up", "visibleText": "Sign up",
+    page = from_snapshot({"url": "https://shop.test/signup", "title": "Sign up", "visibleText": "Sign up",
                                 "elements": [
         {"id": "agent-1", "tag": "input", "type": "email", "placeholder": "Email"},
         {"id": "agent-2", "tag": "select", "label": "Country", "options": ["Choose", "Canada", "Japan"],

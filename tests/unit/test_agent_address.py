@@ -4,8 +4,9 @@ label; a snapshot's elements kept in page order. Pages written for these tests (
 
 from agenthost.agent.actions import Action
 from agenthost.agent.address import address, runner_hit
+from agenthost.agent.aria import from_aria
 from agenthost.agent.guards import check_actions
-from agenthost.agent.page import from_aria, from_snapshot
+from agenthost.agent.snapshot import from_snapshot
 
 GERMAN_LOGIN = """- heading "Anmelden" [level=1]
 - paragraph:

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from datetime import date
 
-from agenthost.agent import page as pages
 from agenthost.agent.actions import PROXY_TOOLS
 from agenthost.agent.calendar import date_in
+from agenthost.agent.snapshot import from_snapshot
 from tests.support.policy import decide, wire
 
 TASK = "Pick March 3rd, 2025 as the appointment day and confirm."
@@ -24,7 +24,7 @@ def _page(calendar: str | None = None, value: str = "", leading: range = range(0
         days = [*leading, *range(1, 32)]
         els += [{"id": f"d{i}", "tag": "button", "text": str(d)} for i, d in enumerate(days)]
         text += f" « » {calendar} Mo Tu We Th Fr Sa Su"
-    return pages.from_snapshot({"url": "https://clinic.test/book", "title": "", "visibleText": text, "elements": els})
+    return from_snapshot({"url": "https://clinic.test/book", "title": "", "visibleText": text, "elements": els})
 
 
 def _first(page):

@@ -4,8 +4,8 @@ Pages written for these tests (not the task suite's library maze)."""
 
 from __future__ import annotations
 
+from agenthost.agent.aria import from_aria
 from agenthost.agent.codes import code_for, remember
-from agenthost.agent.page import from_aria
 from tests.support.policy import decide, expect, wire
 
 LOCKER = """- heading "Locker 14" [level=1]

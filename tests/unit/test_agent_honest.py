@@ -11,14 +11,14 @@ import types
 import pytest
 
 from agenthost.agent import Action
-from agenthost.agent import page as pages
 from agenthost.agent.actions import PROXY_TOOLS
+from agenthost.agent.aria import from_aria
 from agenthost.agent.outcome import judge
 from tests.support.policy import Effect, decide, expect, wire
 
 
 def verdict(tree, before=()):
-    return judge(pages.from_aria(tree), before)
+    return judge(from_aria(tree), before)
 
 
 # --------------------------------------------------------------------------- the page's verdict
@@ -474,7 +474,7 @@ def _play(deadline):
     from agenthost.agent import DeterministicPolicy
     from agenthost.agent.actions import OLYMPICS_TOOLS
 
-    page = pages.from_aria(ROUND, url="https://site.test/")
+    page = from_aria(ROUND, url="https://site.test/")
     return DeterministicPolicy().decide("Play the arithmetic game: answer every question.", page, [], {},
                                         OLYMPICS_TOOLS, deadline)
 

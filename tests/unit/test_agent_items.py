@@ -6,10 +6,11 @@ page never read as a verdict. Pages written for these tests, worded unlike any b
 from __future__ import annotations
 
 from agenthost.agent import Action
-from agenthost.agent import page as pages
 from agenthost.agent.actions import PROXY_TOOLS
+from agenthost.agent.aria import from_aria
 from agenthost.agent.outcome import judge
 from agenthost.agent.pointing import clauses
+from agenthost.agent.snapshot import from_snapshot
 from tests.support.policy import PROXY, check, decide, expect
 
 
@@ -22,7 +23,7 @@ def _snap(elements, text):
         if anchor is not None:
             el["at"] = text.index(anchor)
         out.append(el)
-    return pages.from_snapshot({"url": "https://mail.test/", "title": "", "visibleText": text, "elements": out})
+    return from_snapshot({"url": "https://mail.test/", "title": "", "visibleText": text, "elements": out})
 
 
 INBOX_TEXT = "Inbox Ama Owusu Lunch on Friday? Kofi Mensah Quarterly numbers Efua Boateng Invoice 2231 END"
@@ -139,10 +140,10 @@ def test_a_pointer_gesture_the_tools_cannot_perform_is_an_honest_give_up_not_a_s
 
 def test_the_tasks_own_sentence_on_the_page_is_no_verdict():
     task = "Tell the shop the parcel was sent back."
-    page = pages.from_aria(f"- text: {task}\n- textbox \"Message\"\n- button \"Send\"")
+    page = from_aria(f"- text: {task}\n- textbox \"Message\"\n- button \"Send\"")
     assert judge(page, task=task).kind is None
-    assert judge(pages.from_aria("- status: Your message was sent.")).kind == "success"
-    done = pages.from_aria(f"- text: {task}\n- status: Thanks, your message was sent.")
+    assert judge(from_aria("- status: Your message was sent.")).kind == "success"
+    done = from_aria(f"- text: {task}\n- status: Thanks, your message was sent.")
     d = decide(task, done, memory={"acted": True, "before": []}, history=[Action("click", {"element": "Send"})])
     assert d.done and d.success
 
@@ -152,7 +153,7 @@ def test_a_request_put_as_a_question_is_no_question_the_page_answers():
     the run claimed success with nothing replied."""
     from agenthost.agent import DeterministicPolicy
     from agenthost.agent.actions import OLYMPICS_TOOLS
-    from agenthost.agent.page import from_aria
+    from agenthost.agent.aria import from_aria
 
     task = 'Will you respond to Odile\'s email and tell her that it "Integer mattis sem."?'
     inbox = ('- text: "Frankie Tortor. Morbi dictum id.. Bonny Cursus nunc. Faucibus lorem .. Frankie Fa'

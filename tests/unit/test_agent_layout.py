@@ -5,14 +5,14 @@ here are not in the task suite."""
 
 from __future__ import annotations
 
-from agenthost.agent import page as pages
 from agenthost.agent.actions import PROXY_TOOLS
 from agenthost.agent.layout import group_options, interleave, sentences
+from agenthost.agent.snapshot import from_snapshot
 from tests.support.policy import decide
 
 
 def _snap(text, elements, url="https://quiz.test/"):
-    return pages.from_snapshot({"url": url, "title": "T", "visibleText": text, "elements": elements})
+    return from_snapshot({"url": url, "title": "T", "visibleText": text, "elements": elements})
 
 
 def test_the_text_between_controls_becomes_paragraphs_before_them_and_lines_of_the_page_text():

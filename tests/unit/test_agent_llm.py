@@ -8,7 +8,7 @@ import time
 import pytest
 
 from agenthost.agent import deadline_in
-from agenthost.agent import page as pages
+from agenthost.agent.aria import from_aria
 from agenthost.agent.llm_policy import LlmPolicy
 from agenthost.llm.openai import OpenAIProvider
 from tests.support.fake_llm import FakeLLM
@@ -37,7 +37,7 @@ def policy(fake, margin=0.3):
 
 
 def page():
-    return pages.from_aria(TREE, url="https://site.test/contact", title="Contact")
+    return from_aria(TREE, url="https://site.test/contact", title="Contact")
 
 
 def test_llm_actions_are_resolved_and_usage_and_prompt_size_recorded(fake):
@@ -114,9 +114,9 @@ def test_done_with_result(fake):
 
 
 def test_a_done_the_page_contradicts_is_not_a_success(fake):
-    from agenthost.agent import page as pages
+    from agenthost.agent.aria import from_aria
 
-    quiz = pages.from_aria('- paragraph: 0 Score 0 Correct 1/10\n- textbox "Answer"\n- button "Submit"')
+    quiz = from_aria('- paragraph: 0 Score 0 Correct 1/10\n- textbox "Answer"\n- button "Submit"')
     fake.reply({"actions": [], "done": True, "result": "Finished the quiz"})
     d = policy(fake).decide("Play the quiz.", quiz, [], {}, [], deadline_in(5))
     assert d.done and d.success is False and d.result.startswith("Not completed") and "1/10" in d.result

@@ -13,7 +13,7 @@ import pytest
 from botocore.stub import Stubber
 
 from agenthost.agent import deadline_in
-from agenthost.agent import page as pages
+from agenthost.agent.aria import from_aria
 from agenthost.agent.llm_policy import LlmPolicy, run_skill_calls
 from agenthost.llm.bedrock import BedrockProvider
 from agenthost.llm.openai import OpenAIProvider
@@ -42,7 +42,7 @@ def fake():
 
 
 def page():
-    return pages.from_aria(TREE, url="https://site.test/check", title="Check")
+    return from_aria(TREE, url="https://site.test/check", title="Check")
 
 
 def test_the_model_calls_a_skill_then_answers_with_its_result(fake):

@@ -9,9 +9,9 @@ import re
 import pytest
 
 from agenthost.agent import Action
-from agenthost.agent import page as pages
 from agenthost.agent.actions import PROXY_TOOLS
 from agenthost.agent.passwords import make_password, meets_rules, password_rules
+from agenthost.agent.snapshot import from_snapshot
 from agenthost.agent.task import read_task
 from tests.support.policy import decide, expect, wire
 
@@ -208,7 +208,7 @@ def test_finishes_on_a_completion_message_and_not_on_an_error():
 
 
 def test_an_element_id_to_avoid_in_proxy_api_terms_gives_way_to_the_next_best():
-    snap = pages.from_snapshot({"url": "https://s.test/", "elements": [
+    snap = from_snapshot({"url": "https://s.test/", "elements": [
         {"id": "agent-1", "tag": "a", "text": "Pricing", "href": "/pricing"},
         {"id": "agent-2", "tag": "a", "text": "Plans and pricing", "href": "/plans"}]})
     d = decide("Find the pricing", snap, tools=PROXY_TOOLS, avoid=[("click", "agent-1")])

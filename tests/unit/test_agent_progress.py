@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from agenthost.agent import Action, DeterministicPolicy
 from agenthost.agent.actions import OLYMPICS_TOOLS
-from agenthost.agent.page import from_aria
+from agenthost.agent.aria import from_aria
 
 TASK = "Press Start, give it a moment, then press Stop."
 TREE = f"- text: {TASK}\n- button \"Start\"\n- button \"Stop\""
@@ -32,13 +32,13 @@ def test_a_whole_batch_sent_on_a_page_it_did_not_change_is_not_sent_again():
 
 
 def test_the_rest_of_a_batch_the_protocol_did_not_run_is_sent_once_the_form_is_filled():
-    from agenthost.agent import page as pages
     from agenthost.agent.actions import PROXY_TOOLS
+    from agenthost.agent.snapshot import from_snapshot
 
     task = "Look up films directed by Okafor."
     def snap(value=""):
         box = {"id": "a1", "tag": "input", "type": "text", "label": "Director"}
-        return pages.from_snapshot({"url": "https://films.test/", "title": "", "visibleText": task, "elements": [
+        return from_snapshot({"url": "https://films.test/", "title": "", "visibleText": task, "elements": [
             {**box, "value": value} if value else box, {"id": "a2", "tag": "button", "text": "Go!"}]})
     policy = DeterministicPolicy()
     first = policy.decide(task, snap(), [], {}, PROXY_TOOLS, None)

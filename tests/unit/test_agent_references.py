@@ -8,14 +8,14 @@ from __future__ import annotations
 import pytest
 
 from agenthost.agent import Action
-from agenthost.agent import page as pages
 from agenthost.agent.actions import PROXY_TOOLS
 from agenthost.agent.pointing import clauses, refs_in
+from agenthost.agent.snapshot import from_snapshot
 from tests.support.policy import ARIA, PROXY, check, decide, expect
 
 
 def _snap(elements, text="", url="https://site.test/"):
-    return pages.from_snapshot({"url": url, "title": "", "visibleText": text, "elements": elements})
+    return from_snapshot({"url": url, "title": "", "visibleText": text, "elements": elements})
 
 
 def _proxy(task, page, **kw):
@@ -195,6 +195,6 @@ def test_a_long_text_area_reaches_the_policy_whole_through_the_proxy_api_model()
                                         "elements": [{"id": "t", "tag": "textarea", "value": text},
                                                      {"id": "f", "tag": "input", "type": "text"},
                                                      {"id": "s", "tag": "button", "text": "Save"}]})
-    page = pages.from_snapshot(snap.model_dump())
+    page = from_snapshot(snap.model_dump())
     acts, _ = _proxy("Find the last word in the text area, type it into the text field and press Save.", page)
     assert ("type", "f", "finale") in acts

@@ -7,12 +7,14 @@ import pytest
 
 from agenthost.agent import Action
 from agenthost.agent import page as pages
+from agenthost.agent.aria import from_aria
 from agenthost.agent.guards import check_actions
 from agenthost.agent.risk import RISKS, classify_risk
+from agenthost.agent.snapshot import from_snapshot
 
 
 def risk_aria(tree: str, tool: str, element: str = "", url: str = "https://shop.test/", **args) -> str | None:
-    page = pages.from_aria(tree, url=url, title="")
+    page = from_aria(tree, url=url, title="")
     action = Action(tool, {"element": element, **args} if element else dict(args))
     if element:
         action = check_actions([action], page).actions[0]
@@ -20,11 +22,11 @@ def risk_aria(tree: str, tool: str, element: str = "", url: str = "https://shop.
 
 
 def navigate(url: str) -> str | None:
-    return classify_risk(Action("navigate", {"url": url}), pages.from_aria("- paragraph: hi", url="https://shop.test/"))
+    return classify_risk(Action("navigate", {"url": url}), from_aria("- paragraph: hi", url="https://shop.test/"))
 
 
 def snapshot(elements: list[dict], url: str = "https://shop.test/account") -> pages.Page:
-    return pages.from_snapshot({"url": url, "title": "", "elements": elements})
+    return from_snapshot({"url": url, "title": "", "elements": elements})
 
 
 def risk_snap(page: pages.Page, tool: str, ref: str = "", **args) -> str | None:
@@ -117,7 +119,7 @@ def test_submit_and_enter_are_judged_by_the_element_s_own_form():
 
 
 def test_without_form_information_the_page_is_the_form():
-    page = pages.from_aria('- textbox "Card number"\n- button "Continue"\n- button "›"')
+    page = from_aria('- textbox "Card number"\n- button "Continue"\n- button "›"')
     assert classify_risk(check_actions([Action("click", {"element": "Continue"})], page).actions[0], page) == "payment"
     icon = Action("click", {"element": "›"}, resolved=page.elements[2])
     assert classify_risk(icon, page) == "payment"

@@ -10,8 +10,10 @@ import pytest
 
 from agenthost.agent import Action, deadline_in
 from agenthost.agent import page as pages
+from agenthost.agent.aria import from_aria
 from agenthost.agent.llm_policy import LlmPolicy, build_messages
 from agenthost.agent.loops import LoopGuard
+from agenthost.agent.snapshot import from_snapshot
 from agenthost.llm.openai import OpenAIProvider
 from tests.support.fake_llm import FakeLLM
 
@@ -38,7 +40,7 @@ def outside(text: str, needle: str, spans: list[tuple[int, int]]) -> list[int]:
 
 
 def test_snapshot_elements_mask_password_and_card_values():
-    page = pages.from_snapshot({"url": "https://shop.test/pay", "elements": [
+    page = from_snapshot({"url": "https://shop.test/pay", "elements": [
         {"id": "agent-1", "tag": "input", "type": "password", "label": "Password", "value": PASSWORD},
         {"id": "agent-2", "tag": "input", "label": "Card number", "value": CARD, "autocomplete": "cc-number"},
         {"id": "agent-3", "tag": "input", "label": "CVC", "value": "123"},
@@ -54,7 +56,7 @@ def test_snapshot_elements_mask_password_and_card_values():
 
 def test_aria_password_values_are_masked_in_descriptions_and_prompts():
     tree = f'- textbox "Username": jdoe\n- textbox "Password": {PASSWORD}\n- button "Sign in"'
-    page = pages.from_aria(tree, url="https://a.test/login")
+    page = from_aria(tree, url="https://a.test/login")
     msgs = build_messages("Sign in", page, [Action("type", {"element": "Password", "text": PASSWORD})], {},
                           ["type", "click"], nonce="0123456789abcdef")
     prompt = "\n".join(m["content"] for m in msgs)
@@ -62,7 +64,7 @@ def test_aria_password_values_are_masked_in_descriptions_and_prompts():
 
 
 def test_loop_memory_never_holds_typed_passwords():
-    page = pages.from_aria('- textbox "Password"\n- button "Go"')
+    page = from_aria('- textbox "Password"\n- button "Go"')
     memory: dict = {}
     LoopGuard(memory).record([Action("type", {"element": "Password", "text": PASSWORD}, resolved=page.elements[0]),
                               Action("type", {"element": "Card number", "text": CARD})], page)
@@ -111,7 +113,7 @@ def _injected_page() -> pages.Page:
 - button "Save"
 - link "{INJECTION}":
   - /url: /x"""
-    return pages.from_aria(tree, url="https://a.test/account")
+    return from_aria(tree, url="https://a.test/account")
 
 
 def test_everything_from_the_page_stays_inside_the_nonce_fences():
@@ -159,7 +161,7 @@ def policy(fake):
 def test_llm_prompt_carries_hints_answers_and_the_actions_to_avoid(fake):
     fake.reply({"actions": [{"tool": "type", "args": {"element": "Email", "text": "ann@example.com"}}],
                 "done": False})
-    page = pages.from_aria(FORM, url="https://n.test/")
+    page = from_aria(FORM, url="https://n.test/")
     d = policy(fake).decide("Subscribe me to the newsletter", page, [], {
         "hints": ["Reflection: the Subscribe button did nothing last time"],
         "user_answers": ["Use ann@example.com"]}, ["type", "click", "done"], deadline_in(5),
@@ -177,7 +179,7 @@ def test_llm_prompt_carries_hints_answers_and_the_actions_to_avoid(fake):
 def test_llm_actions_that_avoid_names_are_refused_and_the_fallback_avoids_them_too(fake):
     again = {"actions": [{"tool": "click", "args": {"element": "Subscribe"}}], "done": False}
     fake.reply(again).reply(again)
-    page = pages.from_aria('- textbox "Email": ann@example.com\n' + FORM.split("\n", 1)[1], url="https://n.test/")
+    page = from_aria('- textbox "Email": ann@example.com\n' + FORM.split("\n", 1)[1], url="https://n.test/")
     d = policy(fake).decide("Subscribe ann@example.com to the newsletter", page, [], {}, ["type", "click", "done"],
                             deadline_in(5), avoid=[("click", "Subscribe")])
     assert len(fake.requests) == 2 and "DO NOT REPEAT" in fake.requests[1]["messages"][-1]["content"]

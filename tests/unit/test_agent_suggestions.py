@@ -28,7 +28,7 @@ def test_no_fitting_suggestion_sends_nothing():
 
 def test_suggestions_not_shown_yet_are_waited_for_once():
     from agenthost.agent.actions import OLYMPICS_TOOLS
-    from agenthost.agent.page import from_aria
+    from agenthost.agent.aria import from_aria
 
     first = DeterministicPolicy().decide(TASK, from_aria(_tree("Ber")), [], {}, OLYMPICS_TOOLS, None)
     assert [a.tool for a in first.actions] == ["wait"]

@@ -8,10 +8,11 @@ from agenthost.agent import Action, DeterministicPolicy, deadline_in
 from agenthost.agent import page as pages
 from agenthost.agent.actions import PROXY_TOOLS
 from agenthost.agent.outcome import in_play, is_progress, judge, success_keys
+from agenthost.agent.snapshot import from_snapshot
 
 
 def snapshot(text: str, *elements: dict) -> pages.Page:
-    return pages.from_snapshot({"url": "https://shop.test/form", "title": "Form", "visibleText": text,
+    return from_snapshot({"url": "https://shop.test/form", "title": "Form", "visibleText": text,
                                 "elements": list(elements)})
 
 

@@ -67,8 +67,8 @@ def test_the_steps_before_a_pause_then_the_wait_then_the_rest(monkeypatch):
 
 
 def test_a_wait_counting_down_is_no_repeat_to_the_loop_guard():
+    from agenthost.agent.aria import from_aria
     from agenthost.agent.loops import LoopGuard
-    from agenthost.agent.page import from_aria
 
     page = from_aria('- button "Stop"')
     guard = LoopGuard({})

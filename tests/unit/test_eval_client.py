@@ -225,12 +225,12 @@ def test_extraction_gives_exactly_the_schema_and_null_for_what_the_page_does_not
 
 def test_a_login_uses_the_credentials_the_evaluation_gives():
     from agenthost.agent import DeterministicPolicy, deadline_in
-    from agenthost.agent import page as pages
+    from agenthost.agent.aria import from_aria
     from infra.eval_client.tools import credentials_text
 
     inp = {"task": "Log in and open your orders.", "credentials": {"username": "ada", "password": "Tr1cky-Pass"}}
     text = inp["task"] + credentials_text(inp)
-    page = pages.from_aria('- textbox "Username"\n- textbox "Password"\n- button "Sign in"')
+    page = from_aria('- textbox "Username"\n- textbox "Password"\n- button "Sign in"')
     d = DeterministicPolicy().decide(text, page, [], {}, None, deadline_in(5))
     typed = {a.args["element"]: a.args["text"] for a in d.actions if a.tool == "type"}
     assert typed == {"Username": "ada", "Password": "Tr1cky-Pass"}  # exactly as given, no generated password

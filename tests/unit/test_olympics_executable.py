@@ -117,8 +117,8 @@ def test_a_target_the_brain_resolved_on_this_page_is_not_resolved_again(monkeypa
     """The brain's guards resolved each target once (``resolved``, with the name that reaches it); only names
     nobody resolved, or resolved on another page, are looked up again the way the runner does."""
     from agenthost.agent import Action
+    from agenthost.agent.aria import from_aria
     from agenthost.agent.guards import check_actions
-    from agenthost.agent.page import from_aria
 
     page = from_aria(FORM_TREE)
     brain = check_actions([Action("type", {"element": "First Name", "text": "Maria"}),
@@ -141,7 +141,7 @@ def test_a_resolved_target_whose_name_is_another_elements_exact_name_is_still_re
     """Not looking a resolved target up again keeps the exact-name rule: a name that is another element's
     whole name, sent for a different element, would read as that other element, and is not sent."""
     from agenthost.agent import Action
-    from agenthost.agent.page import from_aria
+    from agenthost.agent.aria import from_aria
 
     tree = '- button "Save settings"\n- button "Save"'
     page = from_aria(tree)

@@ -13,6 +13,7 @@ import pytest
 from agenthost import config, metering, plugins
 from agenthost.agent import Action, Decision, DeterministicPolicy
 from agenthost.agent import page as pages
+from agenthost.agent.aria import from_aria
 from tests.support.apigw import call
 from tests.support.olympics import SECRET, signed, turn_body
 from tests.support.timing import waited, within
@@ -159,7 +160,7 @@ def _guarded(answer, *, careful=False, memory=None, **kw):
         def decide_web(self, turn):
             return answer(turn) if callable(answer) else answer
 
-    page = pages.from_aria(TREE, url="https://shop.example.com/login", title="Sign in")
+    page = from_aria(TREE, url="https://shop.example.com/login", title="Sign in")
     policy = plugins.GuardedWebPolicy(Agent(), DeterministicPolicy())
     return policy.decide("Sign in with a@example.com and password Hunter22!", page, [], memory or {}, None,
                          time.monotonic() + 10, careful=careful, **kw)
@@ -212,7 +213,7 @@ def test_the_agents_deadline_leaves_the_named_reserve_for_our_fallback(monkeypat
             seen.append(turn.deadline)
             return Decision(actions=[Action("click", {"element": "Sign in"})])
 
-    page = pages.from_aria(TREE, url="https://shop.example.com/login", title="Sign in")
+    page = from_aria(TREE, url="https://shop.example.com/login", title="Sign in")
     turn_deadline = time.monotonic() + 30
     for reserve in (None, "4"):
         if reserve:

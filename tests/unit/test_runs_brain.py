@@ -14,7 +14,7 @@ from runs.repo import RunRepo
 
 from agenthost.agent import Action
 from agenthost.agent import Decision as BrainDecision
-from agenthost.agent import page as pages
+from agenthost.agent.snapshot import from_snapshot
 from agenthost.store import Store
 
 PAGE = {"url": "https://shop.test/", "title": "Shop", "visibleText": "Welcome",
@@ -144,7 +144,7 @@ def test_policy_rejecting_avoid_at_call_time_falls_back_once():
 
 
 def test_avoid_pairs_in_both_vocabularies():
-    page = pages.from_snapshot({**PAGE, "elements": PAGE["elements"] + [
+    page = from_snapshot({**PAGE, "elements": PAGE["elements"] + [
         {"id": "agent-3", "tag": "select", "options": ["S", "M"], "ariaLabel": "Size"}]})
     pairs = avoid_pairs([("click", "agent-1"), ("type", "agent-3"), ("scroll", "down")], page)
     assert {("click", "agent-1"), ("check", "agent-1"), ("click", "Pricing"), ("type", "agent-3"),

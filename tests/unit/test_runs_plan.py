@@ -18,7 +18,7 @@ from runs.repo import RunRepo
 from runs.text_tables import tables_from_text
 
 from agenthost.agent import Action
-from agenthost.agent import page as pages
+from agenthost.agent.snapshot import from_snapshot
 from agenthost.store import Store
 
 
@@ -277,7 +277,7 @@ def test_no_secret_is_kept_in_the_plan_or_the_history(engine, aws):
 
 
 def test_a_password_the_task_states_is_planned_by_its_place_in_the_task():
-    page = pages.from_snapshot({"url": "https://club.test/in", "elements": [
+    page = from_snapshot({"url": "https://club.test/in", "elements": [
         {"id": "agent-1", "tag": "input", "type": "password", "label": "Password"},
         {"id": "agent-2", "tag": "button", "text": "Sign in"}]})
     task = "Sign in with the password Quartz-River-42"

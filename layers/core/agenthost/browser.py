@@ -6,7 +6,7 @@ Example::
     out = Browser().run("s1", [{"tool": "navigate", "url": "https://example.com"}])
     out["results"]        # [{"ok": True}]
     out["observation"]    # {"url", "title", "aria", "elements", "text"}
-    page = agenthost.agent.page.from_observation(out["observation"])
+    page = agenthost.agent.snapshot.from_observation(out["observation"])
 
     Browser().evaluate_script("https://example.com", "document.title")   # 'Example Domain'
 

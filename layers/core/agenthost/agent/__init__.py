@@ -2,11 +2,13 @@
 
 Interface (everything a protocol needs)::
 
-    from agenthost.agent import page as pages, make_policy, deadline_in
+    from agenthost.agent import make_policy, deadline_in
+    from agenthost.agent.aria import from_aria
+    from agenthost.agent.snapshot import from_observation, from_snapshot
 
-    page = pages.from_aria(tree, url=url, title=title)        # AI Olympics accessibilityTree
-    page = pages.from_snapshot(snapshot_dict)                  # Proxy API PageSnapshot
-    page = pages.from_observation(browser_result["observation"])  # browser function
+    page = from_aria(tree, url=url, title=title)        # AI Olympics accessibilityTree
+    page = from_snapshot(snapshot_dict)                  # Proxy API PageSnapshot
+    page = from_observation(browser_result["observation"])  # browser function
     policy = make_policy()          # LLM policy with deterministic fallback, or deterministic (AGENTHOST_LLM=none)
     decision = policy.decide(task, page, history, memory, tools, deadline_in(18.0), careful=False, avoid=())
 

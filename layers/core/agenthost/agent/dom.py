@@ -20,7 +20,8 @@ import base64
 import json
 from typing import Any
 
-from agenthost.agent.page import MASK, SENSITIVE, Page, from_observation
+from agenthost.agent.page import MASK, SENSITIVE, Page
+from agenthost.agent.snapshot import from_observation
 
 SNAPSHOT_JS = r"""
 ([maxElements, maxText]) => {
