@@ -25,6 +25,8 @@ SVG_MENU = "the items are drawn inside an SVG image without roles or names"
 MULTI_SELECT = ("the options sit in a multi-select list with no name or label (the runner's select finds only "
                 "comboboxes by name and controls by label) and the task sentence above repeats each option's name (a "
                 "click by text finds the sentence first)")
+BOX_SCROLL = ("needs one text area scrolled to its end: the runner's scroll moves the page, and it has no key press "
+              "to send to the text area")
 NUMBER_BOX = ("the answer goes into a number box with no name, label or placeholder: the runner finds a box to type "
               "in by the text box role, a label or a placeholder")
 
@@ -38,7 +40,6 @@ NEITHER: dict[str, str] = {
                      "draw-line", "resize-textarea", "moving-items"), DRAG),
     **dict.fromkeys(("highlight-text", "highlight-text-2", "text-editor"), SELECT_TEXT),
     **dict.fromkeys(("hover-shape", "hot-cold"), HOVER),
-    "scroll-text-2": "needs one text area scrolled to its end; the tools scroll the page, not an element",
     "daily-calendar": ("an event is made by pressing on one half-hour of the day, moving to another and releasing "
                        "(a drag); the half-hours are unnamed cells no snapshot lists"),
     "ascending-numbers": ("the numbers are SVG text, covered by unnamed shapes after the first click: the order is "
@@ -61,6 +62,7 @@ NOT_OLYMPICS: dict[str, str] = {
     **dict.fromkeys(("use-slider", "use-slider-2", "form-sequence"), NO_KEYS),
     **dict.fromkeys(("click-pie", "click-pie-nodelay"), SVG_MENU),
     "guess-number": NUMBER_BOX,
+    "scroll-text-2": BOX_SCROLL,
     "click-scroll-list": MULTI_SELECT,
 }
 #: task -> reason, for tasks only the Proxy API path cannot express

@@ -42,6 +42,7 @@ from agenthost.agent.progress import Seen, action_key
 from agenthost.agent.references import reference_actions, unverified
 from agenthost.agent.results import nth_result
 from agenthost.agent.reveals import expand_clicks, quoted_clicks
+from agenthost.agent.scrolling import scroll_actions, scrolled
 from agenthost.agent.sliders import slider_actions
 from agenthost.agent.suggestions import suggestion_actions, typed_suggestion
 from agenthost.agent.task import TaskFacts, read_task
@@ -188,11 +189,15 @@ def form_plan(t: Turn, verdict: Outcome) -> list[Action]:
         sliding = slider_actions(facts, page, t.memory, t.names)
         if sliding:  # a key at a time: each moves the readout
             return [a for a in rules.tag(rules.SLIDER, sliding) if not is_avoided(a, t.avoid)]
+        scrolling = scroll_actions(facts, page, t.memory, t.names)
+        if scrolling:  # a box with its own scroll bar, taken to the end the task names by a key
+            return [a for a in rules.tag(rules.SCROLL_BOX, scrolling) if not is_avoided(a, t.avoid)]
     fills = fill_fields(facts, page, names, seen, rejected=verdict.kind in ("error", "failure"),
                         problem=verdict.text if verdict.kind == "error" else "")
     fills = [a for a in rules.tag(rules.FILL, fills) if not is_avoided(a, t.avoid)]
+    boxes = scrolled(t.memory)  # a box the task points to for scrolling is not clicked afterwards
     pointed = [a for a in rules.tag(rules.POINTED, reference_actions(facts, page, seen, names))
-               if not is_avoided(a, t.avoid)]
+               if not is_avoided(a, t.avoid) and not (a.resolved is not None and a.resolved.ref in boxes)]
     # values typed, options chosen and boxes ticked in controls the task points to by kind and place are fills
     # (what a clause states for the control it points to wins over a value read off a label); the buttons,
     # links and fields it points to for a click come after the form's own steps

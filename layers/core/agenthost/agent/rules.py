@@ -128,6 +128,9 @@ GENERATE = _rule("choices.generate-until-fits", "choices.generate_actions",
 SLIDER = _rule("sliders.key-toward-value", "sliders.slider_actions",
                "the task sets a slider (or several, to a list) to a number and the page shows each one's value",
                "press an arrow (or, once a page's size is known, a page key) on the handle toward the value")
+SCROLL_BOX = _rule("scrolling.box-to-end", "scrolling.scroll_actions",
+                   "the task scrolls a control with its own scroll bar (a text area, a list) to its top or bottom",
+                   "press Control+Home or Control+End on it, once; then the rest of the task")
 CLASSIFY = _rule("choices.classify-numbers", "choices.classify_clicks",
                  "the task asks to mark numbers as one of two kinds (odd or even, positive or negative) and each "
                  "number the page shows sits between buttons named for them", "click each number's kind")
