@@ -9,7 +9,7 @@ keeps ``memory["scrolled"]``: the controls and ends already reached), and the re
 protocol whose key press cannot aim at a control (the AI Olympics runner presses on whatever has the focus)
 does not take this rule.
 
-Written by hand: a regular expression over the task and the references reader's kinds; no library reads
+Written by hand: a regular expression over the task and the kinds `pointing` reads; no library reads
 "scroll X to the bottom".
 """
 
