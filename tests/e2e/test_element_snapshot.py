@@ -61,3 +61,27 @@ def test_the_snapshot_shows_script_clickables_labels_and_page_order(browser):
     # an anchor without an address that shows text is a script's control (a calendar's "Next")
     assert [e.name for e in model.elements if e.name == "Next" and e.interactive] == ["Next"]
     page.close()
+
+
+def test_a_transparent_field_that_takes_keys_is_listed_and_a_hidden_one_is_not(browser):
+    """A field drawn with opacity 0 still takes clicks, focus and keys (a console's key catcher, a native control
+    laid over a drawn one) and the accessibility tree lists it: so does the snapshot. A field that is not
+    displayed, invisible, of no size or disabled is not listed, nor is a transparent element that is no field."""
+    page = browser.new_page()
+    page.set_content("""<html><body>
+<div id="console" style="background:#111;color:#eee;width:300px">admin&gt; <span id="line"></span></div>
+<input id="keys" style="opacity:0;width:2px;height:2px">
+<input id="gone" style="display:none"><input id="unseen" style="visibility:hidden">
+<input id="flat" style="opacity:0;width:0;height:0;border:0;padding:0">
+<input id="off" disabled style="opacity:0">
+<button id="ghost" style="opacity:0">Ghost</button>
+<script>document.getElementById('keys').addEventListener('keydown',
+  e => { document.getElementById('line').textContent += e.key; });</script>
+</body></html>""")
+    raw = page.evaluate(SNAPSHOT_JS, [100, 6000])
+    listed = {page.locator(f'[data-agent-id="{e["id"]}"]').evaluate("e => e.id") for e in raw["elements"]}
+    assert listed == {"keys"}
+    key_catcher = next(e["id"] for e in raw["elements"])
+    page.locator(f'[data-agent-id="{key_catcher}"]').press("x")  # the extension's press on the listed id
+    assert page.locator("#line").text_content() == "x"
+    page.close()

@@ -50,3 +50,45 @@ def test_with_a_key_tool_the_command_goes_one_key_a_step():
                                                                                 "type": "text"}])
     d = decide(TASK, page, tools=PROXY_TOOLS)
     assert [(a.tool, a.args.get("key"), a.resolved.ref) for a in d.actions] == [("press", "Period", "k1")]
+
+
+def test_a_space_just_pressed_counts_though_the_prompt_line_does_not_show_it():
+    """The page's text collapses the space at the end of the prompt line ("ops$ rm " reads "ops$ rm"): the
+    space the agent pressed last is counted, so the file name comes next, not a second space."""
+    task = "In the shell below, erase the file that has no extension."
+    page = snapshot_of(["Deploy shell", "ops$ ls build.sh notes ops$ rm", {"id": "k1", "tag": "input",
+                                                                           "type": "text"}])
+    fresh = decide(task, page, tools=PROXY_TOOLS)
+    assert [(a.tool, a.args.get("key")) for a in fresh.actions] == [("press", "Space")]
+    pressed = [Action("press", {"key": "Space", "element": ""}), Action("observe", {})]
+    d = decide(task, page, tools=PROXY_TOOLS, history=pressed)
+    assert [(a.tool, a.args.get("key")) for a in d.actions] == [("press", "n")]
+
+
+def test_a_whole_command_goes_through_key_by_key_without_the_loop_guards_stopping_it():
+    """Played as the Proxy API plays it: each step's page shows what the keys typed so far (a space at the end
+    of the line collapsed), the decision's memory goes on to the next step; every key of ``ls`` and of the
+    ``rm`` command is pressed in order and the run never stops as a loop."""
+    task = "Remove the file with the extension .csv using the terminal on this page."
+    box = {"id": "t9", "tag": "input", "type": "text"}
+    prompt, listing = "dev@ci:/srv$", ""
+    typed, pressed, memory, history = "", [], {}, []
+    for _ in range(40):
+        line = f"{prompt} {listing}{prompt} {typed}".rstrip()
+        d = decide(task, snapshot_of(["Runner console", line, box]), tools=PROXY_TOOLS, history=history,
+                   memory=memory)
+        if not d.actions or d.actions[0].tool != "press":
+            break
+        key = d.actions[0].args["key"]
+        pressed.append(key)
+        memory, history = d.memory, [*history, *d.actions]
+        if key == "Enter":
+            if typed == "ls":
+                listing = "ls report.csv setup.py "
+            else:
+                listing += f"{prompt} {typed} "
+            typed = ""
+        else:
+            typed += {"Space": " ", "Period": "."}.get(key, key)
+    assert "".join({"Space": " ", "Period": ".", "Enter": "\n"}.get(k, k) for k in pressed) == \
+        "ls\nrm report.csv\n"

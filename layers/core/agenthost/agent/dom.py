@@ -6,8 +6,10 @@ The element snapshot has the Proxy Server API ``ElementInfo`` shape (plus ``labe
 ``autocomplete``, ``sensitive``, ``at`` (where the element starts in the visible text), ``hint`` (an unlabelled
 field's visual label: the short text right before it; an icon's class or image name) and ``clickable`` (made
 clickable by script: a pointer cursor, or an image)): at most ``max_elements`` elements, interactive and
-in-viewport first, each with a ``data-agent-id`` that stays stable while the page lives. The visible text is
-read from the text nodes in page order (whitespace collapsed), so each element's ``at`` points into it.
+in-viewport first, each with a ``data-agent-id`` that stays stable while the page lives. A field drawn
+transparent (opacity 0) is listed as the accessibility tree lists it: it still takes clicks, focus and keys.
+The visible text is read from the text nodes in page order (whitespace collapsed), so each element's ``at``
+points into it.
 
 Values of password fields and payment-card fields (``type=password``, ``autocomplete`` ``cc-*``, names
 like card/cvc/cvv/iban/pin) never leave the page: the snapshot shows ``••••••`` when they hold something,
@@ -37,6 +39,15 @@ SNAPSHOT_JS = r"""
     if (r.width === 0 && r.height === 0) return false;
     const cs = getComputedStyle(el);
     return cs.visibility !== 'hidden' && cs.display !== 'none' && parseFloat(cs.opacity || '1') > 0;
+  };
+  // a field drawn transparent (opacity 0) still takes clicks, focus and keys, and the browser's accessibility
+  // tree lists it: a terminal's key catcher, a native control laid over a drawn one
+  const transparentField = (el) => {
+    if (!el.matches('input,select,textarea,[contenteditable=""],[contenteditable=true]') || el.disabled) return false;
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 && r.height === 0) return false;
+    const cs = getComputedStyle(el);
+    return cs.visibility !== 'hidden' && cs.display !== 'none';
   };
   const labelOf = (el) => {
     const al = el.getAttribute('aria-label'); if (al) return al;
@@ -179,7 +190,7 @@ SNAPSHOT_JS = r"""
   for (const el of document.querySelectorAll('body *')) {
     const matched = el.matches(sel);
     if (!matched && !clickable(el)) continue;
-    if (el.type === 'hidden' || !visible(el)) continue;
+    if (el.type === 'hidden' || !(visible(el) || transparentField(el))) continue;
     if (!el.hasAttribute('data-agent-id')) el.setAttribute('data-agent-id', 'agent-' + (++W.__agentSeq));
     const r = el.getBoundingClientRect();
     const tag = el.tagName.toLowerCase();

@@ -174,7 +174,7 @@ def form_plan(t: Turn, verdict: Outcome) -> list[Action]:
                 t.blocked_by = rules.GUESS
                 t.blocked = "The page's answers leave no number in the range the task gives."
             return rules.tag(rules.GUESS, guessing)
-        commands = command_actions(facts, page, t.names)
+        commands = command_actions(facts, page, t.names, t.history)
         if commands is not None:  # a terminal: the next command the task needs, typed key by key
             return [a for a in rules.tag(rules.TERMINAL, commands) if not is_avoided(a, t.avoid)]
         seeking = [a for a in rules.tag(rules.SEEK, seek_actions(facts, page) or []) if not is_avoided(a, t.avoid)]

@@ -5,7 +5,8 @@ The task asks to delete a file it describes by its extension ("ending with .log"
 The agent lists the directory with ``ls`` when the terminal shows no listing yet, then removes the first listed
 file that fits with ``rm NAME``: the standard commands of a Unix shell, no others. A terminal reads keys, not a
 field's value: where the protocol has a key tool (the Proxy API's ``press``), the command goes one key a step
-(the prompt line shows how much is typed); where it has none (the AI Olympics runner), a ``type`` that does not
+(the prompt line shows how much is typed; a space pressed last does not show there, the page's text collapses
+it, so the agent's own last key counts); where it has none (the AI Olympics runner), a ``type`` that does not
 clear the box (typed key by key) ending in a newline (Enter). No listing after ``ls``, or no listed file that
 fits: nothing is proposed (the other rules give up honestly).
 
@@ -81,10 +82,12 @@ def _key(ch: str) -> str:
     return _KEY_NAMES.get(ch, ch)
 
 
-def command_actions(facts: TaskFacts, page: Page, names: Sequence[str]) -> list[Action] | None:
+def command_actions(facts: TaskFacts, page: Page, names: Sequence[str],
+                    history: Sequence[Action] = ()) -> list[Action] | None:
     """The keys that run the next command the task needs on the page's terminal; None when the task asks no
     file deleted on a terminal or the page shows none; an empty list when no command is left to run (the file
-    removed, no listing, nothing listed fits)."""
+    removed, no listing, nothing listed fits). ``history``: the agent's earlier actions (a space just pressed
+    does not show at the end of the prompt line: the page's text collapses it)."""
     if not (_TERMINAL.search(facts.text) and _DELETE.search(facts.text)):
         return None
     session = _session(page)
@@ -104,15 +107,20 @@ def command_actions(facts: TaskFacts, page: Page, names: Sequence[str]) -> list[
         if name is None:
             return []
         command, why = f"rm {name}", f"remove {name}, the listed file the task describes"
+    last = next((a for a in reversed(history) if a.tool not in ("observe", "wait")), None)
+    if last is not None and last.tool == "press" and last.args.get("key") == _key(" ") \
+            and command.startswith(typed + " "):
+        typed += " "  # the space pressed last: what the prompt shows next to the cursor is the word before it
     if typed and not command.startswith(typed):
         return []  # something else is typed at the prompt
     rest = command[len(typed):] + "\n"
-    return _keys(box, rest, names, why)
+    return _keys(box, rest, names, why, typed)
 
 
-def _keys(box: Element, rest: str, names: Sequence[str], why: str) -> list[Action]:
+def _keys(box: Element, rest: str, names: Sequence[str], why: str, typed: str) -> list[Action]:
     if "press" in names:  # one key a step: the prompt line shows how far the command is typed
+        # each key moves the command on: the loop guards tell one key's press from the next by what it types
         return [Action("press", {"key": _key(rest[0]), "element": box.name or box.placeholder}, resolved=box,
-                       why=f"{why} (key {_key(rest[0])})")]
+                       why=f"{why} (key {_key(rest[0])})", progress=(typed + rest[0])[-40:])]
     return [Action("type", {"element": box.name or box.placeholder, "text": rest, "clear": False}, resolved=box,
                    why=f"{why}: typed key by key, then Enter")]
