@@ -30,6 +30,10 @@ BOX_SCROLL = ("needs one text area scrolled to its end: the runner's scroll move
 NUMBER_BOX = ("the answer goes into a number box with no name, label or placeholder: the runner finds a box to type "
               "in by the text box role, a label or a placeholder")
 
+BARE_CELLS = ("the board's free cells are bare boxes a script listens on (no role, text, tabindex, pointer cursor or "
+              "image): no element snapshot lists them and the ARIA tree shows nothing of the board, so no move can "
+              "be made; a marked cell shows its X or O only as an image its class sets")
+
 #: task -> reason, for tasks no path can express
 NEITHER: dict[str, str] = {
     **dict.fromkeys(("bisect-angle", "circle-center", "click-color", "click-shades", "click-shape", "count-shape",
@@ -42,6 +46,7 @@ NEITHER: dict[str, str] = {
     **dict.fromkeys(("hover-shape", "hot-cold"), HOVER),
     "daily-calendar": ("an event is made by pressing on one half-hour of the day, moving to another and releasing "
                        "(a drag); the half-hours are unnamed cells no snapshot lists"),
+    "tic-tac-toe": BARE_CELLS,
     "ascending-numbers": ("the numbers are SVG text, covered by unnamed shapes after the first click: the order is "
                           "kept by position only"),
 }
@@ -57,7 +62,7 @@ NOT_OLYMPICS: dict[str, str] = {
     **dict.fromkeys(("enter-password", "login-user", "login-user-popup", "focus-text-2", "copy-paste",
                      "copy-paste-2", "form-sequence-2", "read-table-2", "scroll-text", "book-flight",
                      "book-flight-nodelay", "multi-layouts", "multi-orderings"), UNNAMED_BOX),
-    **dict.fromkeys(("click-widget", "find-greatest", "tic-tac-toe"), UNNAMED),
+    **dict.fromkeys(("click-widget", "find-greatest"), UNNAMED),
     **dict.fromkeys(("odd-or-even", "buy-ticket", "order-food"), ALIKE),
     **dict.fromkeys(("use-slider", "use-slider-2", "form-sequence"), NO_KEYS),
     **dict.fromkeys(("click-pie", "click-pie-nodelay"), SVG_MENU),

@@ -163,3 +163,34 @@ def test_a_multi_select_list_the_task_sentence_names_is_out_of_the_ai_olympics_r
                 page.close()
         finally:
             browser.close()
+
+
+def test_a_board_whose_free_cells_no_snapshot_lists_is_out_of_both_paths_reach():
+    """Checked against the page with the extension's own snapshot: the free cells of the board are never listed
+    (nothing to click for a move) and the ARIA tree shows nothing of the board; only cells already marked appear
+    in the snapshot, as images. The coverage table says so for both paths."""
+    from playwright.sync_api import sync_playwright
+
+    from infra.extension.emulator import snapshot
+    from infra.miniwob import coverage, episode
+
+    assert coverage.why_not("tic-tac-toe", "proxy") == coverage.why_not("tic-tac-toe", "olympics") == \
+        coverage.BARE_CELLS
+    cells = "() => [...document.querySelectorAll('#area span')].map(c => [c.className, c.dataset.agentId || ''])"
+    with pages.Server() as srv, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path="/usr/bin/chromium")
+        try:
+            for seed in ("1", "2", "3", "4"):
+                page = browser.new_page()
+                episode.start(page, srv.episode_url("tic-tac-toe"), seed)
+                snap = snapshot(page)
+                board = page.evaluate(cells)
+                free = [agent_id for mark, agent_id in board if not mark]
+                assert len(board) == 9 and len(free) >= 8, (seed, board)
+                assert not any(free), (seed, board)  # no free cell got an id: none is in the snapshot
+                listed = {e["id"] for e in snap["elements"]}
+                assert {agent_id for mark, agent_id in board if mark} == listed, (seed, board, snap["elements"])
+                assert page.locator("#area").aria_snapshot().strip() == "", seed  # nothing of the board
+                page.close()
+        finally:
+            browser.close()
