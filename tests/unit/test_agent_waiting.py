@@ -78,3 +78,26 @@ def test_a_wait_counting_down_is_no_repeat_to_the_loop_guard():
         guard.record(kept, page)
     guard.record([Action("wait", {}, progress="0.4")], page)
     assert guard.is_looping(Action("wait", {}, progress="0.4"), page)
+
+
+def test_no_action_while_the_value_the_condition_names_shows_no_number():
+    """The page shows the value's label but no reading ("Rate: --", "Level: loading", a script's broken number):
+    the condition cannot be checked, so the agent looks again rather than acting; a reading that passes the bound
+    lets the action go; one that never comes ends in an honest give-up, never the task's click."""
+    task = "Click Book when the rate falls under 80."
+    for shown in ("Rate: --", "Rate: loading", "Rate: $undefined0", "Rate:"):
+        tree = f'- paragraph: "Hotel Aster {shown}"\n- button "Book"'
+        d = decide(task, tree, tools=PROXY_TOOLS)
+        assert [a.to_proxy()["name"] for a in d.actions] == ["observe"], shown
+    expect(decide(task, '- paragraph: "Hotel Aster Rate: 76"\n- button "Book"'), typed={}, clicked=["Book"])
+    # a reading that never comes, or one that stays where it is: the looks end in a give-up, never in the click
+    for shown in ("Rate: n/a", "Rate: 91"):
+        memory, history, clicked = {}, [], []
+        for _ in range(12):
+            d = decide(task, f'- paragraph: "Hotel Aster {shown}"\n- button "Book"', tools=PROXY_TOOLS,
+                       memory=memory, history=history)
+            clicked += [a for a in d.actions if a.tool == "click"]
+            if d.done:
+                break
+            memory, history = d.memory, [*history, *d.actions]
+        assert not clicked and d.done and d.success is False, shown

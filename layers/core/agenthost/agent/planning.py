@@ -181,6 +181,11 @@ def form_plan(t: Turn, verdict: Outcome) -> list[Action]:
         if seeking:  # an entry sought by name, not on this page of the list: the next page
             return seeking
         waiting = wait_actions(facts, page, t.names)
+        if waiting and {action_key(a) for a in waiting} <= t.futile:
+            # looked again and the page did not move: the task's action never goes on a bound not met
+            t.blocked_by = rules.WAIT_BOUND
+            t.blocked = f"Waited, and the page did not change: {waiting[0].why}."
+            return []
         if waiting:  # the task's action waits until the value the page shows meets the task's bound
             return rules.tag(rules.WAIT_BOUND, waiting)
         generating = generate_actions(facts, page, t.avoid)

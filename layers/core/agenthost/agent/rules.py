@@ -117,7 +117,9 @@ SEEK = _rule("paging.seek-entry", "paging.seek_actions",
              "click the next-page link (each page a step the loop guard tells apart)")
 WAIT_BOUND = _rule("waiting.until-bound", "waiting.wait_actions",
                    "the task asks for an action once a value the page shows passes a bound ('when the price is "
-                   "less than $61.20')", "wait and look again until it does; then the task's action goes on")
+                   "less than $61.20')",
+                   "wait and look again until it does (also while the page shows no reading); then the task's action "
+                   "goes on; a page that did not move after a look: give up, never act")
 PAUSE = _rule("waiting.pause", "waiting.pause_in",
               "the task asks for a pause between two steps ('wait 3 seconds, then click B')",
               "do the steps before it, wait (a fresh look each turn) until that long after the last of them, then "

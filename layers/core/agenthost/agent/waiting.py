@@ -58,16 +58,29 @@ def shown_value(page: Page, what: str, task: str) -> float | None:
     return _amount(m.group("v")) if m else None
 
 
+def shows_label(page: Page, what: str, task: str) -> bool:
+    """The page shows ``what`` as a label ("Price:", "Price -") outside the task's own sentence, whatever follows
+    it (a number, or no reading yet: "--", "loading")."""
+    text = page.text.replace(task, " ") if task else page.text
+    return re.search(r"\b" + re.escape(what) + r"\s*[:=–-]", text, re.I) is not None
+
+
 def wait_actions(facts: TaskFacts, page: Page, names: Sequence[str]) -> list[Action] | None:
     """A wait (the Proxy API: a fresh look) while the value the task's condition names does not meet its bound
-    yet; ``[]`` once it does (the task's action goes on); None when the task sets no such condition, the page
-    shows no such value or the protocol cannot wait."""
+    yet, or while the page shows its label with no number to check ("Price: --"); ``[]`` once it does (the
+    task's action goes on); None when the task sets no such condition, the page shows no such value or the
+    protocol cannot wait."""
     m = _WHEN.search(facts.text)
     if not m or not ({"wait", "extract"} & set(names)):  # the Proxy API waits by a fresh look (observe)
         return None
     what = m.group("what").strip().split()[-1]  # "the stock price" -> "price"
     bound = _amount(m.group("bound"))
     value = shown_value(page, what, m.group(0))
+    if bound is not None and value is None and shows_label(page, what, m.group(0)):
+        # the condition cannot be checked: no action on it until a reading shows (the loop guards end a wait
+        # that never sees one)
+        return [Action("wait", {"condition": "load", "timeout": 500},
+                       why=f"the page shows no reading of the {what}: waiting for one to check against {bound:g}")]
     if bound is None or value is None:
         return None
     below = re.fullmatch(_BELOW, m.group("cmp").lower()) is not None
