@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agenthost.agent.page import TEXT_ROLES, Element, Page
+from agenthost.agent.wording import QUOTED
 
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
              "ninth": 9, "tenth": 10, "last": -1}
@@ -45,7 +46,6 @@ _QUOTED_KIND = re.compile(r"[\"“']\s*(text\s*area|textarea|text|checkbox|radio
                           r"(?:widget|element|control|item)?", re.I)
 TYPE_VERB = re.compile(r"\b(enter|type|input|write|put|fill(?:\s+in)?|paste|insert|key\s+in)\b", re.I)
 TICK_VERB = re.compile(r"\b(check|tick|select|mark|choose|pick)\b", re.I)
-QUOTED = re.compile(r"\"([^\"]*)\"|“([^”]*)”")
 _CLAUSE_SPLIT = re.compile(r"(?<=[.;!?])\s+|,\s*(?:and\s+)?then\s+|,\s*then\b|\s+and\s+then\s+|\bthen\s+|,\s+and\s+"
                            r"(?=(?:click|press|type|enter|check|select|choose|pick|focus|hit|submit|put|write)\b)",
                            re.I)

@@ -17,7 +17,8 @@ from collections.abc import Sequence
 
 from agenthost.agent.actions import norm
 from agenthost.agent.page import Page
-from agenthost.agent.pointing import ORDINAL, QUOTED, TICK_VERB, TYPE_VERB, candidates, kind_of, ordinal
+from agenthost.agent.pointing import ORDINAL, TICK_VERB, TYPE_VERB, candidates, kind_of, ordinal
+from agenthost.agent.wording import QUOTED
 
 DATE = re.compile(r"\b\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4}\b")
 TIME = re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?(?![\w:])", re.I)

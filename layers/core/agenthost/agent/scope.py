@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from agenthost.agent.actions import norm
 from agenthost.agent.page import Element, Page
 from agenthost.agent.task import TaskFacts
+from agenthost.agent.wording import QUOTED
 
 #: a handle, or a capitalised word that does not open a sentence or a clause
 _HANDLE = re.compile(r"@\w+")
@@ -39,7 +40,7 @@ def anchors(facts: TaskFacts, exclude: Sequence[str] = ()) -> list[str]:
     for m in _HANDLE.finditer(facts.text):
         out.append(m.group(0))
     names: list[tuple[int, str]] = []
-    quoted = [(q.start(), q.end()) for q in re.finditer(r'"[^"]*"|“[^”]*”', facts.text)]
+    quoted = [(q.start(), q.end()) for q in QUOTED.finditer(facts.text)]
     for m in _PROPER.finditer(facts.text):
         w = m.group(0)
         # a possessive names its owner ("Ana's message"); a capitalised word inside a quote is its content

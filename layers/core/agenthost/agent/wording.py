@@ -1,4 +1,5 @@
-"""Words of a task or a page: content words (stemmed, stop words dropped), joined pairs, phrase matching.
+"""Words of a task or a page: content words (stemmed, stop words dropped), joined pairs, phrase matching,
+quoted spans.
 
 Hand-written on purpose: a crude stemmer of a few suffixes is all the matching needs (price/prices,
 check out/checkout), and it costs microseconds where a linguistic library would cost a load and more.
@@ -14,6 +15,9 @@ then than please your you my me i we our field box input button link page form c
 choose pick set go navigate open find value text named called which what who where when how should must
 all any each every some also just only now here there after before""".split())
 
+
+#: a span the task puts in double quotes, straight or curly ("Ana", “Ana”): group 1 or 2 is what it quotes
+QUOTED = re.compile(r"\"([^\"]*)\"|“([^”]*)”")
 
 NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "a": 1, "an": 1, "single": 1}
 
