@@ -39,6 +39,10 @@ def test_dates_as_the_task_writes_them():
     assert date_in(TASK) == date(2025, 3, 3)
     assert date_in("the 9th of February 2023") == date(2023, 2, 9)
     assert date_in("Call me at 4:30 about order 12/40") is None
+    assert date_in("booked 04-08-2016, paid 04.09.2016") == date(2016, 4, 8)
+    assert date_in(" 04/08/2016 ", whole=True) == date(2016, 4, 8)
+    assert date_in("on 04/08/2016", whole=True) is None  # not all of it a date
+    assert date_in("13/45/2016") is None  # no such day
 
 
 def test_the_field_is_opened_the_calendar_moved_and_the_day_clicked():

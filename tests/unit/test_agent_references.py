@@ -121,6 +121,8 @@ CASES = [
                  id="a table's value for a label"),
     pytest.param("Key in 03/07/2025 as the arrival date and book.", "date input", PROXY,
                  {"typed_into": {"d1": "2025-03-07"}}, id="a date goes into a date input in its standard form"),
+    pytest.param('Key in "March 7, 2025" as the arrival date and book.', "date input", PROXY,
+                 {"typed_into": {"d1": "2025-03-07"}}, id="a date written in words goes into a date input as a date"),
     pytest.param('Enter "7" into the second text field and press Send.', "unnamed boxes", ARIA,
                  {"done": True, "success": False, "result": "cannot be reached", "nothing": True},
                  id="a field the protocol cannot reach is an honest give-up, not a submit without it"),

@@ -4,7 +4,8 @@ A date field that opens a calendar when clicked (often read-only: typing into it
 clicking: open the field, move month by month with the calendar's previous/next controls until its heading
 shows the date's month and year, then click the day. A date field that shows no calendar once clicked is
 left to the usual typing rules. Dates in the task are read as written in English: ``04/08/2016`` (month
-first, as the US writes it), ``2016-04-08``, ``April 8, 2016`` and ``8 April 2016``.
+first, as the US writes it; also with dashes or dots: ``04-08-2016``), ``2016-04-08``, ``April 8, 2016`` and
+``8 April 2016``.
 
 Written here because no library reads a calendar widget out of a page snapshot; the months' names are the
 only wording it knows.
@@ -25,7 +26,7 @@ MONTHS = ("january", "february", "march", "april", "may", "june", "july", "augus
 _MONTH = r"(?P<mon>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|" \
          r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 _WRITTEN = (
-    re.compile(r"\b(?P<m>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{4})\b"),
+    re.compile(r"\b(?P<m>\d{1,2})(?P<sep>[/.-])(?P<d>\d{1,2})(?P=sep)(?P<y>\d{4})\b"),
     re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b"),
     re.compile(_MONTH + r"\.?\s+(?P<d>\d{1,2})(?:st|nd|rd|th)?,?\s+(?P<y>\d{4})\b", re.I),
     re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH + r"\.?,?\s+(?P<y>\d{4})\b", re.I),
@@ -37,11 +38,13 @@ _NEXT = re.compile(r"^\s*(?:next(?:\s+month)?|[›»>→]|>>)\s*$", re.I)
 _DATE_FIELD = re.compile(r"\b(?:date|day|when|calendar)\b", re.I)
 
 
-def date_in(text: str) -> date | None:
-    """The first date ``text`` writes (see the module's forms), or None."""
+def date_in(text: str, *, whole: bool = False) -> date | None:
+    """The first date ``text`` writes (see the module's forms), or None; with ``whole``, only a date that is all
+    of ``text`` (spaces around it aside). The one reader of written dates: the calendar's, and the form a date
+    input takes (:mod:`agenthost.agent.references`)."""
     found: list[tuple[int, date]] = []
     for rx in _WRITTEN:
-        m = rx.search(text)
+        m = rx.fullmatch(text.strip()) if whole else rx.search(text)
         if m is None:
             continue
         mon = m.groupdict().get("mon")

@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 
 from agenthost.agent.actions import Action, norm
+from agenthost.agent.calendar import date_in
 from agenthost.agent.page import TEXT_ROLES, Element, Page
 from agenthost.agent.pointing import (
     TICK_VERB,
@@ -169,13 +170,13 @@ def unverified(acts: Sequence[Action], page: Page) -> bool:
 
 
 def _for_input(value: str, input_type: str) -> str:
-    """``value`` as a date or time input takes it (``09/10/2012`` -> ``2012-09-10``, ``8:22 AM`` -> ``08:22``);
-    other fields take it as written."""
+    """``value`` as a date or time input takes it (``09/10/2012`` -> ``2012-09-10``, read by
+    :func:`~agenthost.agent.calendar.date_in`; ``8:22 AM`` -> ``08:22``); other fields take it as written."""
     t = (input_type or "").lower()
     if t == "date":
-        m = re.fullmatch(r"(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})", value.strip())
-        if m:
-            return f"{m.group(3)}-{int(m.group(1)):02d}-{int(m.group(2)):02d}"
+        day = date_in(value, whole=True)
+        if day is not None:
+            return day.isoformat()
     if t == "time":
         m = re.fullmatch(r"(\d{1,2}):(\d{2})(?::\d{2})?\s*([ap])?\.?m?\.?", value.strip(), re.I)
         if m:
