@@ -216,8 +216,11 @@ class LocalStack:
                 _log(f"table check failed ({type(exc).__name__}); trying again")
 
     def _seed(self) -> None:
-        """Load every seeder in ``infra/seed`` (skip with AGENTHOST_SEED=false)."""
-        if os.environ.get("AGENTHOST_SEED", "").strip().lower() in ("0", "false", "no", "off"):
+        """Load every seeder in ``infra/seed`` (skip with AGENTHOST_SEED=false: ``settings().seed``, read after
+        :meth:`_create_table` forgot the settings cached before the stack's environment was set)."""
+        from agenthost.config import settings
+
+        if not settings().seed:
             return
         from agenthost.store import Store
         from infra.seed import run_all
@@ -305,9 +308,12 @@ class LocalStack:
 
 
 def main() -> int:
+    from agenthost.config import reset, settings
+
     # AGENTHOST_HOST: the address every server binds (loopback by default); the container tests bind Docker's
     # bridge gateway so that `sam local` containers reach the stack
-    stack = LocalStack(os.environ.get("AGENTHOST_HOST") or "127.0.0.1")
+    stack = LocalStack(settings().host)
+    reset()  # prepare() loads .env and sets the stack's own environment: settings are read afresh after it
     stack.prepare()
     asyncio.run(stack.serve())
     return 0
