@@ -17,6 +17,7 @@ from werewolf.sanitize import MARKERS, addressable
 
 _CHECK_RE = re.compile(r"Round\s*(\d+)\s*:\s*You checked\s+(.+?)\s*(?:→|->|=>)\s*(werewolf|villager|wolf|good)",
                        re.IGNORECASE)
+_NIGHT_RE = re.compile(r"第\s*(\d+)\s*晚|night\s*(\d+)", re.IGNORECASE)
 _VOTES_RE = re.compile(r"Round\s*(\d+)\s*votes?\s*:\s*(.*)", re.IGNORECASE)
 _CLAUSE_RE = re.compile(r"[，。；！？,;!?\n]+|\.\s")
 _ROLE_WORDS = {
@@ -365,6 +366,10 @@ def _parse_speech(mem: GameMemory, speaker: str, text: str, names: list[str],
                 mem.claimed_checks.setdefault(speaker, {})[found[0]] = "werewolf"
             elif any(w in low for w in _GOOD_WORDS):
                 mem.claimed_checks.setdefault(speaker, {})[found[0]] = "villager"
+            night = _NIGHT_RE.search(clause)
+            if night and found[0] in mem.claimed_checks.get(speaker, {}):
+                nights = mem.claimed_check_nights.setdefault(speaker, {})
+                nights.setdefault(found[0], int(night.group(1) or night.group(2)))
         if claim == "witch" and len(found) == 1:
             kind = mem.claimed_poisons if any(w in low for w in _POISON_WORDS) else (
                 mem.claimed_saves if any(w in low for w in _SAVE_WORDS) else None)
@@ -475,6 +480,7 @@ def _trust_seer(view: View, good: set[str], wolves: set[str]) -> tuple[str | Non
         checks = mem.claimed_checks.get(claimant, {})
         lies = any((t in good and r == "werewolf") or (t in wolves and r == "villager" and not view.wolf_team)
                    or (t in saved and r == "werewolf") for t, r in checks.items())
+        lies = lies or _voted_past_own_wolf(mem, claimant)
         if view.role == "seer" or claimant in wolves or lies:
             if not view.wolf_team:
                 wolves.add(claimant)  # a provably false seer is on the wolf side
@@ -510,6 +516,27 @@ def _trust_seer(view: View, good: set[str], wolves: set[str]) -> tuple[str | Non
     elif trusted == me:
         view.trusted_checks = dict(mem.seer_results)
     return trusted, rivals
+
+
+def _voted_past_own_wolf(mem: GameMemory, claimant: str) -> bool:
+    """Whether the vote record contradicts a seer claimant: on a day after the night he says he found a wolf, he
+    voted someone else while that wolf was there to vote (a real seer votes his wolf; a late counter-claim
+    "found" one it never acted on)."""
+    nights = mem.claimed_check_nights.get(claimant, {})
+    for t, r in mem.claimed_checks.get(claimant, {}).items():
+        night = nights.get(t)
+        if r != "werewolf" or night is None:
+            continue
+        for entry in mem.votes:
+            rnd, voter, target = entry.split("|", 2)
+            if voter == claimant and int(rnd) >= night and target != t and _voted(mem.votes, rnd, t):
+                return True
+    return False
+
+
+def _voted(votes: list[str], rnd: str, name: str) -> bool:
+    """Whether ``name`` cast a vote on day ``rnd`` (was alive at that day's vote)."""
+    return any(v.startswith(f"{rnd}|") and v.split("|", 2)[1] == name for v in votes)
 
 
 def _checks_others(mem: GameMemory, claimant: str, accuser: str) -> bool:

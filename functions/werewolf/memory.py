@@ -42,6 +42,8 @@ class GameMemory:
     night_deaths: list[str] = field(default_factory=list)
     #: checks announced by claimed seers: claimant -> {target: "werewolf"|"villager"}
     claimed_checks: dict[str, dict[str, str]] = field(default_factory=dict)
+    #: the night each announced check was said to be made: claimant -> {target: night}
+    claimed_check_nights: dict[str, dict[str, int]] = field(default_factory=dict)
     #: accusations heard: target -> sorted list of accusers
     accusations: dict[str, list[str]] = field(default_factory=dict)
     #: past votes from known_info: "round|voter|target"

@@ -452,3 +452,24 @@ def test_a_contested_seers_good_check_makes_that_player_less_suspect():
     for g in range(8):  # whatever the tie-break, the day's vote does not fall on him
         cast = votes(["MyBot", "银时", "鸣人"], VILLAGE, chat, None, game_id=f"contested-good-{g}")
         assert "小丸子" not in cast.values()
+
+
+def test_a_late_seer_claim_its_own_votes_contradict_does_not_unseat_the_trusted_seer():
+    """柯南 claimed seer on day one and was trusted; on day two 路飞 claims a night-one check calling 柯南 a wolf,
+    though on day one he voted someone else while 柯南 stood there (a real seer votes his wolf). The vote record
+    shows the lie: 柯南 stays trusted and the village votes out the liar, not 柯南."""
+    day1 = [(SYS, "天亮了，第1天。昨晚是平安夜。"), ("柯南", "我是预言家。第1晚验小丸子是好人（金水）。"),
+            ("路飞", "我是村民。"), ("银时", "我是村民。")]
+    day2 = day1 + [(SYS, "鸣人被投票出局。"), (SYS, "天亮了，第2天。昨晚是平安夜。"),
+                   ("路飞", "我是预言家。第1晚验柯南是狼人（查杀）。今天我投柯南。"), ("柯南", "我是预言家。第2晚验银时是好人（金水）。")]
+    alive = [(n, SEAT[n]) for n in NAMES if n != "鸣人"]
+    known = ["Round 1 votes: 柯南→鸣人, 路飞→鸣人, MyBot→鸣人, 小丸子→鸣人, 银时→鸣人, 鸣人→路飞"]
+    seen = read(day2, me="小丸子", alive=alive, dead=[("鸣人", 6)], known=known, rnd=2)
+    assert seen.trusted_seer == "柯南" and "路飞" in seen.known_wolves and not seen.contested
+    for g in range(6):
+        cast = as_seat("MyBot", "vote", chat=day2, alive=alive, dead=[("鸣人", 6)], known=known, rnd=2,
+                       game_id=f"late-claim-{g}", phase="day_vote")["target"]
+        assert cast == "路飞"
+    # the same claim made before any vote could contradict it contests the first one, as before
+    early = day1 + [("路飞", "我是预言家。第1晚验柯南是狼人（查杀）。今天我投柯南。")]
+    assert read(early, me="小丸子").contested == {"柯南", "路飞"}
