@@ -523,13 +523,16 @@ def _voted_past_own_wolf(mem: GameMemory, claimant: str) -> bool:
     voted someone else while that wolf was there to vote (a real seer votes his wolf; a late counter-claim
     "found" one it never acted on)."""
     nights = mem.claimed_check_nights.get(claimant, {})
-    for t, r in mem.claimed_checks.get(claimant, {}).items():
+    checks = mem.claimed_checks.get(claimant, {})
+    # a vote for another player he calls a wolf, or one a duel exposed, is no contradiction
+    wolves = {t for t, r in checks.items() if r == "werewolf"} | {n for n, r in mem.revealed.items() if r == "werewolf"}
+    for t in wolves & set(checks):
         night = nights.get(t)
-        if r != "werewolf" or night is None:
+        if night is None:
             continue
         for entry in mem.votes:
             rnd, voter, target = entry.split("|", 2)
-            if voter == claimant and int(rnd) >= night and target != t and _voted(mem.votes, rnd, t):
+            if voter == claimant and int(rnd) >= night and target not in wolves and _voted(mem.votes, rnd, t):
                 return True
     return False
 

@@ -461,7 +461,8 @@ def test_a_late_seer_claim_its_own_votes_contradict_does_not_unseat_the_trusted_
     day1 = [(SYS, "天亮了，第1天。昨晚是平安夜。"), ("柯南", "我是预言家。第1晚验小丸子是好人（金水）。"),
             ("路飞", "我是村民。"), ("银时", "我是村民。")]
     day2 = day1 + [(SYS, "鸣人被投票出局。"), (SYS, "天亮了，第2天。昨晚是平安夜。"),
-                   ("路飞", "我是预言家。第1晚验柯南是狼人（查杀）。今天我投柯南。"), ("柯南", "我是预言家。第2晚验银时是好人（金水）。")]
+                   ("路飞", "我是预言家。第1晚验柯南是狼人（查杀）。今天我投柯南。"),
+                   ("柯南", "我是预言家。第2晚验银时是好人（金水）。")]
     alive = [(n, SEAT[n]) for n in NAMES if n != "鸣人"]
     known = ["Round 1 votes: 柯南→鸣人, 路飞→鸣人, MyBot→鸣人, 小丸子→鸣人, 银时→鸣人, 鸣人→路飞"]
     seen = read(day2, me="小丸子", alive=alive, dead=[("鸣人", 6)], known=known, rnd=2)
@@ -473,3 +474,14 @@ def test_a_late_seer_claim_its_own_votes_contradict_does_not_unseat_the_trusted_
     # the same claim made before any vote could contradict it contests the first one, as before
     early = day1 + [("路飞", "我是预言家。第1晚验柯南是狼人（查杀）。今天我投柯南。")]
     assert read(early, me="小丸子").contested == {"柯南", "路飞"}
+
+
+def test_a_seer_with_two_wolf_checks_voting_one_of_them_stays_trusted():
+    """A real seer with two living wolf checks votes one of them; his record does not contradict his claim."""
+    chat = [(SYS, "天亮了，第1天。昨晚是平安夜。"), ("柯南", "我是预言家。第1晚验银时是狼人（查杀）。今天我投银时。"),
+            (SYS, "投票平票，无人出局。"), (SYS, "天亮了，第2天。昨晚是平安夜。"),
+            ("柯南", "我是预言家。第1晚验银时是狼人（查杀）。第2晚验鸣人是狼人（查杀）。今天我投鸣人。")]
+    known = ["Round 1 votes: 柯南→银时, 路飞→MyBot, MyBot→路飞, 小丸子→柯南, 银时→小丸子, 鸣人→MyBot",
+             "Round 2 votes: 柯南→鸣人, 路飞→鸣人, MyBot→银时, 小丸子→银时, 银时→MyBot, 鸣人→MyBot"]
+    seen = read(chat, me="小丸子", known=known, rnd=3)
+    assert seen.trusted_seer == "柯南" and {"银时", "鸣人"} <= seen.known_wolves
