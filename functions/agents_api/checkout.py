@@ -20,8 +20,9 @@ from typing import Any, Protocol
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from agenthost import signing
+from agenthost.items import Key
 from agenthost.secrets import secret
-from agenthost.store import ConditionFailed, Key, Store
+from agenthost.store import ConditionFailed, Store
 
 SECRET_NAME = "AGENTHOST_AGENTS_CHECKOUT_SECRET"  # noqa: S105 - the variable name, not a secret
 

@@ -32,8 +32,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from agenthost import errors
+from agenthost.items import keys
 from agenthost.replay import DONE, PENDING, Record, Verdict, judge
-from agenthost.store import ConditionFailed, Store, keys
+from agenthost.store import ConditionFailed, Store
 
 TTL_S = 24 * 3600
 MAX_KEY = 255

@@ -22,7 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agenthost.store import ConditionFailed, Store, keys
+from agenthost.items import keys
+from agenthost.store import ConditionFailed, Store
 
 #: the session's rate-limit write applies to a live session below the limit
 RATE_CONDITION = "attribute_exists(pk) AND expires_at > :now AND (attribute_not_exists(#w) OR #w < :limit)"

@@ -26,7 +26,8 @@ from typing import Any
 
 from agenthost import aws
 from agenthost.errors import BadInput, NotFound
-from agenthost.store import ConditionFailed, Store, keys
+from agenthost.items import keys
+from agenthost.store import ConditionFailed, Store
 
 LIVE = "attribute_exists(pk) AND expires_at > :now"
 ADD_ID_WINDOW_S = 60  # add request ids are kept per minute (see the module docstring)

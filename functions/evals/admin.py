@@ -32,8 +32,9 @@ from fastapi.responses import HTMLResponse
 from agenthost import aws
 from agenthost.aws import AwsBadInput
 from agenthost.config import settings
+from agenthost.items import keys
 from agenthost.secrets import secret
-from agenthost.store import Store, keys
+from agenthost.store import Store
 from agenthost.webapp import ApiError, create_app, make_handler
 from evals.common import CLIENT_ID_RE, CLIENT_INDEX_PK, DEFS_PK
 from evals.definitions import DefinitionError, load_text, parse_document, plain_document

@@ -28,8 +28,9 @@ from typing import Any
 from agenthost import aws, logs, metering
 from agenthost import deadline as deadlines
 from agenthost.config import settings
+from agenthost.items import keys
 from agenthost.secrets import secret
-from agenthost.store import Store, keys
+from agenthost.store import Store
 from agenthost.webapp import logger, request_deadline
 from evals import connections
 from evals.registry import forget_connection

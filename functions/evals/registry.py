@@ -13,7 +13,8 @@ import secrets
 from typing import Any
 
 from agenthost import limits
-from agenthost.store import ConditionFailed, keys
+from agenthost.items import keys
+from agenthost.store import ConditionFailed
 from agenthost.webapp import logger
 from evals.common import (
     CLIENT_ID_RE,

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from agenthost.store import ConditionFailed, keys
+from agenthost.items import keys
+from agenthost.store import ConditionFailed
 from evals.common import MAX_ECHO, ST, Context, clip, echo, log_warning
 from evals.definitions import Evaluation
 from evals.judging import judge

@@ -13,7 +13,8 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from agenthost.store import ConditionFailed, keys
+from agenthost.items import keys
+from agenthost.store import ConditionFailed
 from evals import connections
 from evals.client_llm import eval_model
 from evals.common import ST, Context, log_warning

@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agenthost import limits
-from agenthost.store import ConditionFailed, Store, keys
+from agenthost.items import keys
+from agenthost.store import ConditionFailed, Store
 from evals.client_llm import llm_config
 from evals.common import Options, Send, echo, echo_id, log_warning, now_iso
 from evals.definitions import Catalog

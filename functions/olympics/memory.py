@@ -27,8 +27,9 @@ from typing import Any
 from agenthost import urls
 from agenthost.agent.page import MASK, is_sensitive
 from agenthost.dynamo import CallLimits
+from agenthost.items import Packing, item_bytes, keys, marshal, packed, unpacked
 from agenthost.replay import KeptAnswers
-from agenthost.store import Packing, Store, item_bytes, keys, marshal, packed, unpacked
+from agenthost.store import Store
 
 TTL_S = 86_400
 #: turns kept: the previous one tells whether our actions changed the page (nothing reads older ones)

@@ -23,7 +23,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from agenthost.store import Item, Key, Store, VersionConflict, keys
+from agenthost.items import Item, Key, keys
+from agenthost.store import Store, VersionConflict
 
 #: recent steps kept on the run item (policy context, loop detection, stale-retry detection, GET's history)
 RECENT = 20

@@ -31,11 +31,12 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from agenthost import aws
+from agenthost.items import keys, unmarshal
 from agenthost.metering.carry import counters as entry_counters
 from agenthost.metering.carry import decode
 from agenthost.metering.emf import emit_turns
 from agenthost.metering.usage import USAGE_ATTR, USAGE_TTL_S
-from agenthost.store import ConditionFailed, Store, keys, unmarshal
+from agenthost.store import ConditionFailed, Store
 
 #: usage items per transaction (DynamoDB takes 100 writes in one; one is the batch's mark)
 PART = 99

@@ -11,8 +11,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from agenthost.items import keys, packed, unpacked
 from agenthost.replay import KeptAnswers
-from agenthost.store import CallLimits, Store, keys, packed, unpacked
+from agenthost.store import CallLimits, Store
 
 TTL_S = 2 * 24 * 3600
 MAX_ANSWERS = 5

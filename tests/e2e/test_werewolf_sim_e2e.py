@@ -41,7 +41,7 @@ def test_memory_lands_in_the_embedded_table(stack, player):
     assert err is None and answer["target"]
     ddb = boto3.client("dynamodb", endpoint_url=stack.dynamodb_url, region_name="us-east-1")
     item = ddb.get_item(TableName="agenthost", Key={"pk": {"S": "GAME#e2e-mem#3"}, "sk": {"S": "META"}})["Item"]
-    from agenthost.store import unpacked
+    from agenthost.items import unpacked
 
     assert unpacked(item["data_z"]["B"])["role"] == "seer" and int(item["expires_at"]["N"]) > 0
 

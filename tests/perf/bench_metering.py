@@ -64,7 +64,7 @@ API = "/.well-known/agents/api"
 
 def item_size(item: dict | None) -> int:
     """Bytes DynamoDB bills for ``item`` (low-level form): names plus values."""
-    from agenthost.store import item_bytes
+    from agenthost.items import item_bytes
 
     return item_bytes(item or {})
 
@@ -76,13 +76,14 @@ class _NoIoStore:
     ``agenthost.store.Store`` does, and returns at once, so only metering's own work is timed."""
 
     def put(self, item, *, ttl_s=None, **_):
-        from agenthost import store as st
+        from agenthost import riders
+        from agenthost.items import marshal
 
-        body = {"Item": st.marshal(dict(item))}
-        rider = st._rider()  # noqa: SLF001 - the rider the store would attach
+        body = {"Item": marshal(dict(item))}
+        rider = riders.current()  # the rider the store would attach
         if rider is not None:
-            body = st._carrying("Put", body, rider)  # noqa: SLF001
-        st._settle(rider, True)  # noqa: SLF001
+            body = riders.carrying("Put", body, rider)
+        riders.settle(rider, True)
         return body
 
 

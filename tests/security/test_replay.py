@@ -10,7 +10,7 @@ import pytest
 from olympics.app import handler as olympics
 from olympics.memory import task_hash
 
-from agenthost.store import keys
+from agenthost.items import keys
 from tests.support.apigw import call
 from tests.support.olympics import SECRET, signed, turn_body
 

@@ -12,7 +12,7 @@ from evals.server import Options, Server
 from evals.timers import NoTimers
 
 from agenthost import limits
-from agenthost.store import keys
+from agenthost.items import keys
 
 
 @pytest.fixture

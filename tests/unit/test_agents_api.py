@@ -11,7 +11,8 @@ from agents_api.catalog import DynamoCatalog
 from agents_api.checkout import SignedCheckout
 from agents_api.sdk import AgentsSite, Limits, SiteInfo, error_body
 
-from agenthost.store import Store, keys
+from agenthost.items import keys
+from agenthost.store import Store
 from agenthost.webapp import create_app, make_handler
 from tests.support.apigw import call
 

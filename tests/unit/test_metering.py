@@ -10,7 +10,8 @@ import time
 import pytest
 
 from agenthost import metering
-from agenthost.store import ConditionFailed, Store, keys, marshal
+from agenthost.items import keys, marshal
+from agenthost.store import ConditionFailed, Store
 
 NOW = 1_795_000_000.0  # 2026-11-18 (UTC)
 DAY = metering.day_of(NOW)
@@ -170,7 +171,7 @@ def test_what_a_turn_records_after_its_last_write_rides_on_the_next_write(aws, r
 def test_the_previous_turns_tail_rides_inside_this_turns_entry_and_is_counted_once(aws, rollup):
     """The usage attribute rides on the turn's own item (a write unit per KB): a cost tail of the same agent and
     protocol is folded into the turn's entry (``t``) instead of repeating its attributes, and still counted."""
-    from agenthost.store import unmarshal
+    from agenthost.items import unmarshal
 
     for n in range(2):
         with metering.turn("olympics", "a", clock=lambda: NOW):
@@ -238,7 +239,7 @@ def test_a_write_whose_answer_was_lost_after_it_applied_counts_once(aws, rollup,
     """botocore resends a write whose answer timed out; DynamoDB refuses the resend when the first attempt
     applied (here: ``if_absent``) and sends back the stored item, which carries this very write's usage: the
     turn counts it as carried, and writes nothing of its own."""
-    import agenthost.store as store_mod
+    from agenthost import riders
     from agenthost.metering.turns import rider as turn_rider
 
     with metering.turn("olympics", "a", clock=lambda: NOW) as t:
@@ -246,7 +247,7 @@ def test_a_write_whose_answer_was_lost_after_it_applied_counts_once(aws, rollup,
         # what the first attempt stored: the item with that write's usage on it
         aws.client.put_item(TableName=aws.table_name, Item=marshal(
             {**keys.task("a", "h6"), "v": 1, metering.USAGE_ATTR: sent.value}))
-        monkeypatch.setattr(store_mod, "_rider", lambda: sent)  # the resend carries the same usage
+        monkeypatch.setattr(riders, "current", lambda: sent)  # the resend carries the same usage
         with pytest.raises(ConditionFailed):
             aws.put({**keys.task("a", "h6"), "v": 1}, if_absent=True)
         assert "turns" not in t.uncarried()

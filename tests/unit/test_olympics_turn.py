@@ -14,7 +14,7 @@ from olympics.turn import play
 from agenthost.agent import Action, Decision
 from agenthost.config import settings
 from agenthost.deadline import Deadline
-from agenthost.store import keys
+from agenthost.items import keys
 from tests.support.apigw import call
 from tests.support.logs import every_level
 from tests.support.olympics import FORM_TREE, SECRET, signed, turn_body
@@ -329,7 +329,7 @@ def test_a_claimed_result_keeps_the_policys_outcome_when_its_text_is_withheld(qu
 
 def _item_bytes(aws, prompt: str, url: str = URL) -> int:
     """The task memory item's billed size as stored, the usage riding on it included."""
-    from agenthost.store import item_bytes, marshal
+    from agenthost.items import item_bytes, marshal
 
     raw = aws.client.get_item(TableName=aws.table_name, Key=marshal(keys.task("agent-1", task_hash(prompt, url))))
     return item_bytes(raw["Item"])
@@ -395,7 +395,7 @@ def test_a_task_memory_written_before_is_still_read_and_replayed(aws, secret):
     import hashlib
     import zlib
 
-    from agenthost.store import marshal
+    from agenthost.items import marshal
 
     body = turn_body(3, prompt=PROMPT)
     raw, headers = signed(body)

@@ -11,7 +11,8 @@ from runs.brain import Risk, ToolCall
 from runs.engine import RunEngine
 from runs.repo import RunRepo
 
-from agenthost.store import Store, keys
+from agenthost.items import keys
+from agenthost.store import Store
 from tests.support.apigw import call
 from tests.unit.runs_support import API_KEY, H, ScriptedBrain, api, install_brain, snapshot, start_run, step_run
 

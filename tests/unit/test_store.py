@@ -2,7 +2,8 @@ import threading
 
 import pytest
 
-from agenthost.store import ConditionFailed, Store, VersionConflict, keys, marshal
+from agenthost.items import keys, marshal
+from agenthost.store import ConditionFailed, Store, VersionConflict
 
 
 def test_put_get_roundtrip_with_types(aws):
@@ -140,7 +141,7 @@ def test_a_transaction_writes_all_or_nothing_and_says_which_entry_refused(aws):
 
 
 def test_a_rider_rides_on_puts_and_updates_and_never_shows_in_reads(aws, monkeypatch):
-    import agenthost.store as store_mod
+    from agenthost import riders as riders_mod
 
     settled = []
 
@@ -154,8 +155,8 @@ def test_a_rider_rides_on_puts_and_updates_and_never_shows_in_reads(aws, monkeyp
             settled.append((self.value, applied))
 
     riders = iter([Rider("a"), Rider("b"), Rider("c"), Rider("d")])
-    monkeypatch.setattr(store_mod, "_riders", [lambda: next(riders)])
-    monkeypatch.setattr(store_mod, "_hidden", {"extra"})
+    monkeypatch.setattr(riders_mod, "_riders", [lambda: next(riders)])
+    monkeypatch.setattr(riders_mod, "hidden", {"extra"})
     aws.put({**keys.task("t", "1"), "v": 1})
     aws.update(**keys.task("t", "1"), expression="SET v = :v REMOVE w", values={":v": 2})
     with pytest.raises(ConditionFailed):
@@ -190,7 +191,7 @@ def test_a_value_packed_with_a_dictionary_reads_back_and_plain_zlib_still_reads(
     import json
     import zlib
 
-    from agenthost.store import Packing, packed, unpacked
+    from agenthost.items import Packing, packed, unpacked
 
     value = {"turns": [{"tool": "click", "args": {"element": "Submit"}}], "notes": ["a note"], "n": 3}
     packing = Packing(3, b'{"turns":[{"tool":"click","args":{"element":"","notes":["')

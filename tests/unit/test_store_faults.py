@@ -20,7 +20,8 @@ from botocore.exceptions import (
 
 from agenthost import aws, errors
 from agenthost.deadline import Deadline, bound
-from agenthost.store import CallLimits, ConditionFailed, Store, keys
+from agenthost.items import keys
+from agenthost.store import CallLimits, ConditionFailed, Store
 from tests.support.faulty_dynamo import FaultyDynamo
 from tests.support.timing import within
 

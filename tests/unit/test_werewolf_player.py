@@ -201,7 +201,7 @@ def test_a_hanging_secret_store_costs_the_turn_its_deadline_never(aws, monkeypat
 def test_the_game_memory_is_one_packed_attribute_within_a_write_unit(aws, monkeypatch):
     """A seat's memory is stored as one zlib JSON attribute: with the usage riding on it the item stays within
     one DynamoDB write unit (1 KB; as JSON text a 6-player game's memory was about 940 bytes on its own)."""
-    from agenthost.store import keys, unpacked
+    from agenthost.items import keys, unpacked
 
     monkeypatch.delenv("AGENTHOST_WEREWOLF_API_KEY", raising=False)
     for action in ("speak", "vote"):

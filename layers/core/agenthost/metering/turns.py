@@ -1,6 +1,6 @@
 """The per-turn recorder (:class:`Turn`) and which turn is active: the one of this context, or, from a
 thread that did not inherit the context, the process's only active turn (:func:`active_turn`). A turn's
-usage rides on its own writes (:func:`rider`, registered with :func:`agenthost.store.ride_on_writes`)."""
+usage rides on its own writes (:func:`rider`, registered with :func:`agenthost.riders.ride_on_writes`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from agenthost import store as store_mod
+from agenthost import riders
 from agenthost.deadline import Deadline
 from agenthost.invocation import via_function_url
 from agenthost.metering import carry
@@ -308,4 +308,4 @@ def rider() -> carry.Carrier | None:
     return carry.Carrier([], taken, time.time()) if taken else None
 
 
-store_mod.ride_on_writes(rider, USAGE_ATTR)
+riders.ride_on_writes(rider, USAGE_ATTR)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from agenthost.store import Key, keys
+from agenthost.items import Key, keys
 
 #: The numeric counters of a usage record, in report order.
 COUNTERS = (

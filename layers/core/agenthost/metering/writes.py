@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from agenthost.items import keys
 from agenthost.metering import carry
 from agenthost.metering.settings import config, log_warning
-from agenthost.store import CallLimits, Store, keys
+from agenthost.store import CallLimits, Store
 
 #: how long a turn's own usage item stays in the table (the stream has brought it to the rollup long before)
 OWN_TTL_S = 86_400
