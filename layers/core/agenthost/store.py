@@ -19,7 +19,8 @@ image has it carries it for the first time).
 
 Example::
 
-    >>> from agenthost.store import Store, keys
+    >>> from agenthost.items import keys
+    >>> from agenthost.store import Store
     >>> s = Store()
     >>> s.put({**keys.run("r1"), "status": "created"}, ttl_s=86400, if_absent=True)  # doctest: +SKIP
     >>> s.get(**keys.run("r1"))["status"]  # doctest: +SKIP
