@@ -92,6 +92,12 @@ class ElementInfo(_In):
     #: ``aria-expanded`` / ``aria-selected`` (a tab, a section header, a menu button)
     expanded: bool | None = None
     selected: bool | None = None
+    #: where the keyboard is (the focused element or its active descendant), an item opening a submenu
+    #: (``aria-haspopup``), a multi-select list and the options chosen in it
+    focused: bool | None = None
+    haspopup: bool | None = None
+    multiple: bool | None = None
+    chosen: list[str] | None = None
 
     @field_validator("at", mode="before")
     @classmethod
@@ -128,7 +134,7 @@ class ElementInfo(_In):
     def _text(cls, v: Any) -> Any:
         return _cut(v, MAX_ELEMENT_TEXT)
 
-    @field_validator("options", mode="before")
+    @field_validator("options", "chosen", mode="before")
     @classmethod
     def _options(cls, v: Any) -> Any:
         if isinstance(v, list):
@@ -198,6 +204,8 @@ class PageSnapshot(_In):
                     setattr(e, name, mask_text(value, secrets))
             if e.options:
                 e.options = [mask_text(o, secrets) for o in e.options]
+            if e.chosen:
+                e.chosen = [mask_text(o, secrets) for o in e.chosen]
         if self.tables:
             self.tables = [[[mask_text(c, secrets) for c in row] for row in t] for t in self.tables]
         return self

@@ -4,12 +4,14 @@
 The element snapshot has the Proxy Server API ``ElementInfo`` shape (plus ``label``, ``checked``,
 ``options``, ``inViewport``, ``form`` (the element's form: id, name, aria-label or ``form#<index>``),
 ``autocomplete``, ``sensitive``, ``at`` (where the element starts in the visible text), ``hint`` (an unlabelled
-field's visual label: the short text right before it; an icon's class or image name) and ``clickable`` (made
-clickable by script: a pointer cursor, or an image)): at most ``max_elements`` elements, interactive and
-in-viewport first, each with a ``data-agent-id`` that stays stable while the page lives. A field drawn
-transparent (opacity 0) is listed as the accessibility tree lists it: it still takes clicks, focus and keys.
-The visible text is read from the text nodes in page order (whitespace collapsed), so each element's ``at``
-points into it.
+field's visual label: the short text right before it; an icon's class or image name), ``clickable`` (made
+clickable by script: a pointer cursor, or an image), ``focused`` (where the keyboard is: the focused element,
+or the item its ``aria-activedescendant`` names), ``haspopup`` (``aria-haspopup``: an item opening a
+submenu) and, for a multi-select list, ``multiple`` and ``chosen`` (the options selected now)): at most
+``max_elements`` elements, interactive and in-viewport first, each with a ``data-agent-id`` that stays stable
+while the page lives. A field drawn transparent (opacity 0) is listed as the accessibility tree lists it: it
+still takes clicks, focus and keys. The visible text is read from the text nodes in page order (whitespace
+collapsed), so each element's ``at`` points into it.
 
 Values of password fields and payment-card fields (``type=password``, ``autocomplete`` ``cc-*``, names
 like card/cvc/cvv/iban/pin) never leave the page: the snapshot shows ``••••••`` when they hold something,
@@ -187,6 +189,9 @@ SNAPSHOT_JS = r"""
   }
   const hidden = [];
   const out = [];
+  let focusedEl = document.activeElement && document.activeElement !== document.body ? document.activeElement : null;
+  const activeId = focusedEl && focusedEl.getAttribute('aria-activedescendant');
+  if (activeId && document.getElementById(activeId)) focusedEl = document.getElementById(activeId);
   for (const el of document.querySelectorAll('body *')) {
     const matched = el.matches(sel);
     if (!matched && !clickable(el)) continue;
@@ -230,6 +235,13 @@ SNAPSHOT_JS = r"""
     const expanded = el.getAttribute('aria-expanded');
     if (expanded === 'true' || expanded === 'false') info.expanded = expanded === 'true';
     if (el.getAttribute('aria-selected') === 'true') info.selected = true;
+    // where the keyboard is: the focused element, or the item a focused widget points to as its active one
+    if (el === focusedEl) info.focused = true;
+    const popup = el.getAttribute('aria-haspopup'); if (popup && popup !== 'false') info.haspopup = true;
+    if (tag === 'select' && el.multiple) {
+      info.multiple = true;
+      info.chosen = Array.from(el.selectedOptions).slice(0, 50).map(o => clip(o.text, 100));
+    }
     if (el.name) info.name = el.name;
     info.bbox = { x: Math.round(r.x), y: Math.round(r.y), width: Math.round(r.width), height: Math.round(r.height) };
     info.inViewport = r.bottom > 0 && r.right > 0 && r.top < vh && r.left < vw;

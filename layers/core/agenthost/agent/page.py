@@ -93,6 +93,14 @@ class Element:
     #: a text field that lists suggestions of its own as one types (the browser's are turned off:
     #: ``autocomplete="off"``): what was typed may need completing from its list
     suggests: bool = False
+    #: where the keyboard is (the focused element, or the item a focused menu or list points to as its active
+    #: one), when the source says
+    focused: bool = False
+    #: an item that opens a submenu or popup of its own (``aria-haspopup``)
+    has_popup: bool = False
+    #: a list box where several options may be chosen (``<select multiple>``), and the options chosen now
+    multiple: bool = False
+    chosen: list[str] = field(default_factory=list)
 
     @property
     def interactive(self) -> bool:
@@ -120,10 +128,13 @@ class Element:
             value = mask(self.value) if self.is_secret() else self.value[:80]
             bits.append(f"value={json.dumps(value, ensure_ascii=False)}")
         if self.options:
-            shown = [o + (" (selected)" if o == self.selected_option else "") for o in self.options[:25]]
+            picked = self.chosen if self.multiple else [self.selected_option]
+            shown = [o + (" (selected)" if o in picked else "") for o in self.options[:25]]
             bits.append("options=" + json.dumps(shown, ensure_ascii=False))
         if self.checked is not None:
             bits.append("[checked]" if self.checked else "[unchecked]")
+        if self.focused:
+            bits.append("[focused]")
         if self.disabled:
             bits.append("[disabled]")
         if self.href:
@@ -168,6 +179,8 @@ class Page:
         h.update(self.url.split("#", 1)[0].encode())
         for e in self.interactive():
             h.update(f"|{e.role}|{e.name}|{e.value}|{e.checked}|{e.selected_option}|{e.disabled}".encode())
+            if e.multiple:
+                h.update("|".join(e.chosen).encode())
         h.update(self.text[:4000].encode())
         self.__dict__["_fingerprint"] = fp = h.hexdigest()[:16]
         return fp

@@ -26,7 +26,9 @@ from agenthost.agent.calendar import calendar_actions
 from agenthost.agent.choices import classify_clicks, extreme_choice, generate_actions
 from agenthost.agent.forms import fill_fields, item_clicks, submit_button
 from agenthost.agent.guessing import guess_actions
+from agenthost.agent.listbox import listbox_actions
 from agenthost.agent.loops import LoopGuard
+from agenthost.agent.menus import menu_actions
 from agenthost.agent.navigation import (
     best_link,
     escalate,
@@ -191,6 +193,27 @@ def form_plan(t: Turn, verdict: Outcome) -> list[Action]:
         generating = generate_actions(facts, page, t.avoid)
         if generating is not None:  # a number generated until it fits, then sent
             return [a for a in rules.tag(rules.GENERATE, generating) if not is_avoided(a, t.avoid)]
+        menu = menu_actions(facts, page, t.memory, t.names)
+        if menu is not None:  # an item in a submenu: the keys that open its parents, then a click on it
+            if not menu:
+                t.blocked_by = rules.MENU_MISSING
+                t.blocked = "The item the task names is in none of the submenus this menu opens."
+            keys = [a for a in rules.tag(rules.MENU_KEYS, menu) if not is_avoided(a, t.avoid)]
+            if menu and not keys:
+                t.blocked_by = rules.MENU_MISSING
+                t.blocked = "The keys that reach the item the task names in this menu changed nothing."
+            return keys
+        listing = listbox_actions(facts, page, t.memory, t.names)
+        if listing is not None:  # several options of one list: the first by its label, the others by keys
+            submit = None if listing else submit_button(facts, page, [], t.avoid)
+            if listing or submit is None:
+                keys = [a for a in rules.tag(rules.LISTBOX, listing) if not is_avoided(a, t.avoid)]
+                if listing and not keys:
+                    t.blocked_by = rules.LISTBOX
+                    t.blocked = "The keys that add options to the list changed nothing; the list is not as asked."
+                return keys
+            return [Action("click", {"element": submit.name}, resolved=submit, why="submit the form",
+                           rule=rules.SUBMIT.name)]
         sliding = slider_actions(facts, page, t.memory, t.names)
         if sliding:  # a key at a time: each moves the readout
             return [a for a in rules.tag(rules.SLIDER, sliding) if not is_avoided(a, t.avoid)]

@@ -83,7 +83,9 @@ def action_key(action: Action) -> str:
     extra = action.args.get("text") or action.args.get("option") or ""
     if extra and action.tool == "type" and el is not None and el.is_secret():
         extra = MASK  # a password's hash is no better kept than the password
-    return line_key(f"{action.tool}|{target}|{extra}")
+    # a repeat that makes progress where the page shows none (a key moving a list's active option) is another
+    # action: what it moves is part of it
+    return line_key(f"{action.tool}|{target}|{extra}" + (f"|{action.progress}" if action.progress else ""))
 
 
 def sent_record(page: Page, acts: Sequence[Action]) -> dict[str, Any]:

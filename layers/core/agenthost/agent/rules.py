@@ -133,6 +133,18 @@ SLIDER = _rule("sliders.key-toward-value", "sliders.slider_actions",
 SCROLL_BOX = _rule("scrolling.box-to-end", "scrolling.scroll_actions",
                    "the task scrolls a control with its own scroll bar (a text area, a list) to its top or bottom",
                    "press Control+Home or Control+End on it, once; then the rest of the task")
+MENU_KEYS = _rule("menus.keys-to-item", "menus.menu_actions",
+                  "the task names an item (or a path of items) of a menu whose parents open submenus "
+                  "(aria-haspopup) and the item is not shown",
+                  "focus the menu, walk to the parent with the arrows, open it with the right arrow; click the item "
+                  "once shown")
+MENU_MISSING = _rule("menus.item-in-no-submenu", "menus.menu_actions",
+                     "every submenu that could hold the item the task names was opened and it is in none",
+                     "give up honestly instead of clicking a parent item")
+LISTBOX = _rule("listbox.keys-to-options", "listbox.listbox_actions",
+                "the task names two or more options of one multi-select list",
+                "choose the first by its label, then walk down with Control+arrow and add each with Control+Space; "
+                "submit once the list holds exactly those")
 CLASSIFY = _rule("choices.classify-numbers", "choices.classify_clicks",
                  "the task asks to mark numbers as one of two kinds (odd or even, positive or negative) and each "
                  "number the page shows sits between buttons named for them", "click each number's kind")

@@ -86,6 +86,9 @@ def from_snapshot(snapshot: dict[str, Any] | None) -> Page:
             el.expanded = raw["expanded"]
         if raw.get("selected") is True:
             el.selected = True
+        el.focused, el.has_popup, el.multiple = (raw.get(k) is True for k in ("focused", "haspopup", "multiple"))
+        if el.multiple and isinstance(raw.get("chosen"), list):
+            el.chosen = [str(o) for o in raw["chosen"]]
         elements.append(el)
         shown[id(el)] = text or str(raw.get("label") or "") or hint
         at = raw.get("at")
