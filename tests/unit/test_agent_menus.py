@@ -145,3 +145,25 @@ def test_one_option_is_chosen_by_its_label_as_in_any_list():
     assert not [a for a in d.actions if a.tool == "press"]
     assert ("select", "Ham") in [(a.tool, a.args.get("option")) for a in d.actions]
 
+
+
+# ------------------------------------------------------------------ boxes picked by meaning (agent.synonyms)
+def _colours(*labels):
+    return _snap(["Pick the colours", *({"id": f"c{i}", "tag": "input", "type": "checkbox", "label": w, "checked": False}
+                                        for i, w in enumerate(labels)), {"id": "go", "tag": "button", "text": "Save"}])
+
+
+def test_boxes_asked_by_meaning_with_a_word_that_has_no_box_end_in_a_give_up_not_a_partial_form():
+    page = _colours("azure", "crimson", "ivory", "teal")
+    d = decide("Tick the colours with the same meaning as red, white and press Save.", page, tools=PROXY_TOOLS)
+    assert d.done and d.success is False and "white" in (d.result or "")
+    assert not d.actions or all(a.tool == "done" for a in d.actions)
+    d = decide("Choose the synonyms of teal, red, then click Save.", page, tools=PROXY_TOOLS)
+    assert d.done and d.success is False  # "teal" has its box, "red" has none: nothing is ticked or sent
+
+
+def test_boxes_asked_by_meaning_with_each_word_on_its_own_box_are_ticked_and_sent():
+    page = _colours("azure", "crimson", "ivory", "teal")
+    d = decide("Tick the words similar to ivory, teal and press Save.", page, tools=PROXY_TOOLS)
+    assert not d.done
+    assert {a.resolved.ref for a in d.actions if a.resolved is not None} >= {"c2", "c3"}

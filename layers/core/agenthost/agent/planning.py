@@ -47,6 +47,7 @@ from agenthost.agent.reveals import expand_clicks, quoted_clicks
 from agenthost.agent.scrolling import scroll_actions, scrolled
 from agenthost.agent.sliders import slider_actions
 from agenthost.agent.suggestions import suggestion_actions, typed_suggestion
+from agenthost.agent.synonyms import unmatched_by_meaning
 from agenthost.agent.task import TaskFacts, read_task
 from agenthost.agent.terminal import command_actions
 from agenthost.agent.waiting import wait_actions
@@ -169,6 +170,12 @@ def form_plan(t: Turn, verdict: Outcome) -> list[Action]:
         return [Action("click", {"element": submit.name}, resolved=submit, why="submit the form",
                        rule=rules.SUBMIT.name)] if submit else []
     if verdict.kind != "success":
+        unknown = unmatched_by_meaning(facts, page)
+        if unknown:  # boxes picked by meaning: a word with no box of its own cannot be told here
+            t.blocked_by = rules.BY_MEANING
+            t.blocked = (f"The task asks for the boxes that mean the same as {', '.join(repr(w) for w in unknown)}; "
+                         "no box carries that word, and this agent cannot tell which other word means the same.")
+            return []
         guessing = guess_actions(facts, page, t.memory, t.names, t.avoid,
                                  submitted=bool(t.history) and t.history[-1].tool == "click")
         if guessing is not None:  # a number to find: the page's answers to the guesses narrow it down

@@ -133,6 +133,9 @@ SLIDER = _rule("sliders.key-toward-value", "sliders.slider_actions",
 SCROLL_BOX = _rule("scrolling.box-to-end", "scrolling.scroll_actions",
                    "the task scrolls a control with its own scroll bar (a text area, a list) to its top or bottom",
                    "press Control+Home or Control+End on it, once; then the rest of the task")
+BY_MEANING = _rule("synonyms.unknown-meaning", "synonyms.unmatched_by_meaning",
+                   "the task asks to tick the boxes whose words mean the same as its own, and one of its words has "
+                   "no box of its own", "give up honestly: no lexicon here tells which other word means the same")
 MENU_KEYS = _rule("menus.keys-to-item", "menus.menu_actions",
                   "the task names an item (or a path of items) of a menu whose parents open submenus "
                   "(aria-haspopup) and the item is not shown",
