@@ -50,6 +50,7 @@ def echo_page(url: str, secret: str, ts: int, *, fields: list[dict] | None = Non
             {"id": "agent-5", "tag": "input", "type": "text", "name": "hint", "placeholder": f"e.g. {secret}",
              "value": f"{secret} {SHOWN_CARDS[0]}", "label": f"Reminder: {secret}"},
             {"id": "agent-6", "tag": "select", "name": "choice", "options": [secret, "other"]},
+            {"id": "agent-8", "tag": "select", "multiple": True, "options": ["other", secret], "chosen": [secret]},
             *(fields or []),
         ]}
 
