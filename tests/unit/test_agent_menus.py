@@ -149,8 +149,9 @@ def test_one_option_is_chosen_by_its_label_as_in_any_list():
 
 # ------------------------------------------------------------------ boxes picked by meaning (agent.synonyms)
 def _colours(*labels):
-    return _snap(["Pick the colours", *({"id": f"c{i}", "tag": "input", "type": "checkbox", "label": w, "checked": False}
-                                        for i, w in enumerate(labels)), {"id": "go", "tag": "button", "text": "Save"}])
+    boxes = ({"id": f"c{i}", "tag": "input", "type": "checkbox", "label": w, "checked": False}
+             for i, w in enumerate(labels))
+    return _snap(["Pick the colours", *boxes, {"id": "go", "tag": "button", "text": "Save"}])
 
 
 def test_boxes_asked_by_meaning_with_a_word_that_has_no_box_end_in_a_give_up_not_a_partial_form():

@@ -9,6 +9,11 @@ clickable by script: a pointer cursor, or an image), ``focused`` (where the keyb
 or the item its ``aria-activedescendant`` names), ``haspopup`` (``aria-haspopup``: an item opening a
 submenu) and, for a multi-select list, ``multiple`` and ``chosen`` (the options selected now)): at most
 ``max_elements`` elements, interactive and in-viewport first, each with a ``data-agent-id`` that stays stable
+field's visual label: the short text right before it; an icon's class or image name), ``clickable`` (made
+clickable by script: a pointer cursor, or an image), ``focused`` (where the keyboard is: the focused element,
+or the item its ``aria-activedescendant`` names), ``haspopup`` (``aria-haspopup``: an item opening a
+submenu) and, for a multi-select list, ``multiple`` and ``chosen`` (the options selected now)): at most
+``max_elements`` elements, interactive and in-viewport first, each with a ``data-agent-id`` that stays stable
 while the page lives. A field drawn transparent (opacity 0) is listed as the accessibility tree lists it: it
 still takes clicks, focus and keys. The visible text is read from the text nodes in page order (whitespace
 collapsed), so each element's ``at`` points into it.
