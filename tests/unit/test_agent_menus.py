@@ -168,3 +168,13 @@ def test_boxes_asked_by_meaning_with_each_word_on_its_own_box_are_ticked_and_sen
     d = decide("Tick the words similar to ivory, teal and press Save.", page, tools=PROXY_TOOLS)
     assert not d.done
     assert {a.resolved.ref for a in d.actions if a.resolved is not None} >= {"c2", "c3"}
+
+
+def test_a_quoted_value_to_type_on_a_page_with_a_menu_starts_no_search_of_its_submenus():
+    page = _snap([{"id": "nav", "tag": "ul", "role": "menu", "text": "Products Support"},
+                  _item("p", "Products", popup=True), _item("s", "Support", popup=True),
+                  "Your note", {"id": "n", "tag": "input", "type": "text", "label": "Note"},
+                  {"id": "ok", "tag": "button", "text": "Send"}])
+    d = decide('Type "see you at noon" into the note field and send it.', page, tools=PROXY_TOOLS)
+    assert not d.done and not [a for a in d.actions if a.tool == "press"]
+    assert ("type", "see you at noon") in [(a.tool, a.args.get("text")) for a in d.actions]

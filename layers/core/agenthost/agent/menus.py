@@ -34,6 +34,8 @@ _PATH = re.compile(r"[^\s>›»→][^>›»→\n]*(?:\s*[>›»→]\s*[^>›»�
 #: words after the last item of a path that are not part of its name
 _TAIL = re.compile(r"\s+(?:from|in|on|of|under|and|then|using|via)\b.*$|[.,;:!?\"'”]+(?:\s.*)?$", re.I)
 #: "the item labeled X", "the option called X"
+_MENU_WORD = re.compile(r"\bmenu\b", re.I)
+_PICK = re.compile(r"\b(?:click|select|choose|pick|open|tap)\b", re.I)
 _LABELLED = re.compile(r"\b(?:labell?ed|called|named|titled)\s+[\"“']?([^\"”'.,;]+)", re.I)
 
 
@@ -57,9 +59,12 @@ def _path(text: str, items: list[Element]) -> list[str]:
 
 
 def _leaf(facts: TaskFacts, page: Page) -> str:
-    """The one item the task names without a path: quoted or "labeled X", and not shown on the page."""
+    """The one item the task names without a path ("the item labeled X", or quoted where the task speaks of a
+    menu), not shown on the page; "" when it names none or several."""
     shown = {_key(e.name) for e in page.elements if e.name}
-    names = [*facts.quoted, *(m.group(1) for m in _LABELLED.finditer(facts.text))]
+    names = [m.group(1) for m in _LABELLED.finditer(facts.text)]
+    if _MENU_WORD.search(facts.text) and _PICK.search(facts.text):
+        names += facts.quoted
     missing = [_key(n) for n in names if n.strip() and _key(n) not in shown]
     return missing[0] if len(set(missing)) == 1 else ""
 
