@@ -6,7 +6,7 @@ clicked, the agent gives up when no submenu holds the item, and a protocol witho
 from __future__ import annotations
 
 from agenthost.agent.actions import OLYMPICS_TOOLS, PROXY_TOOLS
-from agenthost.agent.page import from_snapshot
+from agenthost.agent.snapshot import from_snapshot
 from tests.support.policy import decide, snapshot_of
 
 _snap = snapshot_of
