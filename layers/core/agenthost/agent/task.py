@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from agenthost.agent.addresses import address_value
 from agenthost.agent.fields import (
     EMAIL,
     GENRE,
@@ -110,10 +111,6 @@ _SEARCH = re.compile(
     re.I)
 
 
-#: a postal address written as a comma list after "address" / "ship to" / "deliver to"
-_ADDRESS = re.compile(r"\b(?:address(?:\s+(?:is|of|as|to))?|ship(?:ping|ped)?(?:\s+it|\s+them)?\s+to|deliver(?:y|ed)?"
-                      r"(?:\s+it|\s+them)?\s+to|send (?:it|them) to|lives at|located at)\s*:?\s+"
-                      r"(?P<rest>[^.;\n]+?)(?=\.\s|\.$|;|\n|$)", re.I)
 #: "sign in as X" / "log in as X": X is the account
 _SIGN_IN_AS = re.compile(r"\b(?:sign(?:ed)?[ -]?in|log(?:ged)?[ -]?in|login|log on)\s+as\s+(?:user\s+)?[\"'“]?"
                          r"([\w.@+-]{2,80})", re.I)
@@ -167,7 +164,7 @@ class TaskFacts:
             if kind == "password" and is_description(best):
                 return None  # described, not given: the caller makes one that meets the rules
             return realistic(label, kind, best, input_type) if is_description(best) else best
-        addr = self.address_value(label)
+        addr = address_value(self.text, label)
         if addr is not None:
             return addr
         near = self.value_near(label, kind, present=present)
@@ -294,59 +291,6 @@ class TaskFacts:
                 if val and valid_value(val, kind) and not _FIELD_NOUN.fullmatch(val.strip()):
                     return val  # ("the arrival date": "date" names the field, it is no value for it)
         return None
-
-    def address_parts(self) -> dict[str, str]:
-        """A postal address the task writes as a comma list (``ship to Jonas Berg, Elm Street 4, 21073 Hamburg``,
-        ``the address Ines Duarte, Rua das Flores 12, Porto, Portugal``): name, street, postcode, city, state,
-        country, by the shape of each part."""
-        m = _ADDRESS.search(self.text)
-        if not m:
-            return {}
-        parts = [p.strip() for p in m.group("rest").split(",") if p.strip()]
-        if len(parts) < 2 or any(":" in p or is_description(p) for p in parts) or \
-                re.match(r"(?:a|an|the|any|some|your|my)\b", parts[0], re.I):
-            return {}  # a description of an address, or a list of other things
-        out: dict[str, str] = {}
-        for i, p in enumerate(parts):
-            post_city = re.fullmatch(r"(\d{4,6}(?:-\d{3,4})?)\s+([A-Za-zÀ-ÿ][\w .'-]*)", p)
-            city_post = re.fullmatch(r"([A-Za-zÀ-ÿ][\w .'-]*?)\s+(\d{4,6}(?:-\d{3,4})?)", p)
-            state_zip = re.fullmatch(r"([A-Z]{2})\s+(\d{5}(?:-\d{4})?)", p)
-            if state_zip:
-                out.setdefault("state", state_zip.group(1))
-                out.setdefault("postcode", state_zip.group(2))
-            elif post_city and "street" in out:
-                out.setdefault("postcode", post_city.group(1))
-                out.setdefault("city", post_city.group(2).strip())
-            elif city_post and "street" in out and not re.search(r"\d", city_post.group(1)):
-                out.setdefault("city", city_post.group(1).strip())
-                out.setdefault("postcode", city_post.group(2))
-            elif re.fullmatch(r"\d{4,6}(?:-\d{3,4})?", p):
-                out.setdefault("postcode", p)
-            elif re.search(r"\d", p) and re.search(r"[A-Za-z]{2}", p) and "street" not in out:
-                out["street"] = p
-            elif not re.search(r"\d", p):
-                if i == 0 and "street" not in out and len(p.split()) >= 2:
-                    out["name"] = p
-                elif "street" in out and "city" not in out:
-                    out["city"] = p
-                elif "city" in out:
-                    out.setdefault("country", p)
-        return out if "street" in out else {}
-
-    def address_value(self, label: str) -> str | None:
-        """The part of the task's address a field called ``label`` takes (None when it is no address field
-        or the task writes no address)."""
-        low = label.lower()
-        key = ("postcode" if re.search(r"\b(zip|post(?:al)?\s*code|postcode)\b", low) else
-               "street" if re.search(r"\b(street|address(?: line)?(?: 1)?)\b", low) and "mail" not in low else
-               "city" if re.search(r"\b(city|town)\b", low) else
-               "state" if re.search(r"\b(state|province)\b", low) else
-               "country" if re.search(r"\bcountry\b", low) else
-               "name" if re.search(r"\b(full name|recipient|name)\b", low) and not re.search(r"\b(user|company|first|"
-                                                                                          r"last|sur)", low) else "")
-        if not key:
-            return None
-        return self.address_parts().get(key)
 
     def search_value(self) -> str | None:
         """What to search for: ``search for "X"``, ``search for books by X``, ``search for X``."""
