@@ -35,6 +35,8 @@ def test_references_by_kind_place_and_quantity_are_read_from_each_clause():
 
 TEXT = "Please enter the code shown below to confirm you are human. K7PQ2 Confirm"
 MUTE = "Rui @rui Good morning. more Mute @rui Report @rui"
+NOTES = ("Take the 4th word of the paragraph and write it in the text field, then press Check. Tides turn. "
+         "Boats wait at anchor.")
 PAGES = {
     "surname": '- heading "Newsletter"\n- text: Your surname\n- textbox\n- button "Continue"',
     "lookup": '- text: Order lookup\n- textbox\n- button "Look up"',
@@ -88,6 +90,9 @@ PAGES = {
     "widgets": _snap([{"id": "w1", "tag": "input", "type": "text", "value": "k9"},
                       {"id": "w2", "tag": "textarea", "value": "Qx"}, {"id": "w3", "tag": "textarea", "value": "7"},
                       {"id": "w4", "tag": "button", "text": "Zup"}, {"id": "w5", "tag": "button", "text": "mm2"}]),
+    # the Proxy API's text runs the request and the paragraph under it together, the paragraph over sentences
+    "two notes": _snap([{"id": "q1", "tag": "input", "type": "text", "at": len(NOTES)},
+                        {"id": "q2", "tag": "button", "text": "Check", "at": len(NOTES) + 1}], NOTES + " Check"),
     # a post's opened menu names its items after the author ("Mute @rui")
     "post menu": _snap([{"id": "m", "tag": "button", "text": "more", "at": MUTE.index("more")},
                         {"id": "mu", "tag": "li", "text": "Mute @rui", "clickable": True, "at": MUTE.index("Mute")},
@@ -110,6 +115,10 @@ CASES = [
                  id="a case change"),
     pytest.param("Take the 3rd word of the paragraph and enter it in the answer box.", "quiz", ARIA,
                  {"typed": {"": "water"}}, id="the nth word the page holds"),
+    # the words run on over the paragraph's sentences; the request's own sentences are no part of it
+    pytest.param("Take the 4th word of the paragraph and write it in the text field, then press Check.", "two notes",
+                 PROXY,
+                 {"typed_into": {"q1": "wait"}}, id="the nth word counted over a paragraph's sentences"),
     pytest.param("Copy the text from the 2nd text area and paste it into the text field.", "text areas", PROXY,
                  {"typed_into": {"t3": "Buy bread, then call Efua!"}}, id="a text area to copy"),
     pytest.param("Find the last word in the first text area and type it into the input.", "text areas", PROXY,

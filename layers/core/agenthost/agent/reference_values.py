@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 
 from agenthost.agent.actions import norm
-from agenthost.agent.page import Page
+from agenthost.agent.page import Element, Page
 from agenthost.agent.pointing import ORDINAL, TICK_VERB, TYPE_VERB, candidates, kind_of, ordinal
 from agenthost.agent.wording import QUOTED
 
@@ -26,7 +26,7 @@ NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:[.,]\d+)?(?![\w/:])")
 _UPPER = re.compile(r"\b(?:upper[\s-]?case|all caps|capital letters|capitals)\b", re.I)
 _LOWER = re.compile(r"\blower[\s-]?case\b", re.I)
 #: "the 4th word in the paragraph", "the last word in the text area"
-_NTH_WORD = re.compile(r"\b(?:the\s+)?(?P<ord>" + ORDINAL + r")\s+word\b(?:\s+(?:in|of|from)\s+(?:the\s+)?"
+NTH_WORD = re.compile(r"\b(?:the\s+)?(?P<ord>" + ORDINAL + r")\s+word\b(?:\s+(?:in|of|from)\s+(?:the\s+)?"
                        r"(?:(?P<ord2>" + ORDINAL + r")\s+)?(?P<where>paragraph|text\s*area|textarea|text|sentence|"
                        r"passage))?", re.I)
 #: "type the text below", "enter the code shown above": the page's own text next to the sentence asking for it
@@ -67,6 +67,33 @@ def _words_of(text: str) -> list[str]:
     return [w.strip("\"'“”()[].,;:!?") for w in text.split() if w.strip("\"'“”()[].,;:!?")]
 
 
+def _blocks(page: Page, task: str) -> list[Element]:
+    """The page's elements with each run of sentences a flat snapshot's text was cut into (``text-N``
+    paragraphs with no control between them: one piece of shown text) joined back into one paragraph, less the
+    sentences the task's own words make up (a page that shows its request right before its text): a paragraph's
+    words run on over its sentences. An ARIA tree's paragraphs are the page's own and stay as they are."""
+    low_task = norm(task)
+    out: list[Element] = []
+    run: list[Element] = []
+
+    def close() -> None:
+        own = [e for e in run if not (norm(e.value) and norm(e.value) in low_task)]
+        if len(own) > 1:
+            out.append(Element(own[0].ref, "paragraph", "", " ".join(e.value for e in own)))
+        else:
+            out.extend(own)
+        run.clear()
+
+    for e in page.elements:
+        if e.role == "paragraph" and e.ref.startswith("text-") and not e.name:
+            run.append(e)
+            continue
+        close()
+        out.append(e)
+    close()
+    return out
+
+
 def _text_sources(page: Page, where: str, ordinal: int | None, task: str) -> list[str]:
     """Texts a clause points to: the n-th text area's text, or the page's paragraphs (not the task's own)."""
     where = re.sub(r"\s+", "", where.lower())
@@ -77,7 +104,7 @@ def _text_sources(page: Page, where: str, ordinal: int | None, task: str) -> lis
             return [areas[i]] if 0 <= i < len(areas) else []
         return areas[:1]
     low_task = norm(task)
-    texts = [e for e in page.elements if e.role in ("paragraph", "text", "blockquote", "note")
+    texts = [e for e in _blocks(page, task) if e.role in ("paragraph", "text", "blockquote", "note")
              and (e.value or e.name) and norm(e.value or e.name) != low_task
              and not norm(e.value or e.name).startswith(low_task[:40])]
     # a paragraph is a run of text, not a heading or a label: the page's paragraphs first, else longer texts
@@ -115,7 +142,7 @@ def derived_value(page: Page, earlier: Sequence[str], task: str) -> str | None:
             found = table_value(page, m.group("key"))
             if found is not None:
                 return found
-        m = _NTH_WORD.search(clause)
+        m = NTH_WORD.search(clause)
         if m:
             texts = _text_sources(page, m.group("where") or "paragraph", ordinal(m.group("ord2")), task)
             n = ordinal(m.group("ord"))

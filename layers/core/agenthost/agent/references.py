@@ -29,7 +29,16 @@ from agenthost.agent.pointing import (
     verbs_text,
 )
 from agenthost.agent.progress import Seen
-from agenthost.agent.reference_values import DATE, SHOWN, TIME, cased, derived_value, stated_value, table_value
+from agenthost.agent.reference_values import (
+    DATE,
+    NTH_WORD,
+    SHOWN,
+    TIME,
+    cased,
+    derived_value,
+    stated_value,
+    table_value,
+)
 from agenthost.agent.task import TaskFacts
 
 _CLICK_VERB = re.compile(r"\b(click|press|push|tap|hit)\b", re.I)
@@ -108,7 +117,7 @@ def _act_on(ref: Ref, clause: str, verbs: str, earlier: Sequence[str], page: Pag
         if "type" not in names:
             return []
         value = stated_value(clause)
-        if value is None and (_PRONOUN.search(verbs) or SHOWN.search(clause)):
+        if value is None and (_PRONOUN.search(verbs) or SHOWN.search(clause) or NTH_WORD.search(clause)):
             value = derived_value(page, earlier, facts.text) or answer
         if value is None:
             return []
