@@ -26,15 +26,40 @@ def test_no_fitting_suggestion_sends_nothing():
     assert wire(decide(TASK, _tree("Ber", ("Bergen", "Bern")))) == [("wait", None, None)]  # a look, no submit
 
 
-def test_suggestions_not_shown_yet_are_waited_for_once():
+def test_suggestions_not_shown_yet_are_looked_for_a_few_times_then_given_up():
     from agenthost.agent.actions import OLYMPICS_TOOLS
     from agenthost.agent.aria import from_aria
+    from agenthost.agent.suggestions import MAX_LOOKS
 
-    first = DeterministicPolicy().decide(TASK, from_aria(_tree("Ber")), [], {}, OLYMPICS_TOOLS, None)
-    assert [a.tool for a in first.actions] == ["wait"]
-    again = DeterministicPolicy().decide(TASK, from_aria(_tree("Ber")), [], first.memory, OLYMPICS_TOOLS, None)
+    memory: dict = {}
+    for _ in range(MAX_LOOKS):
+        d = DeterministicPolicy().decide(TASK, from_aria(_tree("Ber")), [], memory, OLYMPICS_TOOLS, None)
+        assert [a.tool for a in d.actions] == ["wait"]  # the list may come a moment after typing
+        memory = d.memory
+    again = DeterministicPolicy().decide(TASK, from_aria(_tree("Ber")), [], memory, OLYMPICS_TOOLS, None)
     # still nothing that fits: an honest give-up, never the form sent with a value that does not fit
     assert again.done and not again.success and not again.actions
+
+
+def test_a_field_listing_its_own_suggestions_is_asked_for_them_by_the_down_arrow_after_the_start_is_typed():
+    task = 'Choose a fruit whose name starts with "Ma" and ends with "go", then press Next.'
+
+    def page(value, listed=()):
+        return snapshot_of([task, {"id": "f", "tag": "input", "label": "Fruit", "value": value, "autocomplete": "off"},
+                            {"id": "n", "tag": "button", "text": "Next"}]
+                           + [{"id": f"o{i}", "tag": "li", "role": "option", "text": x} for i, x in enumerate(listed)])
+
+    policy = DeterministicPolicy()
+    d = policy.decide(task, page(""), [], {}, PROXY_TOOLS, None)
+    assert [(a.tool, a.resolved.ref, a.args.get("text")) for a in d.actions] == [("type", "f", "Ma")]
+    history = list(d.actions)
+    # the list has not come yet: the down arrow in the field asks for it at once, no give-up
+    d = policy.decide(task, page("Ma"), history, d.memory, PROXY_TOOLS, None)
+    assert [(a.tool, a.resolved.ref, a.args.get("key")) for a in d.actions] == [("press", "f", "ArrowDown")]
+    assert not d.done
+    history.append(d.actions[0])
+    d = policy.decide(task, page("Ma", ("Mandarin", "Mango", "Marula")), history, d.memory, PROXY_TOOLS, None)
+    assert [(a.tool, a.resolved.ref) for a in d.actions][:1] == [("click", "o1")]
 
 
 def _typed(field: str, text: str):
@@ -118,3 +143,20 @@ def test_a_suggestion_the_down_arrow_put_in_the_field_is_replaced_by_the_fitting
     # the list gone and the field holding its completed value: the form is sent
     closed = '- textbox "Town": Springfield, MO\n- button "Search"'
     assert wire(decide(task, closed, history=history)) == [("click", "Search", None)]
+
+
+def test_a_fitting_suggestion_the_field_holds_while_its_list_is_open_is_chosen_before_the_form_is_sent():
+    task = 'Choose a fruit whose name starts with "Ma" and ends with "go", then press Next.'
+    # the down arrow highlighted the item: the field shows it and the open list covers the form's button
+    snap = snapshot_of([task, {"id": "f", "tag": "input", "label": "Fruit", "value": "Mango", "autocomplete": "off"},
+                        {"id": "n", "tag": "button", "text": "Next"}, {"id": "o0", "tag": "li", "text": "Mango",
+                                                                       "clickable": True}])
+    policy = DeterministicPolicy()
+    d = policy.decide(task, snap, [Action("type", {"element": "Fruit", "text": "Ma"})], {}, PROXY_TOOLS, None)
+    assert [(a.tool, a.resolved.ref) for a in d.actions][:1] == [("click", "o0")]
+    # the list closed: the form is sent
+    shut = snapshot_of([task, {"id": "f", "tag": "input", "label": "Fruit", "value": "Mango", "autocomplete": "off"},
+                        {"id": "n", "tag": "button", "text": "Next"}])
+    d = policy.decide(task, shut, [Action("type", {"element": "Fruit", "text": "Ma"}), d.actions[0]], d.memory,
+                      PROXY_TOOLS, None)
+    assert [(a.tool, a.resolved.ref) for a in d.actions] == [("click", "n")]

@@ -156,7 +156,7 @@ def form_plan(t: Turn, verdict: Outcome) -> list[Action]:
     picking = [a for a in rules.tag(rules.CALENDAR, calendar_actions(facts, page, seen)) if not is_avoided(a, t.avoid)]
     if picking:
         return picking  # each click on a calendar changes what the next one must be
-    suggested = suggestion_actions(facts, page, seen)
+    suggested = suggestion_actions(facts, page, seen, names)
     if suggested is not None:
         # a value the task describes by its start and end: typed, completed from the page's suggestions, and
         # sent only once the field holds one that fits

@@ -79,7 +79,9 @@ CALENDAR = _rule("calendar.pick-date", "calendar.calendar_actions",
                  "the clicks that move the calendar to that month and pick the day")
 SUGGESTION = _rule("suggestions.complete", "suggestions.suggestion_actions",
                    "a value the task describes by its start and end, and a field that lists suggestions",
-                   "type the start, then pick the suggestion that fits")
+                   "type the start, then pick the suggestion that fits (the one the field holds while its list is "
+                   "open: chosen, which closes it); while none shows yet, the down arrow once where the field lists "
+                   "its own, else a look again, a few times")
 NO_SUGGESTION = _rule("suggestions.none-fits", "suggestions.suggestion_actions",
                       "the field's suggestions are listed and none starts and ends as the task asks",
                       "give up honestly instead of sending a value that does not fit")

@@ -31,6 +31,8 @@ from agenthost.agent.wording import words
 
 _STARTS = re.compile(r"\b(?:starts?|starting|begins?|beginning)\s+with\s+[\"“']([^\"”']{1,40})[\"”']", re.I)
 _ENDS = re.compile(r"\b(?:ends?|ending)\s+with\s+[\"“']([^\"”']{1,40})[\"”']", re.I)
+#: looks at a field whose suggestions have not shown (or none fits yet) before giving up on it
+MAX_LOOKS = 3
 _LISTED = ("button", "listitem", "option", "menuitem", "link", "text", "generic", "paragraph")
 
 
@@ -47,10 +49,13 @@ def _field(page: Page, start: str) -> Element | None:
     return holding[0] if holding else (empty[0] if len(empty) == 1 else None)
 
 
-def suggestion_actions(facts: TaskFacts, page: Page, seen: Seen) -> tuple[list[Action], bool] | None:
+def suggestion_actions(facts: TaskFacts, page: Page, seen: Seen,
+                       names: Sequence[str] = ()) -> tuple[list[Action], bool] | None:
     """None when the task states no start (or no field takes it); else what to do now and whether the field
-    is ready: the start to type, the suggestion that fits to click, or nothing (ready: the field holds a
-    value that starts and ends as asked; not ready: no suggestion fits, nothing to send for it)."""
+    is ready: the start to type, the suggestion that fits to click, a look again (the down arrow first where the
+    field lists its own suggestions and ``names`` has a key to press) while none fits yet, at most
+    :data:`MAX_LOOKS` times, or nothing (ready: the field holds a value that starts and ends as asked; not
+    ready: no suggestion fits, nothing to send for it)."""
     starts = _STARTS.search(facts.text)
     if starts is None:
         return None
@@ -70,14 +75,26 @@ def suggestion_actions(facts: TaskFacts, page: Page, seen: Seen) -> tuple[list[A
         listed = e.interactive or e.role in ("listitem", "option", "menuitem")
         if e is field or e.disabled or e.role not in _LISTED or not listed or not _fits(shown, start, end):
             continue
+        if norm(shown) == norm(field.value) and not seen.clicked_here(e):
+            # the field holds it (the down arrow highlighted it) and the list is still open over the form: the
+            # suggestion is chosen, which closes the list
+            return [Action("click", {"element": shown}, resolved=e,
+                           why=f"the suggestion {shown!r} the field holds: chosen, which closes the list")], False
         if norm(shown) in (norm(facts.text), norm(field.value)) or seen.clicked_here(e):
             continue
         why = f"the suggestion {shown!r} starts with {start!r}" + (f" and ends with {end!r}" if end else "")
         return [Action("click", {"element": shown}, resolved=e, why=why)], False
-    if not _fits(field.value, start, end) and not seen.memory.get("suggestions_awaited"):
-        seen.memory["suggestions_awaited"] = True  # a list shown a moment after typing: looked at once more
-        return [Action("wait", {"condition": "load", "timeout": 1000},
-                       why="the field's suggestions may still come")], False
+    looks = seen.memory.get("suggestions_awaited")
+    looks = int(looks) if isinstance(looks, (int, float)) else 0  # (an older memory kept True for one look)
+    if not _fits(field.value, start, end) and looks < MAX_LOOKS:
+        # a list shown a moment after typing: asked for with the down arrow where the field lists its own
+        # suggestions and a key can be pressed (a combobox's list opens at once), else looked at again
+        seen.memory["suggestions_awaited"] = looks + 1
+        if looks == 0 and field.suggests and "press" in names:
+            return [Action("press", {"element": field.name or field.placeholder, "key": "ArrowDown"},
+                           resolved=field, why="open the field's own list of suggestions")], False
+        return [Action("wait", {"condition": "load", "timeout": 1000}, why="the field's suggestions may still come",
+                       progress=f"look {looks + 1}")], False
     return [], _fits(field.value, start, end)
 
 
