@@ -14,6 +14,7 @@ from agenthost.agent import Action
 from agenthost.agent.actions import PROXY_TOOLS
 from agenthost.agent.aria import from_aria
 from agenthost.agent.outcome import judge
+from agenthost.agent.snapshot import from_snapshot
 from tests.support.policy import Effect, decide, expect, wire
 
 
@@ -511,3 +512,39 @@ def test_a_bare_monotonic_instant_and_no_deadline_are_still_accepted(skill_deadl
     assert abs(skill_deadlines[-1] - (time.monotonic() + 3.0)) < 0.5
     expect(_play(None), typed={"Your answer": "56"})
     assert abs(skill_deadlines[-1] - (time.monotonic() + settings().decide_budget_s)) < 0.5
+
+
+# --------------------------------------------------------------------------- a form that cannot be sent as asked
+
+def _consent(value_field_disabled, button_disabled=False):
+    task = 'Read the terms to the end, type the name "Ines", then press "Decline"'
+    text = task + " Terms of service Clause one. Clause two. Decline Accept"
+    # as an extension lists them: the enabled controls first, a field with no text of its own placed where the
+    # next text starts (with the button there); the page shows the field above the buttons
+    elements = [{"id": "d", "tag": "button", "text": "Decline", "disabled": button_disabled,
+                 "at": text.rindex("Decline"), "bbox": {"x": 5, "y": 170, "width": 60, "height": 20}},
+                {"id": "k", "tag": "button", "text": "Accept", "disabled": True, "at": text.rindex("Accept"),
+                 "bbox": {"x": 70, "y": 170, "width": 60, "height": 20}},
+                {"id": "t", "tag": "textarea", "value": "Clause one. Clause two.", "disabled": True,
+                 "at": text.index("Clause"), "bbox": {"x": 5, "y": 60, "width": 150, "height": 80}},
+                {"id": "n", "tag": "input", "type": "text", "placeholder": "Name", "disabled": value_field_disabled,
+                 "at": text.rindex("Decline"), "bbox": {"x": 5, "y": 145, "width": 120, "height": 20}}]
+    return task, from_snapshot({"url": "https://site.test/", "title": "", "visibleText": text,
+                                "elements": elements})
+
+
+def test_a_named_button_is_not_pressed_while_the_field_the_task_fills_before_it_is_disabled():
+    task, page = _consent(value_field_disabled=True)
+    d = decide(task, page, tools=PROXY_TOOLS)
+    # pressing it would send the form without the name: an honest give-up that says why instead
+    expect(d, done=True, success=False, result="disabled", nothing=True)
+    # the field takes the name: typed, then the button
+    task, page = _consent(value_field_disabled=False)
+    expect(decide(task, page, tools=PROXY_TOOLS), typed={"n": "Ines"}, by_ref=True)
+
+
+def test_a_disabled_button_the_task_names_is_not_clicked():
+    _, page = _consent(value_field_disabled=False, button_disabled=True)
+    d = decide('Press "Decline" to leave.', page, tools=PROXY_TOOLS)
+    assert all(not (a.tool == "click" and a.resolved is not None and a.resolved.ref == "d") for a in d.actions)
+    assert not d.success

@@ -285,6 +285,12 @@ def facts_mentions_label(text: str, label: str) -> bool:
 
 def blocked(facts: TaskFacts, page: Page, button: Element, filling: set[int]) -> bool:
     """Whether ``button`` submits a form group with an empty field the task refers to (and no value yet)."""
+    return empty_referred(facts, page, button, filling) is not None
+
+
+def empty_referred(facts: TaskFacts, page: Page, button: Element, filling: set[int]) -> Element | None:
+    """The empty field the task refers to (and no value is on its way to) in the form group ``button`` sends,
+    if any."""
     idx = page.elements.index(button)
     for e in reversed(page.elements[:idx]):
         if e.role == "button":
@@ -292,8 +298,8 @@ def blocked(facts: TaskFacts, page: Page, button: Element, filling: set[int]) ->
         if e.role in TEXT_ROLES and not (e.value or "").strip() and id(e) not in filling:
             label = e.name or e.placeholder or e.hint
             if label and facts.mentions(label, min_cover=1.0) > 0:
-                return True
-    return False
+                return e
+    return None
 
 
 def _field_before(page: Page, button: Element) -> bool:

@@ -24,7 +24,7 @@ from agenthost.agent.actions import Action, avoid_set, is_avoided, tool_names
 from agenthost.agent.answers import answer_from
 from agenthost.agent.calendar import calendar_actions
 from agenthost.agent.choices import classify_clicks, extreme_choice, generate_actions
-from agenthost.agent.forms import fill_fields, item_clicks, submit_button
+from agenthost.agent.forms import empty_referred, fill_fields, item_clicks, submit_button
 from agenthost.agent.guessing import guess_actions
 from agenthost.agent.listbox import listbox_actions
 from agenthost.agent.loops import LoopGuard
@@ -244,11 +244,11 @@ def form_plan(t: Turn, verdict: Outcome) -> list[Action]:
         # a quoted name shown on the page is clicked; else the sections the task asks to expand are opened,
         # else the next control that may reveal the quoted name
         shown = [a for a in rules.tag(rules.QUOTED_SHOWN, quoted_clicks(facts, page, seen, reveals=False))
-                 if not is_avoided(a, t.avoid)]
+                 if not is_avoided(a, t.avoid) and not held(t, a)]
         pointed_clicks += shown or [a for a in rules.tag(rules.EXPAND, expand_clicks(facts, page, seen))
                                     if not is_avoided(a, t.avoid)] \
             or [a for a in rules.tag(rules.QUOTED_REVEAL, quoted_clicks(facts, page, seen))
-                if not is_avoided(a, t.avoid)]
+                if not is_avoided(a, t.avoid) and not held(t, a)]
     plan: list[Action] = rules.tag(rules.ITEM, item_clicks(facts, page, seen)) + fills
     if not fills and verdict.kind != "success":
         # choices picked by their values (each number's kind, the greatest), else a problem a skill solves
@@ -285,6 +285,29 @@ def form_plan(t: Turn, verdict: Outcome) -> list[Action]:
                 for e in seen.rest_of_batch(page) if not is_avoided(Action("click", {"element": e.name}, resolved=e),
                                                                        t.avoid)]
     return plan
+
+
+def held(t: Turn, a: Action) -> bool:
+    """Whether a click on a button the task names is held back: the button is disabled, or the form it sends
+    has a field the task refers to that is still empty (a field the page keeps disabled can take no value: the
+    task cannot be done as asked, which the give-up says when nothing else is left)."""
+    button = a.resolved
+    if button is None or button.role != "button":
+        return False
+    if button.disabled:
+        if not t.blocked:
+            t.blocked_by = rules.HELD_SEND
+            t.blocked = f"{button.name!r} is disabled on this page, so it cannot be pressed."
+        return True
+    field = empty_referred(t.facts, t.page, button, set())
+    if field is None:
+        return False
+    if field.disabled and not t.blocked:
+        label = field.name or field.placeholder or field.hint
+        t.blocked_by = rules.HELD_SEND
+        t.blocked = (f"The field {label!r} the task gives a value for is disabled and takes none, so "
+                     f"{button.name!r} is not pressed with it empty.")
+    return True
 
 
 def fills_form(a: Action) -> bool:

@@ -85,6 +85,11 @@ SUGGESTION = _rule("suggestions.complete", "suggestions.suggestion_actions",
 NO_SUGGESTION = _rule("suggestions.none-fits", "suggestions.suggestion_actions",
                       "the field's suggestions are listed and none starts and ends as the task asks",
                       "give up honestly instead of sending a value that does not fit")
+HELD_SEND = _rule("forms.held-send", "planning.held",
+                  "a button the task names that is disabled, or sends a form whose field the task refers to is "
+                  "still empty",
+                  "hold it back; where the button or that field is disabled (it takes no value), give up honestly "
+                  "when nothing else is left")
 FILL = _rule("forms.fill-fields", "forms._text_action",
              "text fields the task gives a value for (stated, described, shown on the page, a code found earlier)",
              "type the value")

@@ -42,6 +42,7 @@ def from_snapshot(snapshot: dict[str, Any] | None) -> Page:
     elements: list[Element] = []
     shown: dict[int, str] = {}
     starts: dict[int, int] = {}
+    where: dict[int, tuple[float, float]] = {}
     for i, raw in enumerate(snapshot.get("elements") or []):
         if not isinstance(raw, dict):
             continue
@@ -94,6 +95,17 @@ def from_snapshot(snapshot: dict[str, Any] | None) -> Page:
         at = raw.get("at")
         if isinstance(at, int) and not isinstance(at, bool) and at >= 0:
             starts[id(el)] = at
+        box = raw.get("bbox")
+        if isinstance(box, dict):
+            try:
+                where[id(el)] = (float(box.get("y") or 0), float(box.get("x") or 0))
+            except (TypeError, ValueError):
+                pass
+    if starts and len(starts) == len(elements):
+        # controls that start at the same place in the text (none shows text of its own there) in the order the
+        # page shows them, top to bottom, left to right: the snapshot lists the enabled ones first
+        order = {id(el): i for i, el in enumerate(elements)}
+        elements.sort(key=lambda el: (starts[id(el)], *where.get(id(el), (0.0, 0.0)), order[id(el)]))
     # the structure the flat snapshot lost: an open combobox's list, the text between the controls
     elements = layout.group_options(elements, Element)
     elements, text = layout.interleave(elements, shown, str(snapshot.get("visibleText") or ""), Element, starts)
