@@ -5,18 +5,14 @@ The element snapshot has the Proxy Server API ``ElementInfo`` shape (plus ``labe
 ``options``, ``inViewport``, ``form`` (the element's form: id, name, aria-label or ``form#<index>``),
 ``autocomplete``, ``sensitive``, ``at`` (where the element starts in the visible text), ``hint`` (an unlabelled
 field's visual label: the short text right before it; an icon's class or image name), ``clickable`` (made
-clickable by script: a pointer cursor, or an image), ``focused`` (where the keyboard is: the focused element,
-or the item its ``aria-activedescendant`` names), ``haspopup`` (``aria-haspopup``: an item opening a
-submenu) and, for a multi-select list, ``multiple`` and ``chosen`` (the options selected now)): at most
-``max_elements`` elements, interactive and in-viewport first, each with a ``data-agent-id`` that stays stable
-field's visual label: the short text right before it; an icon's class or image name), ``clickable`` (made
-clickable by script: a pointer cursor, or an image), ``focused`` (where the keyboard is: the focused element,
-or the item its ``aria-activedescendant`` names), ``haspopup`` (``aria-haspopup``: an item opening a
-submenu) and, for a multi-select list, ``multiple`` and ``chosen`` (the options selected now)): at most
-``max_elements`` elements, interactive and in-viewport first, each with a ``data-agent-id`` that stays stable
-while the page lives. A field drawn transparent (opacity 0) is listed as the accessibility tree lists it: it
-still takes clicks, focus and keys. The visible text is read from the text nodes in page order (whitespace
-collapsed), so each element's ``at`` points into it.
+clickable by script: a pointer cursor, an image, or a control drawn as one character, a "+" or "-" whose text
+cannot be selected), ``focused`` (where the keyboard is: the focused element, or the item its
+``aria-activedescendant`` names), ``haspopup`` (``aria-haspopup``: an item opening a submenu) and, for a
+multi-select list, ``multiple`` and ``chosen`` (the options selected now)): at most ``max_elements`` elements,
+interactive and in-viewport first, each with a ``data-agent-id`` that stays stable while the page lives. A field
+drawn transparent (opacity 0) is listed as the accessibility tree lists it: it still takes clicks, focus and
+keys. The visible text is read from the text nodes in page order (whitespace collapsed), so each element's ``at``
+points into it.
 
 Values of password fields and payment-card fields (``type=password``, ``autocomplete`` ``cc-*``, names
 like card/cvc/cvv/iban/pin) never leave the page: the snapshot shows ``••••••`` when they hold something,
@@ -148,6 +144,11 @@ SNAPSHOT_JS = r"""
     if (dropdownItem(el)) return true;
     // an anchor without an address that shows text is a script's control (a calendar's Prev and Next)
     if (el.tagName === 'A' && !el.hasAttribute('href') && clip(el.innerText, 1)) return true;
+    // a control drawn as one character (a quantity's "+" and "-"): a leaf whose text cannot be selected
+    if (!el.children.length && /^[-+\u2212\u2013\uff0b\uff0d]$/.test(clip(el.textContent, 2))) {
+      const cs = getComputedStyle(el);
+      if ((cs.userSelect || cs.webkitUserSelect) === 'none') return true;
+    }
     if (!pointer(el)) return el.tagName === 'IMG' || /^url\(/.test(getComputedStyle(el).content || '');
     const parent = el.parentElement;
     return !parent || !pointer(parent) || (!clip(el.innerText, 1) && pictured(el));

@@ -36,6 +36,7 @@ from agenthost.agent.navigation import (
     next_step,
     repeat_named,
 )
+from agenthost.agent.orders import order_actions
 from agenthost.agent.outcome import Outcome, judge, success_keys, taken_back
 from agenthost.agent.page import Page
 from agenthost.agent.paging import seek_actions
@@ -169,6 +170,18 @@ def form_plan(t: Turn, verdict: Outcome) -> list[Action]:
         submit = submit_button(facts, page, [], t.avoid)
         return [Action("click", {"element": submit.name}, resolved=submit, why="submit the form",
                        rule=rules.SUBMIT.name)] if submit else []
+    ordering = order_actions(facts, page) if verdict.kind != "success" else None
+    if ordering is not None:
+        # items ordered by quantity: each "+" (or "-") clicked until the page shows the asked amounts; the
+        # task's button only then (never an order sent with nothing chosen)
+        acts, complete, why = ordering
+        acts = [a for a in rules.tag(rules.ORDER, acts) if not is_avoided(a, t.avoid)]
+        if acts:
+            return acts
+        if not complete:
+            t.blocked_by = rules.ORDER_UNPLACED
+            t.blocked = why or "The order the task asks for cannot be placed on this page."
+            return []
     if verdict.kind != "success":
         unknown = unmatched_by_meaning(facts, page)
         if unknown:  # boxes picked by meaning: a word with no box of its own cannot be told here

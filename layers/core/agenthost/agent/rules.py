@@ -85,6 +85,15 @@ SUGGESTION = _rule("suggestions.complete", "suggestions.suggestion_actions",
 NO_SUGGESTION = _rule("suggestions.none-fits", "suggestions.suggestion_actions",
                       "the field's suggestions are listed and none starts and ends as the task asks",
                       "give up honestly instead of sending a value that does not fit")
+ORDER = _rule("orders.quantity", "orders.order_actions",
+              "the task orders items by quantity ('two of each: A, B', '3 items that are K') and each item shows "
+              "its own '+' and the amount chosen",
+              "click the '+' (or '-') of an item off its amount, one a step, until each shows what is asked; the "
+              "task's button only then")
+ORDER_UNPLACED = _rule("orders.unplaced", "orders.order_actions",
+                       "an order by quantity the page gives no control to place (an item without a '+', steppers "
+                       "drawn as text only)",
+                       "give up honestly instead of pressing the order button with nothing chosen")
 HELD_SEND = _rule("forms.held-send", "planning.held",
                   "a button the task names that is disabled, or sends a form whose field the task refers to is "
                   "still empty",
