@@ -14,7 +14,7 @@ from tests.support.policy import decide, expect
 def _shop(amounts=(0, 0, 0), task=""):
     """A bakery page as an extension's snapshot shows it: each item's name, its mark (an image), "-", the amount
     (shown only when above 0), "+"; then the Buy button."""
-    items = [("Rye loaf", "organic"), ("Seed roll", "sweet"), ("Plum tart", "organic")]
+    items = [("Rye loaf", "organic"), ("Seed roll", "sweet"), ("Plum and fig tart", "organic")]
     text, elements = task + " Bakery", []
     for i, ((name, mark), n) in enumerate(zip(items, amounts, strict=True)):
         text += f" {name}"
@@ -30,7 +30,7 @@ def _shop(amounts=(0, 0, 0), task=""):
     return from_snapshot({"url": "https://bakery.test/", "title": "", "visibleText": text, "elements": elements})
 
 
-EACH = "Buy two of each: Rye loaf, Plum tart"
+EACH = "Buy two of each: Rye loaf, Plum and fig tart"
 
 
 def test_each_item_is_brought_to_its_amount_before_the_order_is_sent():
@@ -57,6 +57,7 @@ def test_an_order_the_page_gives_no_way_to_place_is_an_honest_give_up_not_an_emp
     expect(decide(missing, _shop(task=missing), tools=PROXY_TOOLS), done=True, success=False, result="Fig cake",
            nothing=True)
     # an accessibility tree that shows the steppers as text only: nothing to press them with
-    tree = ('- text: "Buy one of each item: Rye loaf, Plum tart"\n- heading "Bakery" [level=2]\n'
-            '- text: Rye loaf - +\n- text: Plum tart - +\n- button "Buy"')
-    expect(decide("Buy one of each item: Rye loaf, Plum tart", tree), done=True, success=False, nothing=True)
+    tree = ('- text: "Buy one of each item: Rye loaf, Plum and fig tart"\n- heading "Bakery" [level=2]\n'
+            '- text: Rye loaf - +\n- text: Plum and fig tart - +\n- button "Buy"')
+    expect(decide("Buy one of each item: Rye loaf, Plum and fig tart", tree), done=True, success=False,
+           nothing=True)

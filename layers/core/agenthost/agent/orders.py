@@ -83,8 +83,19 @@ def rows(page: Page) -> list[Row]:
     return out
 
 
-def _names(listed: str) -> list[str]:
-    return [p.strip(" \"'“”") for p in re.split(r",|\band\b|;", listed) if p.strip(" \"'“”")]
+def _names(listed: str, found: list[Row]) -> list[str]:
+    """The items of a listed phrase: split at commas; a piece no row names whole split at "and" too (an item's
+    own name may hold an "and": "Rice and beans")."""
+    out: list[str] = []
+    for piece in re.split(r"[,;]", listed):
+        piece = re.sub(r"^\s*and\s+", "", piece).strip(" \"'“”")
+        if not piece:
+            continue
+        if any(_holds(r, piece) for r in found):
+            out.append(piece)
+        else:
+            out.extend(p.strip(" \"'“”") for p in re.split(r"\band\b", piece) if p.strip(" \"'“”"))
+    return out
 
 
 def _holds(row: Row, item: str) -> bool:
@@ -100,7 +111,7 @@ def wanted(facts: TaskFacts, found: list[Row]) -> tuple[dict[int, int], str] | N
     if m:
         n = _count(m.group("n"))
         want: dict[int, int] = {}
-        for item in _names(m.group("list")):
+        for item in _names(m.group("list"), found):
             idx = next((k for k, r in enumerate(found) if _holds(r, item)), -1)
             if idx < 0:
                 return {-1: n}, item
