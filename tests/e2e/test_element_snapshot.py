@@ -85,3 +85,20 @@ def test_a_transparent_field_that_takes_keys_is_listed_and_a_hidden_one_is_not(b
     page.locator(f'[data-agent-id="{key_catcher}"]').press("x")  # the extension's press on the listed id
     assert page.locator("#line").text_content() == "x"
     page.close()
+
+
+def test_a_quantity_stepper_drawn_as_characters_is_listed_as_controls_of_its_item(browser):
+    page = browser.new_page()
+    page.set_content("""<html><head><style>.step span { user-select: none; font-weight: bold; }</style></head><body>
+<p>Prices are shown - + at the till.</p>
+<div class="item">Lentil soup <span class="step"><span class="less">-</span> <span class="n"></span>
+  <span class="more">+</span></span></div>
+<div class="item">Plum tart <span class="step"><span class="less">-</span> <span class="n">2</span>
+  <span class="more">+</span></span></div>
+<button>Checkout</button></body></html>""")
+    raw = page.evaluate(SNAPSHOT_JS, [100, 6000])
+    model = from_snapshot({"url": "https://shop.test/", "title": "", "elements": raw["elements"],
+                           "visibleText": raw["text"]})
+    # each item's "-" and "+" (text that cannot be selected) are controls; the same glyphs in a sentence are not
+    assert [e.name for e in model.elements if e.role == "button"] == ["-", "+", "-", "+", "Checkout"]
+    page.close()
