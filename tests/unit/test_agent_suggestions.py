@@ -41,13 +41,21 @@ def test_suggestions_not_shown_yet_are_looked_for_a_few_times_then_given_up():
     assert again.done and not again.success and not again.actions
 
 
+def _own_list(task, field, button, options):
+    """A snapshot page: the task, a field listing its own suggestions (the browser's off), its button, the
+    options listed so far."""
+    (fid, label, value), (bid, text), (prefix, listed) = field, button, options
+    return snapshot_of([task, {"id": fid, "tag": "input", "label": label, "value": value, "autocomplete": "off"},
+                        {"id": bid, "tag": "button", "text": text}]
+                       + [{"id": f"{prefix}{i}", "tag": "li", "role": "option", "text": x}
+                          for i, x in enumerate(listed)])
+
+
 def test_a_field_listing_its_own_suggestions_is_asked_for_them_by_the_down_arrow_after_the_start_is_typed():
     task = 'Choose a fruit whose name starts with "Ma" and ends with "go", then press Next.'
 
     def page(value, listed=()):
-        return snapshot_of([task, {"id": "f", "tag": "input", "label": "Fruit", "value": value, "autocomplete": "off"},
-                            {"id": "n", "tag": "button", "text": "Next"}]
-                           + [{"id": f"o{i}", "tag": "li", "role": "option", "text": x} for i, x in enumerate(listed)])
+        return _own_list(task, ("f", "Fruit", value), ("n", "Next"), ("o", listed))
 
     policy = DeterministicPolicy()
     d = policy.decide(task, page(""), [], {}, PROXY_TOOLS, None)
@@ -102,9 +110,7 @@ def test_a_field_listing_its_own_suggestions_is_asked_for_its_list_then_the_comp
     task = "Plan a ride. Start: Gdansk, then press Find rides."
 
     def page(value, listed=()):
-        return snapshot_of([task, {"id": "a1", "tag": "input", "label": "Start", "value": value, "autocomplete": "off"},
-                            {"id": "go", "tag": "button", "text": "Find rides"}]
-                           + [{"id": f"s{i}", "tag": "li", "role": "option", "text": x} for i, x in enumerate(listed)])
+        return _own_list(task, ("a1", "Start", value), ("go", "Find rides"), ("s", listed))
 
     policy, memory, history = DeterministicPolicy(), {}, _typed("Start", "Gdansk")
     d = policy.decide(task, page("Gdansk"), history, memory, PROXY_TOOLS, None)
