@@ -1,5 +1,5 @@
 """Speech with content (claims, check results, vote intentions and reasons), in Chinese or English and
-in one of a few personalities. Phrasing is chosen so that our own parser (``knowledge``) reads it back:
+in one of a few personalities. Phrasing is chosen so that our own parser (``facts``) reads it back:
 claims as ``我是<role>``, checks as ``第N晚验X是狼人`` in one clause, votes as ``我投X``."""
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ STYLES = {
 }
 
 #: the sentences that carry content, per language and personality (missing keys fall back to ``calm``). Every
-#: variant keeps what ``knowledge`` reads back: ``投X`` / ``vote X`` for a vote, one accused name per clause.
+#: variant keeps what ``facts`` reads back: ``投X`` / ``vote X`` for a vote, one accused name per clause.
 PHRASES: dict[str, dict[str, dict[str, str]]] = {
     "zh": {
         "calm": {

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from werewolf.knowledge import W_ACCUSED, W_CLAIM, View
+from werewolf.knowledge import View
 from werewolf.models import PAIR_ACTIONS, SPEECH_ACTIONS, TARGET_ACTIONS, WerewolfAnswer
 from werewolf.speech import Say
+from werewolf.suspicion import W_ACCUSED, W_CLAIM
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """Werewolf strategy on game states written for the purpose: what other players would see our seats say and do.
 
-Speeches are read back with our own parser (``knowledge``), as any player reading the chat would: the tests check
-who is claimed, cleared, accused or voted, never the wording.
+Speeches are read back with our own parser (``facts``, through ``knowledge.build_view``), as any player reading
+the chat would: the tests check who is claimed, cleared, accused or voted, never the wording.
 """
 
 from __future__ import annotations
