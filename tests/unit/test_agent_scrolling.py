@@ -26,6 +26,8 @@ def _terms_page():
     ("Scroll the text area all the way to the bottom, then press Accept.", "Control+End"),
     ("Please scroll the textarea to the very top and press Accept.", "Control+Home"),
     ("Scroll down the text area to the end of the terms and click Accept.", "Control+End"),
+    ("Scroll to the bottom of the text area, then press Accept.", "Control+End"),
+    ("Scroll all the way up to the start of the textarea and press Accept.", "Control+Home"),
 ])
 def test_the_box_gets_the_key_once_then_the_rest_of_the_task_goes_on(task, key):
     acts, d = _step(task, _terms_page())
@@ -45,9 +47,17 @@ def test_the_second_of_two_boxes_and_a_list_by_its_kind():
     assert ("press", "a", "Control+End") not in acts and ("press", "b", "Control+End") not in acts
 
 
+def test_a_disabled_box_gets_no_key():
+    page = snapshot_of([{"id": "t", "tag": "textarea", "value": TERMS[:100], "disabled": True},
+                        {"id": "ok", "tag": "button", "text": "Accept"}])
+    acts, _ = _step("Scroll to the bottom of the text area, then press Accept.", page)
+    assert ("press", "t", "Control+End") not in acts
+
+
 def test_the_page_itself_is_not_a_box():
-    acts, _ = _step("Scroll the page to the bottom and press Accept.", _terms_page())
-    assert not any(tool == "press" for tool, _, _ in acts)
+    for task in ("Scroll the page to the bottom and press Accept.", "Scroll to the end of the page, then press Accept."):
+        acts, _ = _step(task, _terms_page())
+        assert not any(tool == "press" for tool, _, _ in acts)
 
 
 def test_no_key_aimed_at_a_control_no_box_scrolled():

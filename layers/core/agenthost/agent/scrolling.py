@@ -1,5 +1,5 @@
 """A box scrolled to its end: "scroll the text area to the bottom", "scroll the terms box all the way up",
-"scroll the notes to the beginning of the text".
+"scroll the notes to the beginning of the text", "scroll to the end of the terms box".
 
 The page-wide ``scroll`` tool moves the window, not a text area or a list with its own scroll bar. The
 keyboard reaches one: Control+End moves the caret (and the view) to the end of a text area or a list box,
@@ -28,6 +28,10 @@ from agenthost.agent.task import TaskFacts
 _SCROLL_TO = re.compile(r"\bscroll(?:\s+(?:down|up))?\s+(?P<what>(?:the|this|that|your)\s+[^.;,]{1,50}?)\s+"
                         r"(?:(?:all the way|right|down|up)\s+)?(?:to|until)\s+(?:the\s+|its\s+|their\s+)?"
                         r"(?P<end>bottom|end|top|start|beginning|very\s+(?:top|bottom|end))\b", re.I)
+#: "scroll to the bottom of the text area", "scroll all the way down to the end of the terms box, then ..."
+_SCROLL_OF = re.compile(r"\bscroll(?:\s+(?:down|up))?\s+(?:all the way\s+)?(?:down\s+|up\s+)?to\s+(?:the\s+)?"
+                        r"(?P<end>bottom|end|top|start|beginning|very\s+(?:top|bottom|end))\s+of\s+"
+                        r"(?P<what>(?:the|this|that|your)\s+[^.;,]{1,50}?)(?=\s*[.;,]|\s+(?:and|then)\b|\s*$)", re.I)
 #: what is the window, not a control with its own scroll bar
 _WINDOW = re.compile(r"^(?:the|this|that|your)\s+(?:web\s*)?(?:page|window|screen|site|document)$", re.I)
 #: the roles that scroll on their own: text areas and lists
@@ -55,12 +59,12 @@ def scroll_actions(facts: TaskFacts, page: Page, memory: dict[str, Any], names: 
     (the rest of the task goes on); None when the task scrolls no control this protocol can aim a key at."""
     if "press" not in names:
         return None
-    m = _SCROLL_TO.search(facts.text)
+    m = _SCROLL_TO.search(facts.text) or _SCROLL_OF.search(facts.text)
     if not m or _WINDOW.match(m.group("what").strip()):
         return None
     target = _target(m.group("what"), facts, page)
-    if target is None:
-        return None
+    if target is None or target.disabled:
+        return None  # a disabled box takes no focus, so no key reaches it
     end = m.group("end").lower().split()[-1]
     key = "Control+Home" if end in ("top", "start", "beginning") else "Control+End"
     done = list(memory.get("scrolled") or [])
