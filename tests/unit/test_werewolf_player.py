@@ -475,7 +475,7 @@ def test_personalities_differ_beyond_opener_and_closer_and_stay_readable(lang):
     from werewolf.models import WerewolfTurn
     from werewolf.player import play
     from werewolf.speech import STYLES, Say
-    from werewolf.strategy import seer_keeps_quiet
+    from werewolf.talk import seer_keeps_quiet
 
     # two checks: a seer whose one living check is a wolf may name him without claiming (seer_steers)
     known = ["Round 1: You checked 小丸子 → villager", "Round 2: You checked 银时 → werewolf"]
