@@ -55,7 +55,8 @@ def test_a_disabled_box_gets_no_key():
 
 
 def test_the_page_itself_is_not_a_box():
-    for task in ("Scroll the page to the bottom and press Accept.", "Scroll to the end of the page, then press Accept."):
+    for task in ("Scroll the page to the bottom and press Accept.",
+                 "Scroll to the end of the page, then press Accept."):
         acts, _ = _step(task, _terms_page())
         assert not any(tool == "press" for tool, _, _ in acts)
 
