@@ -12,6 +12,7 @@ Only what two or more functions use lives here; the core imports no protocol. Ea
 * ``dynamo``: one DynamoDB request after another within the time the work has left (timeouts, retries).
 * ``errors``: ``AgentHostError``, the root of every exception agenthost defines, and its kinds.
 * ``invocation``: how the current invocation's request arrived (through a function URL or not).
+* ``items``: what an item of the table is: key builders, the attribute codec, packed values, billed size.
 * ``limits``: one nesting-depth limit for every body agenthost parses.
 * ``llm`` (package): LLM providers behind one ``complete_json`` interface (Bedrock, OpenAI-compatible).
 * ``logs``: each invocation's log identity, kept per invocation.
@@ -20,10 +21,11 @@ Only what two or more functions use lives here; the core imports no protocol. Ea
 * ``plugins`` (package): bring your own agent: its interfaces, loading, and the guard around it.
 * ``pricing``: the price table and the per-turn cost model.
 * ``replay``: answering a request once: claims, kept answers and the verdict on what was stored.
+* ``riders``: the attribute that rides on every table write (metering's usage), told whether it applied.
 * ``secrets``: the secret resolver (literal locally, SSM or Secrets Manager deployed; one cache).
 * ``signing``: webhook HMAC signatures over the raw body, constant-time compare, replay window.
 * ``skills`` (package): exact solvers for structured problems a web task can pose.
-* ``store``: the single DynamoDB table: keys, typed reads and writes, conditional writes, transactions, TTL.
+* ``store``: the single DynamoDB table: typed reads and writes, conditional writes, transactions, TTL.
 * ``urls``: a URL's host and origin, and a host's site by the Public Suffix List (one place for each).
 * ``webapp``: the FastAPI app factory (JSON errors, request ids, body limits) and its Lambda handler.
 """
