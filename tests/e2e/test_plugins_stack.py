@@ -14,7 +14,7 @@ import pytest
 from infra.local.defaults import LOCAL_SECRETS
 from infra.werewolf_sim.players import encode
 from tests.support.olympics import signed, turn_body
-from tests.support.timing import within
+from tests.support.timing import waited, within
 from tests.support.user_agents import OVERSLEEP_S, SECRET_IN_ERROR
 from tests.support.werewolf import turn as ww_turn
 
@@ -66,7 +66,7 @@ def _ours(out: dict) -> bool:
 
 
 def _wait_logs(stack, since: int, n: int = 1) -> list[dict]:
-    deadline = time.monotonic() + 20  # the stack's output arrives through a pipe: late on a busy machine
+    deadline = time.monotonic() + waited(20)  # the stack's output arrives through a pipe: late on a busy machine
     while time.monotonic() < deadline:
         lines = _fallback_lines(stack, since)
         if len(lines) >= n:
