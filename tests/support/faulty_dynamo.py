@@ -9,7 +9,9 @@ Modes (each a real socket on 127.0.0.1; botocore talks to it over HTTP as it wou
 * ``unreachable``: nothing listens at the address: the port is held by a socket that never listens, so every
   connection is refused (a port bound and released could be taken by another test's server meanwhile).
 
-``connections`` counts the connections accepted, ``requests`` the requests answered or dropped.
+``connections`` counts the connections accepted, ``requests`` the requests answered or dropped. The
+endpoint accepts on its own thread, so a client may give up on a connection the kernel completed before
+that thread has counted it (on a loaded machine, seconds later): :meth:`accepted` waits for the count.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
 from typing import Any
 
 _ERRORS = {
@@ -60,6 +63,13 @@ class FaultyDynamo:
                 self._held.append(conn)
             if self.mode != "hung":  # hung: held open, never read, never answered
                 threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def accepted(self, at_least: int, timeout: float) -> int:
+        """The connections accepted, once there are ``at_least`` of them or ``timeout`` seconds have passed."""
+        deadline = time.monotonic() + timeout
+        while self.connections < at_least and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return self.connections
 
     def _serve(self, conn: socket.socket) -> None:
         try:
