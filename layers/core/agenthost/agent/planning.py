@@ -38,7 +38,7 @@ from agenthost.agent.navigation import (
 )
 from agenthost.agent.orders import order_actions
 from agenthost.agent.outcome import Outcome, judge, success_keys, taken_back
-from agenthost.agent.page import Page
+from agenthost.agent.page import Element, Page
 from agenthost.agent.paging import seek_actions
 from agenthost.agent.problems import skill_actions
 from agenthost.agent.progress import Seen, action_key
@@ -84,6 +84,11 @@ class Turn:
     blocked_by: rules.Rule = rules.NOTHING_LEFT
     #: the rules of the page's verdict that shaped this decision (first in its trace)
     noted: list[str] = field(default_factory=list)
+
+
+def submit_action(submit: Element) -> Action:
+    """A click on the form's submit button (:func:`~agenthost.agent.forms.submit_button`), tagged with its rule."""
+    return Action("click", {"element": submit.name}, resolved=submit, why="submit the form", rule=rules.SUBMIT.name)
 
 
 def read_turn(task: str, page: Page, history: Sequence[Action], memory: dict[str, Any] | None,
@@ -146,8 +151,7 @@ def task_plan(t: Turn, verdict: Outcome) -> list[Action]:
     if not rest:
         submit = submit_button(t.facts, t.page, [], t.avoid)
         if submit is not None and all(submit is not c.resolved for c in completing):
-            rest = [Action("click", {"element": submit.name}, resolved=submit, why="submit the form",
-                           rule=rules.SUBMIT.name)]
+            rest = [submit_action(submit)]
     return completing + rest
 
 
@@ -168,8 +172,7 @@ def form_plan(t: Turn, verdict: Outcome) -> list[Action]:
         if acts or not ready:
             return [a for a in acts if not is_avoided(a, t.avoid)]
         submit = submit_button(facts, page, [], t.avoid)
-        return [Action("click", {"element": submit.name}, resolved=submit, why="submit the form",
-                       rule=rules.SUBMIT.name)] if submit else []
+        return [submit_action(submit)] if submit else []
     ordering = order_actions(facts, page) if verdict.kind != "success" else None
     if ordering is not None:
         # items ordered by quantity: each "+" (or "-") clicked until the page shows the asked amounts; the
@@ -232,8 +235,7 @@ def form_plan(t: Turn, verdict: Outcome) -> list[Action]:
                     t.blocked_by = rules.LISTBOX
                     t.blocked = "The keys that add options to the list changed nothing; the list is not as asked."
                 return keys
-            return [Action("click", {"element": submit.name}, resolved=submit, why="submit the form",
-                           rule=rules.SUBMIT.name)]
+            return [submit_action(submit)]
         sliding = slider_actions(facts, page, t.memory, t.names)
         if sliding:  # a key at a time: each moves the readout
             return [a for a in rules.tag(rules.SLIDER, sliding) if not is_avoided(a, t.avoid)]
@@ -275,8 +277,7 @@ def form_plan(t: Turn, verdict: Outcome) -> list[Action]:
     if (fills or (plan and plan[-1].tool == "type")) and not opening:  # a typed combobox's list comes first
         submit = submit_button(facts, page, plan, t.avoid)
         if submit is not None:
-            plan.append(Action("click", {"element": submit.name}, resolved=submit, why="submit the form",
-                               rule=rules.SUBMIT.name))
+            plan.append(submit_action(submit))
     taken = {id(a.resolved) for a in plan if a.resolved is not None}
     for a in pointed_clicks:
         if id(a.resolved) not in taken:

@@ -81,12 +81,10 @@ def action_key(action: Action) -> str:
                                                                      or action.args.get("key", "")
                                                                      or action.args.get("direction", ""))
     extra = action.args.get("text") or action.args.get("option") or ""
-    if action.tool == "wait":
-        extra = action.progress  # each look of a series is its own (the 2nd look is no repeat of the 1st)
     if extra and action.tool == "type" and el is not None and el.is_secret():
         extra = MASK  # a password's hash is no better kept than the password
-    # a repeat that makes progress where the page shows none (a key moving a list's active option) is another
-    # action: what it moves is part of it
+    # a repeat that makes progress where the page shows none (a key moving a list's active option, each look of
+    # a wait's series) is another action: what it moves is part of it
     return line_key(f"{action.tool}|{target}|{extra}" + (f"|{action.progress}" if action.progress else ""))
 
 
