@@ -122,14 +122,14 @@ def protocol_cost(n_evals: int = 20, max_c: int = 3) -> None:
 
 def handler_cost(defs_dir: str, n_evals: int, max_c: int) -> None:
     """The same client through the Lambda handler (``evals.app.handler``: a Server per invocation, metering
-    on): DynamoDB calls per evaluation as metering records them, counter writes included."""
+    on): invocations and DynamoDB calls per evaluation, counted at botocore's edge, metering's writes included."""
     import evals.app as evals_app
     import evals.runtime as evals_runtime
     from evals.timers import NoTimers
 
     from agenthost import config, metering
-    from agenthost.store import Store
     from infra.local.events import LambdaContext, ws_event
+    from tests.support.usage import DynamoCalls
 
     os.environ["AGENTHOST_EVALS_DIR"] = defs_dir
     os.environ["AGENTHOST_EVALS_SECRET"] = "k"
@@ -148,34 +148,27 @@ def handler_cost(defs_dir: str, n_evals: int, max_c: int) -> None:
 
     evals_runtime._send = post  # the @connections post, in memory
     evals_runtime.Timers = lambda _target: NoTimers()  # type: ignore[assignment,misc]
-    ctx = LambdaContext("agenthost-evals")
     client_msgs = 0
 
     def client_sends(msg: dict) -> None:
         nonlocal client_msgs
         client_msgs += 1
-        evals_app.handler(ws_event("$default", "conn-h", body=json.dumps(msg)), ctx)
-
-    def usage() -> dict:
-        day = metering.day_of(time.time())
-        return Store().get(**metering.usage_key(day, "bench-handler", "evals")) or {}
+        # a context per invocation, as Lambda gives: its deadline is this invocation's, not the whole run's
+        evals_app.handler(ws_event("$default", "conn-h", body=json.dumps(msg)), LambdaContext("agenthost-evals"))
 
     client_sends({"type": "register", "clientId": "bench-h", "secretKey": "k",
                   "capabilities": {"tools": ["extract_schema_data"], "maxConcurrency": max_c}})
     client_sends({"type": "ready"})
-    before = usage()
-    done = answer_everything(inbox, client_sends)
-    after = usage()
+    sent_before = client_msgs
+    with DynamoCalls() as calls:  # counted at botocore's edge: metering's own writes included
+        done = answer_everything(inbox, client_sends)
     if not done:
         raise SystemExit(f"the handler path sent no evaluation; the server answered {seen[:3]}")
-
-    def per(key: str) -> float:
-        return (float(after.get(key, 0)) - float(before.get(key, 0))) / max(1, done)
-
     print(f"through evals.app.handler (metering on, a Server per invocation): {done} evaluations")
-    print(f"  per evaluation: {per('turns'):.2f} turns, {per('ddb_calls'):.2f} DynamoDB calls "
-          f"({per('ddb_rru'):.1f} RRU / {per('ddb_wru'):.1f} WRU; each turn's counter write included), "
-          f"{per('ws_messages'):.2f} billed WebSocket messages")
+    print(f"  per evaluation: {(client_msgs - sent_before) / done:.2f} invocations, {len(calls.ops) / done:.2f} "
+          f"DynamoDB calls (usage riding on the invocation's writes, or its own small item when it wrote "
+          f"nothing), of which {calls.ops.count('PutItem') / done:.2f} puts and "
+          f"{calls.ops.count('UpdateItem') / done:.2f} updates")
 
 
 async def _latency(ws_url: str, secret: str, n: int) -> list[float]:
@@ -235,8 +228,9 @@ def through_stack() -> None:
                 failed = [c["detail"] for c in (e.get("verdict") or {}).get("checks", []) if not c.get("passed")]
                 print(f"  failed: {e['evalId']} ({e['status']}): {'; '.join(failed)[:160]}")
         r = httpx.get(f"{stack.http_url}/evals/report", timeout=30)
+        body = r.json() if r.headers.get("content-type", "").startswith("application/json") else {}
         print(f"admin report: HTTP {r.status_code}, pass rate over every client of this run (the latency "
-              f"probes never answer, so theirs time out): {r.json()['passRate']}")
+              f"probes never answer, so theirs time out): {body.get('passRate', body or r.text[:200])}")
     finally:
         stack.stop()
         pages.close()
