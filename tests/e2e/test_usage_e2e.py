@@ -4,14 +4,13 @@ table's stream has brought its usage to the rollup (seconds: the tests wait for 
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.support.timing import waited
+from tests.support import timing
 from tests.support.werewolf import turn
 
 pytestmark = pytest.mark.e2e
@@ -20,14 +19,9 @@ pytestmark = pytest.mark.e2e
 ROLLED_S = 6.0
 
 
-def settled(read: Callable[[], Any], done: Callable[[Any], bool], within: float = ROLLED_S) -> Any:
-    """``read()`` until ``done`` says it holds (the usage rolled up), or the deadline passes: what it read last."""
-    deadline = time.monotonic() + waited(within)
-    while True:
-        got = read()
-        if done(got) or time.monotonic() > deadline:
-            return got
-        time.sleep(0.2)
+def settled(read: Callable[[], Any], done: Callable[[Any], bool]) -> Any:
+    """``read()`` until ``done`` says it holds (the usage rolled up), or the load-stretched deadline passes."""
+    return timing.settled(read, done, ROLLED_S, every=0.2)
 
 
 def test_a_turn_through_the_gateway_appears_in_the_report_and_the_table(stack, capsys):

@@ -14,15 +14,19 @@ every run pass.
 On a machine busier than its cores (a load average of 20 on 2 cores), everything a test waits for (a
 connection, a message, a stream's rollup) comes that much later: :func:`waited` and :func:`stretch` scale
 by :func:`load_factor`, read when the wait starts, so a test waits on its condition as long as the machine
-needs, and still ends at a deadline. An assertion that something ended *early* (:func:`within`) stretches
-too on a loaded machine, but never to the hang it tells apart: its limit stays below ``before`` (at most
-nine tenths of it), so the test can still fail.
+needs, and still ends at a deadline. :func:`settled` is that wait for a value another thread, process or
+server writes (a counter, a record, a state): read until it holds, never once right after the action. An
+assertion that something ended *early* (:func:`within`) stretches too on a loaded machine, but never to the
+hang it tells apart: its limit stays below ``before`` (at most nine tenths of it), so the test can still
+fail.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import time
+from collections.abc import Callable
 
 SLACK_S = float(os.environ.get("AGENTHOST_TEST_SLACK", "3.0"))
 #: the most a wait is stretched for load (a wait that long is no longer a wait on the machine)
@@ -62,3 +66,14 @@ def waited(nominal: float) -> float:
     """How long to wait for something that should happen within ``nominal`` seconds (polling loops, stops,
     a message to arrive): ``nominal`` stretched by the machine's load, plus the slack."""
     return nominal * load_factor() + 5 * SLACK_S
+
+
+def settled[T](read: Callable[[], T], done: Callable[[T], bool], nominal: float = 1.0, *, every: float = 0.05) -> T:
+    """``read()`` until ``done`` says what it read holds, or :func:`waited` (``nominal``) seconds have passed:
+    what it read last (the caller asserts on it, so a value that never comes still fails the test)."""
+    deadline = time.monotonic() + waited(nominal)
+    while True:
+        got = read()
+        if done(got) or time.monotonic() > deadline:
+            return got
+        time.sleep(every)

@@ -9,6 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from agenthost import aws
+from tests.support.timing import settled
 
 
 class Endpoint:
@@ -85,7 +86,9 @@ def test_a_browser_action_is_never_resent_after_a_read_timeout(endpoint, monkeyp
     aws.reset()
     with pytest.raises(BrowserError):
         Browser("BrowserFunction", read_timeout=1).run("s1", [{"tool": "click", "element": "Pay now"}])
-    assert ep.requests == 1
+    # the endpoint counts on its own thread, which a loaded machine may run after the client gave up; a resent
+    # request would have been sent a whole read timeout before the client raised
+    assert settled(lambda: ep.requests, lambda n: n >= 1) == 1
 
 
 def test_the_clients_that_cut_a_turn_are_sized_as_their_docs_say():
