@@ -14,6 +14,7 @@ import pytest
 from agenthost.agent.snapshot import from_observation
 from agenthost.browser import Browser, BrowserError
 from tests.support.brain_pages import PageServer
+from tests.support.timing import waited
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
@@ -150,7 +151,7 @@ def test_the_packaged_js_eval_evaluation_end_to_end(stack, eval_pages):
     upload_client(stack.http_url, cid, [doc])
     client = EvalClient(ClientConfig(url=stack.ws_url, client_id=cid, secret=LOCAL_SECRETS["AGENTHOST_EVALS_SECRET"],
                                      handshake="devtools", max_concurrency=1, stop_after=1))
-    asyncio.run(asyncio.wait_for(client.run(), 90))
+    asyncio.run(asyncio.wait_for(client.run(), waited(90)))
     state = wait_finished(stack.http_url, cid, timeout=60)
     (result,) = state["evaluations"]
     checks = {c["check"]: c for c in result["verdict"]["checks"]}

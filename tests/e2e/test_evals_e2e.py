@@ -65,7 +65,7 @@ def test_our_client_runs_evaluations_from_our_server(stack, pages):
     upload_client(stack.http_url, cid, evals)
     client = EvalClient(ClientConfig(url=stack.ws_url, client_id=cid, secret=SECRET, handshake="devtools",
                                      max_concurrency=2, stop_after=len(chosen)))
-    stats = asyncio.run(asyncio.wait_for(client.run(), 90))
+    stats = asyncio.run(asyncio.wait_for(client.run(), waited(90)))
     assert client.rejected is None and stats.results == len(chosen)
     state = wait_finished(stack.http_url, cid)
     by_id = {e["evalId"]: e for e in state["evaluations"]}
@@ -107,7 +107,7 @@ def test_our_client_runs_the_agent_tools_against_local_pages(stack, pages):
     upload_client(stack.http_url, cid, evals)
     client = EvalClient(ClientConfig(url=stack.ws_url, client_id=cid, secret=SECRET, max_concurrency=1,
                                      stop_after=len(evals)))
-    stats = asyncio.run(asyncio.wait_for(client.run(), 240))
+    stats = asyncio.run(asyncio.wait_for(client.run(), waited(240)))
     assert client.rejected is None and stats.results == len(evals), stats.log
     by_id = {e["evalId"]: e for e in wait_finished(stack.http_url, cid)["evaluations"]}
     assert {k: e["status"] for k, e in by_id.items()} == dict.fromkeys(by_id, "completed")
@@ -350,14 +350,15 @@ def test_retry_policy_backoff_through_the_scheduler(stack):
         c, first = await first_evaluation(stack.ws_url, cid)
         await c.send({"jsonrpc": "2.0", "id": first["id"], "error": {"code": -32000, "message": "boom"}})
         waiting = None
-        for _ in range(100):  # the failure is recorded and the evaluation waits (no read dispatches it)
+        deadline = time.monotonic() + waited(5)
+        while time.monotonic() < deadline:  # the failure is recorded and the evaluation waits (no read dispatches it)
             ev = (await asyncio.to_thread(client_state, stack.http_url, cid))["evaluations"][0]
             if ev["status"] == "pending":
                 waiting = ev
                 break
             await asyncio.sleep(0.05)
         assert waiting is not None and waiting["lastOutcome"] == "failed" and waiting["attempts"] == 1
-        second = await c.recv_until(is_eval, timeout=15)  # sent by the timer's dispatch invocation
+        second = await c.recv_until(is_eval, timeout=waited(15))  # sent by the timer's dispatch invocation
         assert second["id"] != first["id"] and second["params"]["evaluationId"] == "flaky"
         await c.answer(second)
         await asyncio.sleep(0.5)
@@ -376,11 +377,11 @@ def test_frames_over_32_kb_close_the_connection_like_api_gateway(stack):
         async with websockets.connect(stack.ws_url) as ws:
             assert json.loads(await ws.recv())["type"] == "welcome"
             await ws.send(["x" * 30_000, "y" * 30_000])  # 60 KB in two frames: delivered
-            reply = json.loads(await asyncio.wait_for(ws.recv(), 15))
+            reply = json.loads(await asyncio.wait_for(ws.recv(), waited(15)))
             assert reply["error"]["code"] == -32700  # it arrived whole (and is not JSON)
             await ws.send("z" * 40_000)  # one 40 KB frame
             with pytest.raises(websockets.ConnectionClosed) as closed:
-                await asyncio.wait_for(ws.recv(), 15)
+                await asyncio.wait_for(ws.recv(), waited(15))
             return closed.value.rcvd.code if closed.value.rcvd else None
 
     assert asyncio.run(scenario()) == 1009
@@ -470,7 +471,7 @@ def test_a_100_kb_result_round_trip(stack):
 
     client = EvalClient(ClientConfig(url=stack.ws_url, client_id=cid, secret=SECRET, stop_after=1,
                                      backoff_s=(0.2, 0.5)), runner=runner)
-    stats = asyncio.run(asyncio.wait_for(client.run(), 60))
+    stats = asyncio.run(asyncio.wait_for(client.run(), waited(60)))
     assert stats.results == 1 and stats.fragmented == 1 and stats.connects == 1  # never closed on (1009)
     ev = wait_finished(stack.http_url, cid)["evaluations"][0]
     assert ev["status"] == "completed" and ev["passed"] is True

@@ -8,6 +8,8 @@ import httpx
 import pytest
 import websockets
 
+from tests.support.timing import waited
+
 pytestmark = pytest.mark.e2e
 
 
@@ -39,8 +41,8 @@ def test_embedded_dynamodb_has_template_table(stack):
     assert ttl["AttributeName"] == "expires_at"
 
 
-async def _recv_json(ws, timeout=10):
-    return json.loads(await asyncio.wait_for(ws.recv(), timeout))
+async def _recv_json(ws, timeout=10.0):
+    return json.loads(await asyncio.wait_for(ws.recv(), waited(timeout)))
 
 
 def test_websocket_welcome_ping_and_connections_api(stack):
@@ -101,7 +103,7 @@ def test_lambda_invoke_sync_async_and_connections(stack):
 
             await asyncio.to_thread(mgmt.delete_connection, ConnectionId=conn_id)
             with pytest.raises(websockets.ConnectionClosed):
-                await asyncio.wait_for(ws.recv(), 5)
+                await asyncio.wait_for(ws.recv(), waited(5))
 
     asyncio.run(scenario())
     with pytest.raises(lam.exceptions.ResourceNotFoundException):
@@ -133,7 +135,6 @@ def test_a_lost_table_answers_503_and_comes_back_when_the_database_does():
 
     from tests.support.olympics import SECRET, signed, turn_body
     from tests.support.stack import start_stack
-    from tests.support.timing import waited
 
     s = start_stack({"AGENTHOST_OLYMPICS_SECRET": SECRET})
     try:

@@ -25,7 +25,7 @@ def test_devtools_handshake_progress_result_ping_and_reconnect():
         first = len(seen) == 1
 
         async def recv():
-            msg = json.loads(await asyncio.wait_for(ws.recv(), 5))
+            msg = json.loads(await asyncio.wait_for(ws.recv(), waited(5)))
             conn.append(msg)
             return msg
 
@@ -75,7 +75,7 @@ def test_devtools_handshake_progress_result_ping_and_reconnect():
             client = EvalClient(ClientConfig(url=f"ws://127.0.0.1:{port}", client_id="cid-1", secret=SECRET,
                                              handshake="devtools", ping_interval_s=0.3, backoff_s=(0.1, 0.4),
                                              stop_after=2), runner=runner)
-            return await asyncio.wait_for(client.run(), 20)
+            return await asyncio.wait_for(client.run(), waited(20))
 
     stats = asyncio.run(scenario())
     assert len(seen) == 2 and stats.connects == 2  # reconnected after the unclean close
@@ -107,7 +107,7 @@ def test_spec_handshake_rejection_stops_without_reconnecting():
         async with websockets.serve(handler, "127.0.0.1", 0) as server:
             port = server.sockets[0].getsockname()[1]
             client = EvalClient(ClientConfig(url=f"ws://127.0.0.1:{port}", secret=SECRET, backoff_s=(0.1, 0.2)))
-            await asyncio.wait_for(client.run(), 10)
+            await asyncio.wait_for(client.run(), waited(10))
             return client
 
     client = asyncio.run(scenario())
