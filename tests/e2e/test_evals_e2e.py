@@ -188,7 +188,13 @@ def test_timeouts_retries_and_late_results(stack):
         assert second["id"] != first["id"] and second["params"]["evaluationId"] == "slow"
         assert time.monotonic() - started < within(2.0, before=10.0)  # the 1 s timeout's timer, not the wait
         await c.answer(first)  # late: recorded, does not complete the retry
-        await asyncio.sleep(4)
+        # the socket stays open until the server has recorded it (seconds later on a loaded machine)
+        deadline = time.monotonic() + waited(4)
+        while time.monotonic() < deadline:
+            state = await asyncio.to_thread(client_state, stack.http_url, cid)
+            if state["evaluations"][0].get("late"):
+                break
+            await asyncio.sleep(0.2)
         await c.close()
 
     asyncio.run(scenario())

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.e2e
 
 
 def test_health_through_gateway(stack):
-    r = httpx.get(stack.http_url + "/health")
+    r = httpx.get(stack.http_url + "/health", timeout=waited(5))
     assert r.status_code == 200
     body = r.json()
     assert body["status"] == "ok" and set(body) == {"status", "model", "baseUrl", "timestamp"}
@@ -24,12 +24,12 @@ def test_health_through_gateway(stack):
 def test_gateway_errors_are_json(stack):
     # no route of the HTTP API claims it: the template's $default route hands it to the agents.json site, whose
     # 404 carries the discovery Link like every answer of the site (API Gateway's own 404 would carry none)
-    r = httpx.get(stack.http_url + "/no/such/route")
+    r = httpx.get(stack.http_url + "/no/such/route", timeout=waited(5))
     assert r.status_code == 404 and r.json()["ok"] is False
     assert r.headers["link"] == '</.well-known/agents.json>; rel="agents"'
-    r = httpx.post(stack.http_url + "/health", json={})
+    r = httpx.post(stack.http_url + "/health", json={}, timeout=waited(5))
     assert r.status_code == 405 and r.json()["error"] == "method_not_allowed"
-    r = httpx.request("GET", stack.http_url + "/health", content=b"x" * (1_048_576 + 10))
+    r = httpx.request("GET", stack.http_url + "/health", content=b"x" * (1_048_576 + 10), timeout=waited(5))
     assert r.status_code == 413 and r.json()["error"] == "payload_too_large"
 
 
@@ -120,7 +120,7 @@ def test_stack_prints_urls_and_secrets_and_stops_cleanly():
         assert s.http_url in text and s.ws_url in text
         assert "AGENTHOST_OLYMPICS_SECRET=whs_" in text  # the built-in local default is shown for signing
         assert own not in text and "AGENTHOST_WEREWOLF_API_KEY=<set by you, not shown>" in text
-        assert httpx.get(s.http_url + "/health").status_code == 200
+        assert httpx.get(s.http_url + "/health", timeout=waited(5)).status_code == 200
     finally:
         code = s.stop()
     assert code == 0
@@ -139,19 +139,19 @@ def test_a_lost_table_answers_503_and_comes_back_when_the_database_does():
     s = start_stack({"AGENTHOST_OLYMPICS_SECRET": SECRET})
     try:
         search = s.http_url + "/.well-known/agents/api/search?q=mug"
-        assert httpx.get(search).json()["data"]
+        assert httpx.get(search, timeout=waited(5)).json()["data"]
         ddb = boto3.client("dynamodb", endpoint_url=s.dynamodb_url, region_name="us-east-1")
-        httpx.post(s.dynamodb_url + "/moto-api/reset").raise_for_status()
+        httpx.post(s.dynamodb_url + "/moto-api/reset", timeout=waited(5)).raise_for_status()
         assert "agenthost" not in ddb.list_tables()["TableNames"]
-        r = httpx.post(s.http_url + "/agent/run/start", json={"task": "find the price"})
+        r = httpx.post(s.http_url + "/agent/run/start", json={"task": "find the price"}, timeout=waited(5))
         if r.status_code != 200:  # the stack may have restored the table already
             assert r.status_code == 503 and r.headers["retry-after"].isdigit(), r.text
         raw, headers = signed(turn_body())
-        turn = httpx.post(s.http_url + "/olympics/turn", content=raw, headers=headers)
+        turn = httpx.post(s.http_url + "/olympics/turn", content=raw, headers=headers, timeout=waited(5))
         assert turn.status_code == 200 and turn.json()["actions"]
         deadline = time.monotonic() + waited(5.0)
         while time.monotonic() < deadline:  # a run's start always writes to the table (search may be cached)
-            r = httpx.post(s.http_url + "/agent/run/start", json={"task": "find the price"})
+            r = httpx.post(s.http_url + "/agent/run/start", json={"task": "find the price"}, timeout=waited(5))
             if r.status_code == 200:
                 break
             assert r.status_code == 503, r.text
@@ -161,8 +161,8 @@ def test_a_lost_table_answers_503_and_comes_back_when_the_database_does():
         seeded = ddb.query(TableName="agenthost", KeyConditionExpression="pk = :pk",
                            ExpressionAttributeValues={":pk": {"S": "CATALOG#default"}}, Select="COUNT")
         assert seeded["Count"] > 0  # the catalog is seeded again
-        assert httpx.get(search).json()["data"]
-        assert httpx.post(s.http_url + "/.well-known/agents/api/session").status_code in (200, 201)
+        assert httpx.get(search, timeout=waited(5)).json()["data"]
+        assert httpx.post(s.http_url + "/.well-known/agents/api/session", timeout=waited(5)).status_code in (200, 201)
         assert "was missing" in s.log_text()
     finally:
         s.stop()

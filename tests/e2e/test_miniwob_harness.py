@@ -11,6 +11,7 @@ import pytest
 
 from infra.miniwob import pages
 from infra.miniwob.play import Player, Settings
+from tests.support.timing import waited
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
@@ -20,10 +21,10 @@ def test_pages_are_served_under_an_opaque_path_only():
     with pages.Server() as srv:
         url = srv.episode_url("click-test")
         assert "click-test" not in url
-        page = httpx.get(url)
+        page = httpx.get(url, timeout=waited(5))
         assert page.status_code == 200 and "core.js" in page.text
-        assert httpx.get(f"{srv.url}/miniwob/click-test.html").status_code == 404
-        assert httpx.get(f"{srv.url}/core/core.js").status_code == 200
+        assert httpx.get(f"{srv.url}/miniwob/click-test.html", timeout=waited(5)).status_code == 404
+        assert httpx.get(f"{srv.url}/core/core.js", timeout=waited(5)).status_code == 200
         with pytest.raises(ValueError):
             srv.episode_url("no-such-task")
 

@@ -14,6 +14,7 @@ from infra.arena import runner as platform
 from infra.arena import suite
 from infra.arena.site import Site
 from infra.local.defaults import LOCAL_SECRETS
+from tests.support.timing import waited
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
@@ -91,7 +92,7 @@ def test_stack_rejects_bad_signatures_with_401_json(stack):
     body = json.dumps({"timestamp": int(time.time() * 1000), "turnNumber": 1}).encode()
     r = httpx.post(stack.http_url + "/olympics/turn", content=body, headers={
         "content-type": "application/json", "X-AI-Olympics-Signature": platform.sign("whs_wrong", body),
-        "X-AI-Olympics-Timestamp": str(int(time.time() * 1000))})
+        "X-AI-Olympics-Timestamp": str(int(time.time() * 1000))}, timeout=waited(5))
     assert r.status_code == 401 and r.json() == {"error": "invalid signature"}
 
 

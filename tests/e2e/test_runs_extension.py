@@ -10,6 +10,7 @@ import pytest
 
 from infra.arena.site import Site
 from infra.extension.emulator import Emulator
+from tests.support.timing import waited
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 PAGES = Path(__file__).parent / "runs_pages"
@@ -25,7 +26,7 @@ def test_extension_follows_the_brain_in_a_real_browser(stack, site):
     with Emulator(stack.http_url, printer=None) as emu:
         out = emu.run("contact", "Open the Contact us page", site.url + "index.html", marker="CONTACT_VISITED")
     assert out.success, out  # the page itself logged that it was reached
-    state = httpx.get(f"{stack.http_url}/agent/run/{out.run_id}").json()["state"]
+    state = httpx.get(f"{stack.http_url}/agent/run/{out.run_id}", timeout=waited(5)).json()["state"]
     actions = [h["action"] for h in state["history"]]
     assert actions[:2] == ["observe", "click"] and state["currentStep"] == len(actions)
     assert state["history"][0]["observation"] == "Observed the page"
@@ -45,7 +46,7 @@ def test_a_form_filled_one_tool_per_step_with_a_value_read_from_a_table(stack, s
     with Emulator(stack.http_url, printer=None, max_steps=12) as emu:
         out = emu.run("rain", task, site.url + "rainfall.html", marker="READING_COMPLETE")
     assert out.success, out  # the page checked town, observer and 1,020 mm itself
-    state = httpx.get(f"{stack.http_url}/agent/run/{out.run_id}").json()["state"]
+    state = httpx.get(f"{stack.http_url}/agent/run/{out.run_id}", timeout=waited(5)).json()["state"]
     actions = [h["action"] for h in state["history"]]
     assert actions[:5] == ["observe", "type", "type", "type", "click"], actions
 
@@ -56,7 +57,7 @@ def test_careful_mode_asks_before_paying_and_approval_lets_it_through(stack, sit
                       marker="PAYMENT_COMPLETE")
     assert out.success, out
     assert len(out.questions) == 1 and "Pay now" in out.questions[0] and "$18.50" in out.questions[0]
-    state = httpx.get(f"{stack.http_url}/agent/run/{out.run_id}").json()["state"]
+    state = httpx.get(f"{stack.http_url}/agent/run/{out.run_id}", timeout=waited(5)).json()["state"]
     assert "ask_user" in [h["action"] for h in state["history"]]
 
 
@@ -65,7 +66,7 @@ def test_careful_mode_declined_never_pays(stack, site):
         out = emu.run("pay", "Click Pay now to buy the tea", site.url + "checkout.html", mode="careful",
                       marker="PAYMENT_COMPLETE")
     assert not out.success and out.end.startswith("declined")
-    state = httpx.get(f"{stack.http_url}/agent/run/{out.run_id}").json()["state"]
+    state = httpx.get(f"{stack.http_url}/agent/run/{out.run_id}", timeout=waited(5)).json()["state"]
     assert state["status"] == "cancelled"
 
 

@@ -10,6 +10,7 @@ import httpx
 import pytest
 
 from infra.arena.site import Site
+from tests.support.timing import waited
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 PAGES = Path(__file__).parent / "runs_pages"
@@ -21,14 +22,15 @@ def site():
         yield s
 
 
-def wait_for(stack, run_id, statuses, timeout=60):
+def wait_for(stack, run_id, statuses, timeout=60.0):
+    timeout = waited(timeout)  # the browser function's steps, each later on a loaded machine
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         state = httpx.get(f"{stack.http_url}/agent/run/{run_id}", timeout=30).json()["state"]
         if state["status"] in statuses:
             return state
         time.sleep(0.3)
-    raise AssertionError(f"run {run_id} still {state['status']} after {timeout} s: {state['history']}")
+    raise AssertionError(f"run {run_id} still {state['status']} after {timeout:.0f} s: {state['history']}")
 
 
 def test_hosted_run_navigates_by_itself(stack, site):
@@ -43,7 +45,7 @@ def test_hosted_run_navigates_by_itself(stack, site):
     assert state["currentSnapshot"]["url"].endswith("contact.html")
     assert state["browser"] == "hosted"
     # the extension cannot drive a hosted run
-    assert httpx.post(f"{stack.http_url}/agent/run/{rid}/step", json={}).status_code == 409
+    assert httpx.post(f"{stack.http_url}/agent/run/{rid}/step", json={}, timeout=waited(5)).status_code == 409
 
 
 def test_hosted_careful_run_waits_for_answer(stack, site):
@@ -65,5 +67,5 @@ def test_hosted_careful_run_waits_for_answer(stack, site):
 
 
 def test_hosted_needs_start_url(stack):
-    r = httpx.post(f"{stack.http_url}/agent/run/start", json={"task": "t", "browser": "hosted"})
+    r = httpx.post(f"{stack.http_url}/agent/run/start", json={"task": "t", "browser": "hosted"}, timeout=waited(5))
     assert r.status_code == 400 and "startUrl" in r.json()["message"]

@@ -134,17 +134,18 @@ def test_seeds_give_other_variants(runner, site):
 def test_site_server_keeps_valid_records_and_refuses_others(site):
     mark = site.mark()
     url = site.url + "__task_record"
-    assert httpx.post(url, json={"task": "x-test", "success": True, "detail": "d"}).status_code == 200
-    assert httpx.post(url, json={"task": "x-test", "success": "yes"}).status_code == 400
-    assert httpx.post(url, content=b"not json").status_code == 400
-    assert httpx.post(url, content=b"{" + b" " * 20000 + b"}").status_code == 400
+    recorded = httpx.post(url, json={"task": "x-test", "success": True, "detail": "d"}, timeout=waited(5))
+    assert recorded.status_code == 200
+    assert httpx.post(url, json={"task": "x-test", "success": "yes"}, timeout=waited(5)).status_code == 400
+    assert httpx.post(url, content=b"not json", timeout=waited(5)).status_code == 400
+    assert httpx.post(url, content=b"{" + b" " * 20000 + b"}", timeout=waited(5)).status_code == 400
     assert [r["success"] for r in site.records("x-test", mark)] == [True]
-    assert any(r["task"] == "x-test" for r in httpx.get(url).json()["records"])
-    orders = httpx.get(site.url + "api/orders?seed=3").json()
+    assert any(r["task"] == "x-test" for r in httpx.get(url, timeout=waited(5)).json()["records"])
+    orders = httpx.get(site.url + "api/orders?seed=3", timeout=waited(5)).json()
     assert orders["count"] == len(orders["orders"]) == 14
-    assert httpx.get(site.url + "api/orders?seed=3").json() == orders
-    assert httpx.get(site.url + "api/orders?seed=4").json() != orders
-    assert httpx.get(site.url + "api/nothing").status_code == 404
+    assert httpx.get(site.url + "api/orders?seed=3", timeout=waited(5)).json() == orders
+    assert httpx.get(site.url + "api/orders?seed=4", timeout=waited(5)).json() != orders
+    assert httpx.get(site.url + "api/nothing", timeout=waited(5)).status_code == 404
 
 
 def test_judge_tells_claims_from_give_ups():

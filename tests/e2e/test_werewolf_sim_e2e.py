@@ -10,6 +10,7 @@ from infra.local.defaults import LOCAL_SECRETS
 from infra.werewolf_sim import __main__ as cli
 from infra.werewolf_sim.players import HttpPlayer, encode
 from infra.werewolf_sim.runner import all_seats, one_seat, play_games
+from tests.support.timing import waited
 from tests.support.werewolf import turn
 
 pytestmark = pytest.mark.e2e
@@ -49,10 +50,10 @@ def test_memory_lands_in_the_embedded_table(stack, player):
 def test_unsigned_and_badly_signed_requests_are_401(stack):
     body = encode(turn("vote"))
     url = stack.http_url + "/werewolf/turn"
-    assert httpx.post(url, content=body).status_code == 401
-    r = httpx.post(url, content=body, headers={"X-Werewolf-Signature": "sha256=" + "0" * 64})
+    assert httpx.post(url, content=body, timeout=waited(5)).status_code == 401
+    r = httpx.post(url, content=body, headers={"X-Werewolf-Signature": "sha256=" + "0" * 64}, timeout=waited(5))
     assert r.status_code == 401 and r.json()["error"] == "unauthorized"
-    r = httpx.get(url)  # not a turn: a probe gets 200 and a description
+    r = httpx.get(url, timeout=waited(5))  # not a turn: a probe gets 200 and a description
     assert r.status_code == 200 and r.json()["status"] == "ok"
 
 

@@ -11,6 +11,7 @@ from browser.egress import EgressProxy
 
 from agenthost import netguard
 from tests.support.brain_pages import PageServer
+from tests.support.timing import waited
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +35,7 @@ def test_plain_http_is_forwarded_and_blocked_hosts_are_refused_with_the_reason(s
     good, canary = servers
     proxy = _proxy()
     try:
-        with httpx.Client(proxy=proxy.url) as client:
+        with httpx.Client(proxy=proxy.url, timeout=waited(5)) as client:
             r = client.get(f"{good.url}/ping")
             assert (r.status_code, r.text) == (200, "pong")
             r = client.get(f"{good.url}/redirect?to={canary.url}/ping")  # httpx does not follow: one hop
@@ -54,7 +55,7 @@ def test_a_name_is_resolved_once_by_the_guard_and_the_connection_goes_there(serv
     proxy = _proxy({"site.rebind.test": ["127.0.0.1"], "evil.rebind.test": ["127.0.0.2"]})
     port = good.url.rsplit(":", 1)[1]
     try:
-        with httpx.Client(proxy=proxy.url) as client:
+        with httpx.Client(proxy=proxy.url, timeout=waited(5)) as client:
             # the system resolver does not know this name: only the checked answer was used
             r = client.get(f"http://site.rebind.test:{port}/whoami")
             assert r.status_code == 200 and "anonymous" in r.text
@@ -97,7 +98,7 @@ def test_connect_tunnels_are_checked_too(servers):
 def test_unresolvable_names_are_a_gateway_error_not_a_refusal():
     proxy = EgressProxy().start()
     try:
-        with httpx.Client(proxy=proxy.url) as client:
+        with httpx.Client(proxy=proxy.url, timeout=waited(5)) as client:
             r = client.get("http://no-such-host.invalid/")
         assert r.status_code == 502 and "cannot resolve" in r.headers["x-agenthost-error"]
         assert proxy.blocked_since(0) == []
