@@ -46,7 +46,8 @@ class View:
     #: failed duel, a witch claimant's saves) and wolves (its wolf checks, a knight's won duel)
     public_good: set[str] = field(default_factory=set)
     public_wolves: set[str] = field(default_factory=set)
-    #: seer claimants exposed as false (their rival was killed at night: the wolves kill the real seer)
+    #: seer claimants exposed as false for everyone: their rival was killed at night (the wolves kill the real
+    #: seer), a witch claimant saved a player they call a wolf, or their own votes contradict their checks
     seer_liars: set[str] = field(default_factory=set)
     #: seer claimants contesting each other, none trusted yet (their own vote calls do not count)
     contested: set[str] = field(default_factory=set)
@@ -62,6 +63,14 @@ class View:
     @property
     def wolf_team(self) -> bool:
         return self.role in WOLF_ROLES
+
+    def secret(self, salt: str) -> str:
+        """``salt`` for a wolf-team tie-break: with the team's own names mixed in (every wolf of the team gets the
+        same list from the engine), so our wolves still agree without talking while anyone outside the team,
+        our code in hand, cannot compute the pick from public facts. Others get ``salt`` unchanged."""
+        if not self.wolf_team:
+            return salt
+        return "|".join([salt, *sorted({*self.teammates, self.me})])
 
     def rank(self, name: str, salt: str = "") -> int:
         return stable_rank(self.turn.game_id, self.turn.round, salt, name)

@@ -37,15 +37,34 @@ def vote_weights(view: View) -> dict[str, float]:
 
 
 def village_vote(view: View) -> str | None:
-    """One village vote: a wolf we know for sure, else the top of the shared ranking. Only what we know for
-    sure (our own side, our checks, what the night showed us) takes a name out, so village players agree
-    unless one of them knows better; ties fall to a stable order every player computes alike."""
+    """One village vote: a wolf the village can see as we do (:func:`shown_wolf`), else the top of the shared
+    ranking. Only what we know for sure (our own side, our checks, what the night showed us) and the seer
+    claimants the village sees contesting each other take a name out, so village players agree unless one of
+    them knows a player is good; ties fall to a stable order every player computes alike. Cupid votes like
+    anyone (he knows the lovers, not their sides)."""
     w = vote_weights(view)
-    cands = [n for n in view.targets if n not in view.known_good and n not in view.contested] or list(view.targets)
-    sure = [n for n in view.targets if n in view.known_wolves]
-    if not sure and view.role == "cupid":  # voting out a lover takes the other lover too: only on a case
-        cands = [n for n in cands if n not in view.memory.lovers or case_against(view, n)] or cands
+    out = view.known_good | view.contested | disputed_seers(view)
+    cands = [n for n in view.targets if n not in out] or list(view.targets)
+    sure = [n for n in view.targets if n in view.known_wolves and shown_wolf(view, n)]
     return view.best(sure or cands, w, "vote")
+
+
+def disputed_seers(view: View) -> set[str]:
+    """Living seer claimants the village sees contesting each other (two or more, none exposed): the village's
+    vote leaves them out until the night settles it, and so do we, even when we know which one lies (the real
+    seer, or a witch whose save he contradicts): our vote alone would only split the village's."""
+    claimants = {c for c in view.memory.seer_claim_order if c in view.alive and c not in view.public_wolves}
+    return claimants - {view.me} if len(claimants) >= 2 else set()
+
+
+def shown_wolf(view: View, name: str) -> bool:
+    """Whether the village can see ``name`` is a wolf as we do: a public wolf (the trusted seer's check, a duel, an
+    exposed liar), one a knight's duel revealed, or our own seer check (which our speech states). A wolf we only
+    infer (a seer claimant whose checks we know are false, a second claimant of our own role) is voted only when
+    the shared ranking puts him on top: alone, our vote only splits the village's."""
+    mem = view.memory
+    return name in view.public_wolves or mem.revealed.get(name) == "werewolf" or \
+        (view.role == "seer" and mem.seer_results.get(name) == "werewolf")
 
 
 def village_pool(view: View) -> list[str]:
@@ -88,7 +107,7 @@ def wolf_vote(view: View) -> str | None:
     if top and top in view.targets and (top not in team or top in view.public_wolves):
         return top
     outside = [n for n in view.targets if n not in team]
-    return view.best(outside or list(view.targets), w, "vote")
+    return view.best(outside or list(view.targets), w, view.secret("vote"))
 
 
 def madman_vote(view: View) -> str | None:
@@ -134,7 +153,7 @@ def kill_target(view: View) -> str | None:
             s += 15
         s += 3 * sum(1 for t in mates for a in mem.accusations.get(t, []) if a == n)  # accused our team
         w[n] = s
-    return _pick(view, w, exclude=mates, salt="kill")
+    return _pick(view, w, exclude=mates, salt=view.secret("kill"))
 
 
 def _surely_alive_after_duel(view: View) -> str | None:
@@ -177,7 +196,7 @@ def shoot_target(view: View) -> str | None:
     publicly held good; the wolf king takes the most valuable village player."""
     if view.wolf_team:
         w = {n: -view.public_score.get(n, 0.0) + (100 if n == view.trusted_seer else 0) for n in view.targets}
-        return _pick(view, w, exclude=set(view.teammates), salt="shoot")
+        return _pick(view, w, exclude=set(view.teammates), salt=view.secret("shoot"))
     sure = [n for n in view.targets if n in view.known_wolves]
     unknown = [n for n in view.targets if n not in view.known_good and n not in view.public_good]
     # when everyone left is held good, one of those is wrong: the least proven of them
@@ -188,7 +207,7 @@ def enchant_target(view: View) -> str | None:
     mem = view.memory
     w: dict[str, float] = {n: (100 if n == view.trusted_seer else 0) + {"seer": 60, "guard": 40, "witch": 40}.get(
         mem.claims.get(n, ""), 0) for n in view.targets}
-    return _pick(view, w, exclude=set(view.teammates), salt="enchant")
+    return _pick(view, w, exclude=set(view.teammates), salt=view.secret("enchant"))
 
 
 def pair(view: View, action: str) -> tuple[str, str] | None:

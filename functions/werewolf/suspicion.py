@@ -108,21 +108,24 @@ def _trust_seer(view: View, good: set[str], wolves: set[str]) -> tuple[str | Non
     mem, me = view.memory, view.me
     trusted = me if view.role == "seer" and me in mem.seer_claim_order else None
     claimants: list[str] = []
+    public_liars: set[str] = set()  # caught by what everyone sees: a witch claimant's save, his own votes
     saved, poisoned = _witch_claims(mem)
     for claimant in mem.seer_claim_order:
         if claimant == me:
             continue
         checks = mem.claimed_checks.get(claimant, {})
-        lies = any((t in good and r == "werewolf") or (t in wolves and r == "villager" and not view.wolf_team)
-                   or (t in saved and r == "werewolf") for t, r in checks.items())
-        lies = lies or _voted_past_own_wolf(mem, claimant)
+        if any(t in saved and r == "werewolf" for t, r in checks.items()) or _voted_past_own_wolf(mem, claimant):
+            public_liars.add(claimant)
+        lies = claimant in public_liars or any(
+            (t in good and r == "werewolf") or (t in wolves and r == "villager" and not view.wolf_team)
+            for t, r in checks.items())
         if view.role == "seer" or claimant in wolves or lies:
             if not view.wolf_team:
                 wolves.add(claimant)  # a provably false seer is on the wolf side
             continue
         claimants.append(claimant)
     rivals: list[str] = []
-    view.seer_liars = set()
+    view.seer_liars = set(public_liars)
     if claimants and trusted is None:
         first, later = claimants[0], claimants[1:]
         accused_first = mem.claimed_checks.get(first, {})
@@ -137,7 +140,7 @@ def _trust_seer(view: View, good: set[str], wolves: set[str]) -> tuple[str | Non
             view.contested = set(contest)
         elif len(killed) == 1:
             trusted = killed[0]
-            view.seer_liars = {c for c in contest if c != trusted}
+            view.seer_liars |= {c for c in contest if c != trusted}
             if not view.wolf_team:
                 wolves |= view.seer_liars
     view.trusted_seer = trusted

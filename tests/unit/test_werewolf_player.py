@@ -443,14 +443,23 @@ def test_villager_speech_consolidates_on_the_seers_wolf():
     assert play(turn("vote", chat=chat), InMemoryStore()).answer == {"target": "银时"}
 
 
-def test_a_second_seer_claim_against_a_known_good_player_is_a_wolf():
-    from werewolf.memory import InMemoryStore
+def test_a_second_seer_claim_against_a_known_good_player_is_a_wolf_but_the_vote_stays_the_villages():
+    """We know 路飞 lies (he calls us a wolf), but the village sees two seer claims contesting each other and votes
+    neither: we vote with the village (alone, our vote on him would only split it). A villager who knows nothing
+    votes us (the contested claimant's "wolf"), so our vote goes to the next name of the same ranking."""
+    from werewolf.knowledge import build_view
+    from werewolf.memory import GameMemory, InMemoryStore
+    from werewolf.models import WerewolfTurn
     from werewolf.player import play
 
     chat = [("柯南", "我是预言家。第1晚验银时是好人（金水）。"),
             ("路飞", "我是预言家。第1晚验MyBot是狼人（查杀）。今天我投MyBot。")]
-    out = play(turn("vote", chat=chat), InMemoryStore())
-    assert out.answer == {"target": "路飞"}
+    payload = turn("vote", chat=chat)
+    view = build_view(WerewolfTurn.lenient(payload), GameMemory(game_id="game-1", seat="3"))
+    assert "路飞" in view.known_wolves and view.trusted_seer == "柯南"
+    ours = play(payload, InMemoryStore()).answer["target"]
+    other = play(turn("vote", chat=chat, seat=4), InMemoryStore()).answer["target"]  # 小丸子, told nothing
+    assert other == "MyBot" and ours not in ("柯南", "路飞")
 
 
 def test_wolf_speech_never_exposes_teammates():

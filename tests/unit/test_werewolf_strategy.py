@@ -224,8 +224,8 @@ def test_simulated_hunter_shots_never_hit_a_player_held_good():
     from infra.werewolf_sim.players import InProcessPlayer
 
     shots = []
-    for mode in ("standard-8p", "advanced-12p", "allstar-14p"):
-        for seed in range(1, 26):
+    for mode in ("standard-8p", "couples-9p", "chaos-10p", "advanced-12p", "allstar-14p"):
+        for seed in range(1, 41):
             player = InProcessPlayer()
 
             def spy(p, player=player):
@@ -389,15 +389,17 @@ def test_the_contest_of_two_seers_is_settled_when_the_wolves_kill_one():
 
 
 @pytest.mark.parametrize("game_id", [f"cupid-{i}" for i in range(8)])
-def test_cupid_never_votes_out_a_lover_without_a_case(game_id):
-    """Voting out a lover takes the other lover too."""
+def test_cupid_votes_with_the_village_even_on_a_lover(game_id):
+    """Cupid knows the lovers but not their sides: he votes the village's shared name like any villager (sparing a
+    lover only split the village's vote: couples-9p, every seat ours, 15 of 88 votes split, all of them his)."""
     from werewolf.memory import InMemoryStore
 
     store = InMemoryStore()
-    link = as_seat("MyBot", "cupid_link", role="cupid", store=store, rnd=1, phase="night_cupid", game_id=game_id)
+    as_seat("MyBot", "cupid_link", role="cupid", store=store, rnd=1, phase="night_cupid", game_id=game_id)
     chat, _ = day(NAMES, VILLAGE, game_id=game_id)
-    target = as_seat("MyBot", "vote", role="cupid", store=store, chat=chat, game_id=game_id)["target"]
-    assert target not in (link["target"], link["second_target"])
+    cupid = as_seat("MyBot", "vote", role="cupid", store=store, chat=chat, game_id=game_id)["target"]
+    villager = as_seat("MyBot", "vote", store=InMemoryStore(), chat=chat, game_id=game_id)["target"]
+    assert cupid == villager
 
 
 def test_a_seer_claim_calling_a_player_the_witch_saved_a_wolf_is_caught_lying():
@@ -485,3 +487,42 @@ def test_a_seer_with_two_wolf_checks_voting_one_of_them_stays_trusted():
              "Round 2 votes: 柯南→鸣人, 路飞→鸣人, MyBot→银时, 小丸子→银时, 银时→MyBot, 鸣人→MyBot"]
     seen = read(chat, me="小丸子", known=known, rnd=3)
     assert seen.trusted_seer == "柯南" and {"银时", "鸣人"} <= seen.known_wolves
+
+
+def test_the_wolves_kill_agrees_within_the_team_but_public_facts_alone_do_not_predict_it():
+    """With no claims every living villager ties for the kill. The two wolves of a team name the same victim with
+    no chat between them (each computes it alone), but an outsider who reads our code and knows only the public
+    facts (the game id, the round, the names) cannot: the tie-break mixes in the team's identities."""
+    from werewolf.knowledge import stable_rank
+    from werewolf.memory import InMemoryStore
+
+    def kill(me: str, mate: str, g: str) -> str:
+        extra = {"teammates": [{"name": mate, "seat": SEAT[mate], "role": "werewolf", "alive": True}]}
+        return as_seat(me, "choose_kill_target", role="werewolf", store=InMemoryStore(), phase="night_werewolf",
+                       rnd=1, extra=extra, game_id=g)["target"]
+
+    hits = 0
+    games = [f"secret-{i}" for i in range(40)]
+    for g in games:
+        first, second = kill("MyBot", "路飞", g), kill("路飞", "MyBot", g)
+        assert first == second  # one kill for the whole pack, without talking
+        outside = [n for n in NAMES if n not in ("MyBot", "路飞")]
+        public = max(outside, key=lambda n: stable_rank(g, 1, "kill", n))  # the public-only rule
+        hits += first == public
+    assert hits <= 20, hits  # chance is 1 in 4 (10 of 40); a public rule would predict all 40
+
+
+@pytest.mark.parametrize("game_id", [f"contest-{i}" for i in range(6)])
+def test_a_seer_whose_claim_is_contested_votes_with_the_village_not_alone_on_the_liar(game_id):
+    """A second seer claim calls our seer a wolf (the madman's play). The seer knows he lies, but the village sees
+    two claims contesting each other and votes neither: the seer votes the village's own name (alone on the liar,
+    his vote only split the village's: chaos-10p, every seat ours, 24 of 116 votes split, most of them his)."""
+    known = {"MyBot": ["Round 1: You checked 银时 → villager"]}
+    chat = [(SYS, "天亮了，昨晚是平安夜。"), ("MyBot", "我是预言家。第1晚验银时是好人（金水）。"),
+            ("路飞", "我是预言家。第1晚验MyBot是狼人（查杀）。今天我投MyBot。"), ("小丸子", "我是村民。没有实锤。")]
+    from werewolf.memory import InMemoryStore
+
+    seer = as_seat("MyBot", "vote", role="seer", store=InMemoryStore(), chat=chat, known=known["MyBot"],
+                   game_id=game_id, phase="day_vote")["target"]
+    villager = as_seat("小丸子", "vote", store=InMemoryStore(), chat=chat, game_id=game_id, phase="day_vote")["target"]
+    assert seer != "路飞" and seer == villager
