@@ -92,3 +92,20 @@ def test_a_whole_command_goes_through_key_by_key_without_the_loop_guards_stoppin
             typed += {"Space": " ", "Period": "."}.get(key, key)
     assert "".join({"Space": " ", "Period": ".", "Enter": "\n"}.get(k, k) for k in pressed) == \
         "ls\nrm report.csv\n"
+
+
+def test_a_terminal_that_ignores_the_keys_pressed_is_a_loop_the_agent_ends():
+    """The prompt line never shows what the keys type (the console is frozen): the same key on the same page is
+    withheld, then the run ends honestly; it is never pressed on and on."""
+    task = "Remove the file with the extension .csv using the terminal on this page."
+    page = snapshot_of(["Runner console", "dev@ci:/srv$", {"id": "t9", "tag": "input", "type": "text"}])
+    memory, history, keys = {}, [], []
+    d = None
+    for _ in range(12):
+        d = decide(task, page, tools=PROXY_TOOLS, history=history, memory=memory)
+        if d.done:
+            break
+        keys += [a.args.get("key") for a in d.actions if a.tool == "press"]
+        memory, history = d.memory, [*history, *d.actions]
+    assert d is not None and d.done and d.success is False
+    assert keys.count("l") <= 2

@@ -57,9 +57,10 @@ def listbox_actions(facts: TaskFacts, page: Page, memory: dict[str, Any], names:
         goal = box.options.index(nxt)
         if goal == at:
             return [Action("press", {"element": box.name or box.hint, "key": "Control+Space"}, resolved=box,
-                           why=f"add {nxt!r} to the options chosen", progress=str(at))]
+                           why=f"add {nxt!r} to the options chosen")]
         step = 1 if goal > at else -1
         state["at"] = at + step
+        # the active option shows nowhere on the page: where the walk stands tells one step from the next
         return [Action("press", {"element": box.name or box.hint, "key": "Control+ArrowDown" if step > 0
                                  else "Control+ArrowUp"}, resolved=box,
                        why=f"move to {nxt!r} without changing the options chosen", progress=str(at))]

@@ -1,8 +1,9 @@
 """The loop guard: repeats of the same action on an unchanged page, counted across turns.
 
-:class:`LoopGuard` counts repeats of (tool, target, url, page fingerprint) in the caller's memory: it nudges
-first (the action is withheld and the policy told), and asks to stop only when repeats persist (the same
-action on an unchanged page, or the same batch sent turn after turn on one URL). Typed secrets never enter
+:class:`LoopGuard` counts repeats of (tool, target, value, url, page fingerprint) in the caller's memory (the
+value: the text typed, the option chosen, the key pressed): it nudges first (the action is withheld and the
+policy told), and asks to stop only when repeats persist (the same action on an unchanged page, or the same
+batch sent turn after turn on one URL). Typed secrets never enter
 the keys it stores.
 """
 
@@ -17,7 +18,7 @@ from agenthost.agent.page import MASK, Page, is_sensitive
 
 
 class LoopGuard:
-    """Counts repeats of (tool, target, url, page fingerprint) in ``memory['loops']``.
+    """Counts repeats of (tool, target, value, url, page fingerprint) in ``memory['loops']``.
 
     ``nudge_at`` repeats withhold the action (the policy is told and picks something else);
     ``stop_at`` repeats on the same page ask the caller to stop.
@@ -38,7 +39,7 @@ class LoopGuard:
         for a in actions:
             target = a.target or a.args.get("url", "") or a.args.get("direction", "")
             extra = "" if a.tool == "type" and a.resolved is not None and a.resolved.is_secret() else \
-                str(a.args.get("text") or a.args.get("option") or "")[:40]
+                str(a.args.get("text") or a.args.get("option") or a.args.get("key") or "")[:40]
             parts.append(f"{a.tool}|{str(target).lower()}|{extra}|{a.progress}")
         return hashlib.sha1((page.url.split("#")[0] + "\n" + "\n".join(parts)).encode(),
                             usedforsecurity=False).hexdigest()[:12]
@@ -53,7 +54,8 @@ class LoopGuard:
     @staticmethod
     def key(action: Action, page: Page) -> str:
         target = action.target or action.args.get("url", "") or action.args.get("direction", "")
-        extra = action.args.get("text") or action.args.get("option") or ""
+        # what is typed, chosen or pressed: ArrowDown then ArrowRight on one page are two actions, not a repeat
+        extra = action.args.get("text") or action.args.get("option") or action.args.get("key") or ""
         if extra and action.tool == "type" and (
                 (action.resolved is not None and action.resolved.is_secret()) or is_sensitive(str(target))):
             extra = MASK  # the memory holding these keys is stored: no passwords or card numbers in it

@@ -102,8 +102,7 @@ def menu_actions(facts: TaskFacts, page: Page, memory: dict[str, Any], names: An
         if state.get("open") and focused is not None and _key(focused.name) != state["open"]:
             # the submenu just opened does not hold the item: back to its parent, then the next one
             state.pop("open")
-            return [Action("press", {"key": "ArrowLeft"}, why="close a submenu without the item",
-                           progress=_key(focused.name))]
+            return [Action("press", {"key": "ArrowLeft"}, why="close a submenu without the item")]
         state.pop("open", None)
         left = [e for e in items if e.has_popup and _key(e.name) not in opened]
         if not left:
@@ -117,6 +116,8 @@ def menu_actions(facts: TaskFacts, page: Page, memory: dict[str, Any], names: An
     if _key(focused.name) == _key(parent.name):
         state["opened"] = [*opened, _key(parent.name)]
         state["open"] = _key(parent.name)
+        # the active item is no part of the page's fingerprint: back on the closed menu, the next parent's
+        # ArrowRight is another press than the last one's (the parent it opens tells them apart; so for the arrows)
         return [Action("press", {"key": "ArrowRight"}, why=f"open the submenu of {parent.name!r}",
                        progress=_key(parent.name))]
     order = {id(e): i for i, e in enumerate(page.elements)}

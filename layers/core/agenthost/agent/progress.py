@@ -1,7 +1,8 @@
 """What earlier turns did and what changed nothing: the policy's memory of its own actions.
 
 :class:`Seen` reads ``history`` (what was really sent) and the memory; :func:`action_key` is a short hashed
-key of an action (no typed text kept); :func:`futile_keys` remembers, per page fingerprint, the actions that
+key of an action (its tool, target and value: the text typed, the option chosen, the key pressed; no typed text
+kept); :func:`futile_keys` remembers, per page fingerprint, the actions that
 were sent on exactly that page state without changing it, so a batch is never sent again unchanged.
 """
 
@@ -78,9 +79,9 @@ def action_key(action: Action) -> str:
     """A short key for an action (tool, target, value), hashed: kept in memory without the typed text."""
     el = action.resolved
     target = norm(el.name or el.ref) if el is not None else norm(action.target or action.args.get("url", "")
-                                                                     or action.args.get("key", "")
                                                                      or action.args.get("direction", ""))
-    extra = action.args.get("text") or action.args.get("option") or ""
+    # the key a press sends is its value, as the text of a type: Enter and Tab on one field are two actions
+    extra = action.args.get("text") or action.args.get("option") or action.args.get("key") or ""
     if extra and action.tool == "type" and el is not None and el.is_secret():
         extra = MASK  # a password's hash is no better kept than the password
     # a repeat that makes progress where the page shows none (a key moving a list's active option, each look of

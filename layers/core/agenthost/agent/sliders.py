@@ -95,6 +95,7 @@ def slider_actions(facts: TaskFacts, page: Page, memory: dict[str, Any], names: 
             key = "ArrowRight" if left > 0 else "ArrowLeft"
         memory["slide"] = [e.ref, value, key]
         memory["slide_page"] = page_size
+        # the same arrow turn after turn: the value it moves from tells the loop guard's streak one from the next
         return [Action("press", {"element": e.name, "key": key}, resolved=e,
                        why=f"move the slider from {value:g} toward {want:g}", progress=f"{value:g}")]
     memory.pop("slide", None)

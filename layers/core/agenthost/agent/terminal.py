@@ -119,8 +119,8 @@ def command_actions(facts: TaskFacts, page: Page, names: Sequence[str],
 
 def _keys(box: Element, rest: str, names: Sequence[str], why: str, typed: str) -> list[Action]:
     if "press" in names:  # one key a step: the prompt line shows how far the command is typed
-        # each key moves the command on: the loop guards tell one key's press from the next by what it types
+        # the loop guards tell one key's press from the next by its key; the prompt line shows the command grow
         return [Action("press", {"key": _key(rest[0]), "element": box.name or box.placeholder}, resolved=box,
-                       why=f"{why} (key {_key(rest[0])})", progress=(typed + rest[0])[-40:])]
+                       why=f"{why} (key {_key(rest[0])})")]
     return [Action("type", {"element": box.name or box.placeholder, "text": rest, "clear": False}, resolved=box,
                    why=f"{why}: typed key by key, then Enter")]
