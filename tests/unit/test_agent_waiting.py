@@ -101,3 +101,30 @@ def test_no_action_while_the_value_the_condition_names_shows_no_number():
                 break
             memory, history = d.memory, [*history, *d.actions]
         assert not clicked and d.done and d.success is False, shown
+
+
+def test_amounts_with_a_currency_sign_a_sign_and_thousands_are_read_as_the_page_means_them():
+    """The bound and the value are read by the agent's one number reader: "€ 1,250.00" is 1250, "-$3.40" is
+    -3.4; a price written with thousands separators is compared as the whole amount."""
+    task = "Click Order once the quote falls below €1,250.00."
+    tree = '- paragraph: "Supplier quote: € 1,300.50"\n- button "Order"'
+    assert [a.tool for a in decide(task, tree).actions] == ["wait"]
+    expect(decide(task, tree.replace("1,300.50", "1,249.99")), typed={}, clicked=["Order"])
+    task2 = "Press Hedge when the change goes below -2.5."
+    tree2 = '- paragraph: "Index change: -$1.75"\n- button "Hedge"'
+    assert [a.tool for a in decide(task2, tree2).actions] == ["wait"]
+    expect(decide(task2, tree2.replace("-$1.75", "-$3.40")), typed={}, clicked=["Hedge"])
+
+
+def test_the_shared_number_reader_reads_what_a_waiting_condition_shows():
+    from agenthost.agent.choices import number_alone, number_in
+
+    assert number_alone("$1,085.50") == 1085.5
+    assert number_alone("€ 62.10") == 62.1
+    assert number_alone("-$3.40") == -3.4
+    assert number_alone("12,345,678") == 12345678
+    assert number_alone("-5") == -5 and number_alone("−5") == -5 and number_alone("2,5") == 2.5
+    assert number_alone("Price $5") is None and number_alone("$") is None
+    assert number_in("Book for $1,085") == 1085
+    assert number_in("between 1,000 and 2,000") is None
+    assert number_alone("1,0005") == 1.0005  # not groups of three: a decimal comma

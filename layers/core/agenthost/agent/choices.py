@@ -5,7 +5,9 @@ the shortest duration", "reserve the cheapest hotel": the alike buttons of a res
 text of its own card); for
 each number the page lists, the button that says what kind of number it is ("mark each number as odd or
 even", "label the amounts positive or negative"); and a number generated again until it is of the kind asked
-("generate an odd number, then press submit").
+("generate an odd number, then press submit"). :func:`number_in` and :func:`number_alone` are the agent's
+reader of a number a page or a task writes (a sign, a currency sign, thousands in groups of three or a decimal
+comma): the sliders and the waiting conditions read theirs with it.
 
 Written by hand: small scans over the page model (numbers in the choices' names; the text between alike
 buttons in page order as each one's card; a number's neighbouring buttons) that no library does for an
@@ -48,7 +50,10 @@ _SPAN = re.compile(r"(?<![\w.:])(?:(?P<d>\d+(?:\.\d+)?)\s*(?:days?|d)\b\s*(?:and
 #: an amount of money: a currency sign or name with the number
 _MONEY = re.compile(r"[$€£¥]\s?(?P<a>\d[\d,]*(?:\.\d+)?)|(?<![\w.])(?P<b>\d[\d,]*(?:\.\d+)?)\s?"
                     r"(?:€|£|\$|USD|EUR|GBP|dollars?|euros?|pounds?)\b", re.I)
-_NUMBER = re.compile(r"(?<![\w.])[-+−]?\d+(?:[.,]\d+)?(?![\w])")
+#: a number as pages write it: a sign, a currency sign ("-$3.40", "€ 62.10"), thousands in groups of three
+#: ("1,085.50"), else a decimal comma ("2,5")
+NUMBER = r"[-+−]?(?:[$€£¥]\s?)?(?:\d{1,3}(?:,\d{3})+(?!\d)(?:\.\d+)?|\d+(?:[.,]\d+)?)"
+_NUMBER = re.compile(r"(?<![\w.])" + NUMBER + r"(?![\w])")
 _CHOICE_ROLES = ("button", "radio", "link", "option", "listitem", "cell")
 
 #: kinds of numbers a task asks to tell apart, each with its test
@@ -66,10 +71,14 @@ _CLASSIFY = re.compile(r"\b(?:mark|label|classify|tag|flag|identify)\b[^.;]*?\b(
 def number_in(text: str) -> float | None:
     """The one number ``text`` shows (None when it shows none or several)."""
     found = _NUMBER.findall(text or "")
-    if len(found) != 1:
-        return None
+    return _value(found[0]) if len(found) == 1 else None
+
+
+def _value(token: str) -> float | None:
+    digits = re.sub(r"[$€£¥\s]", "", token).replace("−", "-")
+    grouped = re.fullmatch(r"[-+]?\d{1,3}(?:,\d{3})+(?:\.\d+)?", digits)
     try:
-        return float(found[0].replace("−", "-").replace(",", "."))
+        return float(digits.replace(",", "") if grouped else digits.replace(",", "."))
     except ValueError:
         return None
 

@@ -10,7 +10,8 @@
   (:func:`pause_left`, on the wall clock: turns may run on different machines), then does the rest.
 
 Written by hand: one pattern for the condition, one for the value the page shows, one for the pause; no library
-reads them.
+reads them. Numbers (the bound, the value) are read by the agent's one number reader
+(:func:`~agenthost.agent.choices.number_alone`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agenthost.agent.actions import Action
+from agenthost.agent.choices import NUMBER, number_alone
 from agenthost.agent.page import Page
 from agenthost.agent.task import TaskFacts
 from agenthost.agent.wording import NUMBER_WORDS
@@ -39,23 +41,15 @@ _ABOVE = r"more|greater|higher|above|over|bigger|larger"
 #: "when the price is less than $61.20", "once the counter goes above 40", "as soon as the temperature drops below 5"
 _WHEN = re.compile(r"\b(?:when|once|as\s+soon\s+as|after)\s+(?:the\s+|its\s+)?(?P<what>[a-z][a-z ]{1,30}?)\s+"
                    r"(?:is|goes|gets|drops|falls|rises|climbs|reaches)\s+(?:to\s+)?(?P<cmp>" + _BELOW + "|" + _ABOVE +
-                   r")\s+(?:than\s+)?(?P<bound>[-+]?[$€£]?\s?\d[\d,]*(?:\.\d+)?)", re.I)
-
-
-def _amount(s: str) -> float | None:
-    try:
-        return float(re.sub(r"[$€£,\s]", "", s))
-    except ValueError:
-        return None
+                   r")\s+(?:than\s+)?(?P<bound>" + NUMBER + ")", re.I)
 
 
 def shown_value(page: Page, what: str, task: str) -> float | None:
     """The number the page shows after ``what`` ("Price: $62.10", "price $62.10"), outside the task's own
     sentence; None when it shows none."""
     text = page.text.replace(task, " ") if task else page.text
-    m = re.search(r"\b" + re.escape(what) + r"\b\s*(?:is\s+|of\s+|now\s+)?:?\s*(?P<v>[-+]?[$€£]?\s?\d[\d,]*(?:\.\d+)?)",
-                  text, re.I)
-    return _amount(m.group("v")) if m else None
+    m = re.search(r"\b" + re.escape(what) + r"\b\s*(?:is\s+|of\s+|now\s+)?:?\s*(?P<v>" + NUMBER + ")", text, re.I)
+    return number_alone(m.group("v")) if m else None
 
 
 def shows_label(page: Page, what: str, task: str) -> bool:
@@ -74,7 +68,7 @@ def wait_actions(facts: TaskFacts, page: Page, names: Sequence[str]) -> list[Act
     if not m or not ({"wait", "extract"} & set(names)):  # the Proxy API waits by a fresh look (observe)
         return None
     what = m.group("what").strip().split()[-1]  # "the stock price" -> "price"
-    bound = _amount(m.group("bound"))
+    bound = number_alone(m.group("bound"))
     value = shown_value(page, what, m.group(0))
     if bound is not None and value is None and shows_label(page, what, m.group(0)):
         # the condition cannot be checked: no action on it until a reading shows (the loop guards end a wait
