@@ -6,7 +6,9 @@ meets stated rules when the task asks for one without giving it.
 Values are found in several general shapes, tried from the most to the least explicit:
 
 * ``Label: value`` / ``Label = value`` pairs and phrases (``enter "X" into Y``, ``set Y to X``,
-  ``Y is X``);
+  ``Y is X``, ``choose 2025-03-03 as your check-in day and 2025-03-05 as your check-out day``); a label
+  matches the key that shares most of its words, the particle of a hyphenated word counting (``check-in`` is
+  not ``check-out``);
 * a value right after the field's label or a common synonym (``first name Tomas``, ``promo code SPRING5``,
   ``username mbell and password Harbor#88``, ``born 1975``, ``under the name Lindqvist``, ``mention in the
   comments that ...``), or a number right before it (``3 rooms``, ``8000 miles per year``);
@@ -49,6 +51,14 @@ _PAIR = re.compile(
     r"(?P<val>\"[^\"]*\"|'[^']*'|“[^”]*”|[^,;\n]+?)"
     r"(?=\s*(?:,|;|\n|$|\.\s|\.$|\s+and\s+[A-Za-z][\w ]{0,30}?\s*[:=]|\s+(?:with|then|but|using)\s))"
 )
+#: "X as your/the Y": a value written before the field it goes in ("choose 2025-03-03 as your check-in day"): a
+#: quoted value or one that starts with a digit (a date, a time, an amount), right after the verb
+_AS_FIELD = r"(?P<val>\"[^\"]+\"|'[^']+'|“[^”]+”|\d[\w./:-]*)\s+as\s+(?:your|the|my)\s+(?P<key>[A-Za-z][\w -]{0,40}?)" \
+    r"(?:\s+(?:field|box|input))?(?=[,.;\n]|\s+(?:and|then)\b|$)"
+_VALUE_AS = re.compile(r"\b(?:choose|pick|select|set|enter|type|input|put|write|use|fill in|give|book|make)\s+"
+                       + _AS_FIELD, re.I)
+#: the next one joined to it (", 2025-03-05 as your check-out day", "and 10:30 as the time")
+_AND_VALUE_AS = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+)" + _AS_FIELD, re.I)
 _PHRASES = [
     # type "X" into the Y (field)
     re.compile(r"\b(?:enter|type|input|put|write|use|fill in|fill)\s+"
@@ -229,10 +239,10 @@ class TaskFacts:
     @staticmethod
     def _pair_for(label: str, kind: str, pairs: list[tuple[str, str]], *,
                   describing: bool = False) -> tuple[str | None, float]:
-        lw = words(label)
+        lw = _label_words(label)
         best, best_score = None, 0.0
         for key, val in pairs:
-            kw = words(key)
+            kw = _label_words(key)
             if not kw or not lw:
                 continue
             inter = len(kw & lw)
@@ -404,6 +414,27 @@ _FIELD_NOUN = re.compile(r"(?:date|time|name|number|field|box|value|text|address
                          r"entry|input|form|section|area|line|slot|option|list|menu)s?", re.I)
 
 
+def _values_as(text: str) -> list[tuple[str, str]]:
+    """(field, value) of each "X as your Y" the task writes, and of those joined to it."""
+    out = []
+    for first in _VALUE_AS.finditer(text):
+        m: re.Match[str] | None = first
+        while m is not None:
+            out.append((m.group("key").strip(), unquote(m.group("val"))))
+            m = _AND_VALUE_AS.match(text, m.end())
+    return out
+
+
+#: the particle of a hyphenated word ("check-in", "drop-off"): a stop word elsewhere, here what tells the field
+#: from its pair ("check-out", "pick-up")
+_PARTICLE = re.compile(r"(?<=[a-z]-)(?:in|out|on|off|up|down)\b", re.I)
+
+
+def _label_words(s: str) -> frozenset[str]:
+    """The content words of a label or a task's key, with the particles of its hyphenated words."""
+    return words(s) | {p.lower() for p in _PARTICLE.findall(s)}
+
+
 @lru_cache(maxsize=1024)
 def _key_rx(key: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\w@.-])" + re.escape(key) + r"(?:s|es)?(?![\w-])", re.I)
@@ -430,6 +461,10 @@ def read_task(text: str) -> TaskFacts:
         key = re.sub(r"^(?:.*\b(?:with|using|and|the|your|enter|fill in|set)\s+)", "", key, flags=re.I).strip()
         val = unquote(m.group("val"))
         if key and val and len(words(key)) <= 5 and key.lower() not in seen and not _BAD_KEY.search(key):
+            facts.pairs.append((key, val))
+            seen.add(key.lower())
+    for key, val in _values_as(text):
+        if words(key) and key.lower() not in seen and not _BAD_KEY.search(key):
             facts.pairs.append((key, val))
             seen.add(key.lower())
     for rx in _PHRASES:
