@@ -5,8 +5,9 @@ table's stream (``template.yaml``: batches of up to ``BatchSize`` records, gathe
 ``MaximumBatchingWindowInSeconds``; the filter passes only records whose new image carries a ``usage``
 attribute, so Lambda is not invoked for the rest). Each turn's usage rides on the item it wrote
 (:mod:`agenthost.metering.carry`); a write that carries none removes the attribute (``agenthost.store``),
-so every new image that has it carries it for the first time. (With old images in the stream too, a record
-whose old image has the same usage id is skipped as well.)
+so every new image that has it carries it for the first time. The stream carries old images too: a write
+whose answer was lost after it applied, sent again and applied again (an update that adds to a counter changes
+the item a second time), leaves a record whose old image has the same usage id, and that record is skipped.
 
 The turns' CloudWatch metrics are written here too, one EMF record per protocol and agent in a batch
 (:func:`agenthost.metering.emf.emit_turns`), once the batch's usage is added: a batch delivered again writes

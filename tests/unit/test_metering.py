@@ -255,6 +255,25 @@ def test_a_write_whose_answer_was_lost_after_it_applied_counts_once(aws, rollup,
     assert usage(aws, "a", "olympics")["turns"] == 1
 
 
+def test_an_unconditional_write_applied_twice_by_a_resend_counts_once(aws, rollup, monkeypatch):
+    """A write with no condition whose answer was lost after it applied is applied again by the resend, and
+    the table's stream holds both (an update that adds to a counter changes the item again): the second
+    record's old image already carries the same usage, so the rollup adds it once."""
+    from agenthost import riders
+    from agenthost.metering.turns import rider as turn_rider
+
+    aws.put({**keys.task("a", "h7"), "hits": 0})
+    rollup()
+    with metering.turn("olympics", "a", clock=lambda: NOW):
+        sent = turn_rider()
+        monkeypatch.setattr(riders, "current", lambda: sent)  # both attempts carry the same usage
+        for _attempt in range(2):  # the first applied, its answer lost; the resend applied again
+            aws.update(**keys.task("a", "h7"), add={"hits": 1})
+    assert aws.get(**keys.task("a", "h7"))["hits"] == 2
+    rollup()
+    assert usage(aws, "a", "olympics")["turns"] == 1
+
+
 def test_a_turn_that_wrote_nothing_leaves_its_counters_for_the_next_write_when_its_answer_is_due(aws, rollup):
     from agenthost.deadline import Deadline
 
