@@ -15,10 +15,16 @@ Two kinds of client:
 The counter is incremented with ``ADD`` under the condition that it is below the limit, so concurrent
 requests can never be admitted beyond it: DynamoDB serializes writes to one item. A refused write means
 429. Window counters expire (TTL) shortly after their window, or with the session.
+
+Each hit carries a request id of its own, added to the window's id set in the same write and refused when
+already there: the store resends a write whose answer was lost (a timeout on a loaded machine), and the
+first attempt may already be applied. The resent write is then refused and recognised as this request's
+own, so a request counts once (counted twice, lost answers admitted fewer than the limit).
 """
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +32,8 @@ from agenthost.items import keys
 from agenthost.store import ConditionFailed, Store
 
 #: the session's rate-limit write applies to a live session below the limit
-RATE_CONDITION = "attribute_exists(pk) AND expires_at > :now AND (attribute_not_exists(#w) OR #w < :limit)"
+RATE_CONDITION = ("attribute_exists(pk) AND expires_at > :now AND (attribute_not_exists(#w) OR #w < :limit) "
+                  "AND NOT contains(#ids, :rid)")
 
 
 @dataclass(frozen=True)
@@ -61,16 +68,21 @@ class RateLimiter:
         window = now // self.window_s
         reset_at = (window + 1) * self.window_s
         key = keys.rate(client, window)
+        rid = secrets.token_hex(8)
         try:
             item = store.update(
                 key["pk"], key["sk"],
-                add={"count": 1},
-                set_={"expires_at": reset_at + self.window_s},
-                condition="attribute_not_exists(#a0) OR #a0 < :limit",
-                values={":limit": self.limit},
+                expression="ADD #c :one, #ids :ids SET expires_at = :exp",
+                condition="(attribute_not_exists(#c) OR #c < :limit) AND NOT contains(#ids, :rid)",
+                names={"#c": "count", "#ids": "ids"},
+                values={":one": 1, ":ids": {rid}, ":rid": rid, ":exp": reset_at + self.window_s,
+                        ":limit": self.limit},
             )
-        except ConditionFailed:
-            return Verdict(False, self.limit, 0, reset_at)
+        except ConditionFailed as refused:
+            if refused.item is not None and rid in (refused.item.get("ids") or ()):
+                item = refused.item  # our own hit, applied by an attempt whose answer was lost
+            else:
+                return Verdict(False, self.limit, 0, reset_at)
         used = int(item.get("count", self.limit))
         return Verdict(True, self.limit, max(0, self.limit - used), reset_at)
 
@@ -85,9 +97,11 @@ class RateLimiter:
         now = store.now()
         window = now // self.window_s
         reset_at = (window + 1) * self.window_s
-        names = {"#w": f"rl#{window}", "#prev": f"rl#{window - 1}"}
-        values: dict[str, Any] = {":one": 1, ":now": now, ":limit": self.limit}
-        expression, condition = "ADD #w :one REMOVE #prev", RATE_CONDITION
+        rid = secrets.token_hex(8)
+        names = {"#w": f"rl#{window}", "#prev": f"rl#{window - 1}", "#ids": f"rlid#{window}",
+                 "#previds": f"rlid#{window - 1}"}
+        values: dict[str, Any] = {":one": 1, ":now": now, ":limit": self.limit, ":ids": {rid}, ":rid": rid}
+        expression, condition = "ADD #w :one, #ids :ids REMOVE #prev, #previds", RATE_CONDITION
         if claim is not None:
             names["#claim"] = claim
             expression = "SET #claim = :now " + expression
@@ -98,6 +112,9 @@ class RateLimiter:
         except ConditionFailed as refused:
             if refused.item is None:
                 return None
+            if rid in (refused.item.get(f"rlid#{window}") or ()):  # our own hit, its answer lost: applied
+                used = int(refused.item.get(f"rl#{window}", self.limit))
+                return Verdict(True, self.limit, max(0, self.limit - used), reset_at), refused.item, claim is not None
             used = int(refused.item.get(f"rl#{window}", 0))
             if claim is not None and claim in refused.item and used < self.limit:
                 return Verdict(True, self.limit, max(0, self.limit - used), reset_at), refused.item, False

@@ -568,6 +568,35 @@ def test_a_cart_add_resent_by_the_sdk_after_it_was_applied_adds_once(shop):
     assert req("GET", f"{API}/cart/view", headers=dict(h)).json()["data"]["items"][0]["quantity"] == 2
 
 
+@pytest.mark.parametrize("who", ["source ip", "session"])
+def test_a_rate_limit_hit_resent_by_the_sdk_after_it_was_applied_counts_once(shop, who):
+    """A counter write whose answer was lost is resent by the store; the first attempt may already be applied.
+    The hit carries a request id of its own, so the resent write is refused and recognised: the request
+    counts once (counted twice, a loaded machine's lost answers admitted fewer than the limit)."""
+    from botocore.exceptions import ReadTimeoutError
+
+    from tests.support.dynamo import on_every_client
+
+    req = shop(rate_limit=5, rate_window_s=60)
+    h = session(req) if who == "session" else {}
+    req.clock.t += 60  # a fresh window: the session's creation counted in the one before
+    resends = []
+
+    def lose_the_first_answer(model=None, parsed=None, **_):
+        attributes = (parsed or {}).get("Attributes", {})
+        if model.name == "UpdateItem" and not resends and ("count" in attributes or "cart" in attributes):
+            resends.append(1)  # DynamoDB applied it; the answer never arrives
+            raise ReadTimeoutError(endpoint_url="http://dynamodb.test")
+
+    with on_every_client("after-call.dynamodb", lose_the_first_answer):
+        first = req("GET", f"{API}/cart/view" if h else f"{API}/search", query={"q": "mug"}, headers=dict(h))
+    assert resends == [1]
+    assert first.status in (200, 401) and first.headers["ratelimit-remaining"] == "4"
+    seen = [req("GET", f"{API}/search", query={"q": "mug"}, headers=dict(h)) for _ in range(5)]
+    assert [r.status for r in seen] == [200, 200, 200, 200, 429]
+    assert [r.headers["ratelimit-remaining"] for r in seen] == ["3", "2", "1", "0", "0"]
+
+
 def test_the_generated_signing_key_is_stored_once_and_shared_in_one_write(aws, monkeypatch):
     from agents_api import checkout
 
