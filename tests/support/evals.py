@@ -86,7 +86,8 @@ class Scripted:
     async def connect(self) -> dict[str, Any]:
         import websockets
 
-        self.ws = await websockets.connect(self.url)
+        # the opening handshake (websockets' fixed 10 s by default) waits for the $connect route's invocation
+        self.ws = await websockets.connect(self.url, open_timeout=waited(10))
         return await self.recv()
 
     async def recv(self, timeout: float | None = None) -> dict[str, Any]:
