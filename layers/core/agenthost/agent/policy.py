@@ -44,6 +44,7 @@ from agenthost.agent.page import Page
 from agenthost.agent.planning import Turn, fills_form, other_routes, page_verdict, read_turn, task_answer, task_plan
 from agenthost.agent.progress import action_key, futile_keys, sent_record
 from agenthost.agent.risk import classify_risk
+from agenthost.agent.sending import SENDS, unsent_work
 from agenthost.agent.sliders import slider_actions
 from agenthost.agent.waiting import pause_in, pause_left
 from agenthost.deadline import Deadline
@@ -73,6 +74,12 @@ _SEARCHING = frozenset(r.name for r in (rules.SCROLL, rules.ESCALATE, rules.ALTE
 
 def _scroll(why: str) -> Action:
     return Action("scroll", {"direction": "down", "amount": 600}, why=why, rule=rules.SCROLL.name)
+
+
+def _sends_after(plan: Sequence[Action]) -> bool:
+    """Whether a click on a send button (Submit, Send, Done...) comes later in ``plan``."""
+    return any(a.tool == "click" and a.resolved is not None and a.resolved.role == "button"
+               and SENDS.search(a.resolved.name or "") for a in plan)
 
 
 def _status_text(page: Page) -> str:
@@ -257,15 +264,18 @@ class DeterministicPolicy:
         memory, page = t.memory, t.page
         acts: list[Action] = []
         unreachable: Action | None = None
-        for a in plan:
+        for i, a in enumerate(plan):
             checked = check_actions([a], page, tools=t.names)
             if checked.actions:
                 acts.extend(checked.actions)
             elif any("cannot be reached" in d for d in checked.dropped):
                 unreachable = unreachable or a
-                if fills_form(a):
-                    break  # a value or a choice this protocol cannot put in place: the steps after it (a submit)
-                    # would go without it
+                if fills_form(a) or _sends_after(plan[i + 1:]):
+                    # a value, a choice or a step this protocol cannot put in place: the steps after it (a
+                    # submit) would go without it, and what was done before it is no answer to send
+                    if not fills_form(a):
+                        acts = []
+                    break
         if not acts and unreachable is not None:
             # what the task needs cannot be reached through this protocol: an honest give-up
             what = unreachable.resolved.label if unreachable.resolved is not None else unreachable.target
@@ -273,6 +283,11 @@ class DeterministicPolicy:
                                  "task cannot be done through this protocol.", Outcome(None, ""),
                                  rule=rules.UNREACHABLE)
         acts = acts[:10]
+        # a caller that sends no history is taken at its word: what it acted on before is not known here
+        undone = "" if not t.history and memory.get("acted") else unsent_work(
+            t.facts, page, t.history, acts, ready=slider_actions(t.facts, page, dict(memory), t.names) == [])
+        if undone:
+            return self._give_up(memory, undone, Outcome(None, ""), rule=rules.WORK_UNDONE)
         for a in acts:
             a.risk = classify_risk(a, page)
         t.loops.record(acts, page)

@@ -222,6 +222,10 @@ SCROLL = _rule("page.scroll-for-more", "policy._scroll",
 NOTHING_LEFT = _rule("outcome.nothing-left", "policy.DeterministicPolicy._nothing_left",
                      "nothing the task names is left to do and the page shows no completion",
                      "done, not achieved (what the page shows instead)")
+WORK_UNDONE = _rule("forms.work-undone", "sending.unsent_work",
+                    "a send button (Submit, Send, Done...) as the first thing pressed, nothing done before it, where "
+                    "the task asks for work before it (\"..., then press Submit\") or never names it",
+                    "give up honestly: the page would judge the task's work undone")
 UNREACHABLE = _rule("guards.unreachable", "policy.DeterministicPolicy._finish",
                     "every action needs an element this protocol cannot reach by name",
                     "done, not achieved: the task cannot be done through this protocol")
