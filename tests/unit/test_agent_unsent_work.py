@@ -74,3 +74,27 @@ def test_a_step_this_protocol_cannot_reach_by_name_is_no_reason_to_send_the_rest
     # clicked before the give-up
     expect(d, nothing=True, done=True, success=False)
     assert "cannot be reached" in d.result
+
+
+def test_answer_buttons_that_submit_are_no_other_way_to_submit_after_a_look_that_changed_nothing():
+    # a question whose answers are submit buttons, the things to count drawn where no snapshot lists them
+    parts: list = ["How many striped fish are there?"]
+    parts += [{"id": f"f{i}", "tag": "div", "clickable": True} for i in range(10)]
+    parts += [{"id": f"a{n}", "tag": "button", "type": "submit", "text": str(n)} for n in (4, 2, 9, 6)]
+    page = snapshot_of(parts)
+    task = "How many striped fish are there?"
+    memory: dict = {}
+    history: list = []
+    for _ in range(4):
+        d = decide(task, page, tools=PROXY_TOOLS, memory=memory, history=history)
+        expect(d, not_clicked=["a4", "a2", "a9", "a6"], by_ref=True)
+        if d.done:
+            break
+        memory, history = d.memory, history + d.actions[:1]
+    assert d.done and d.success is False
+
+
+def test_a_list_whose_chosen_option_is_the_one_the_task_names_is_work_done():
+    tree = ('- combobox:\n  - option "Lisbon" [selected]\n  - option "Oslo"\n  - option "Quito"\n'
+            '- button "Send"')
+    expect(decide("Pick Lisbon from the list and press Send.", tree), clicked=["Send"])

@@ -191,10 +191,12 @@ def escalate(facts: TaskFacts, page: Page, seen: Seen, visited: Sequence[str],
     """After a batch that changed nothing: another matching button, Enter in the last field, scrolling
     the target into view, another route (a link toward the goal, or back)."""
     tried = [k for k in futile]
+    # several submit buttons named only by a value are a question's answers, not ways to send a form
+    answers = sum(1 for e in page.elements if e.role == "button" and e.input_type == "submit") > 1
     for e in page.elements:
         if e.role != "button" or not e.name or e.disabled or NOT_SUBMIT.search(e.name):
             continue
-        if not (SUBMIT.search(e.name) or e.input_type == "submit" or NEXT_STEP.search(e.name)):
+        if not (SUBMIT.search(e.name) or (e.input_type == "submit" and not answers) or NEXT_STEP.search(e.name)):
             continue
         act = Action("click", {"element": e.name}, resolved=e, why="another way to submit")
         if action_key(act) not in futile and not seen.clicked_here(e) and not is_avoided(act, avoid) \

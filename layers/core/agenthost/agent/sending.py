@@ -56,10 +56,13 @@ def _prior_clause(text: str, name: str) -> str | None:
 
 
 def holds_task_value(facts: TaskFacts, page: Page) -> bool:
-    """Whether a field already holds a value the task states (its words, or the same date written otherwise):
-    the page is already as the task asks there."""
+    """Whether a field already holds a value the task states (its words, or the same date written otherwise), or
+    a list's chosen option is the one it names: the page is already as the task asks there."""
     want = date_in(facts.text)
+    text = facts.text.lower()
     for e in page.elements:
+        if e.role == "option" and e.selected and len(e.name.strip()) >= 2 and e.name.strip().lower() in text:
+            return True  # a list whose chosen option is the one the task names
         value = (e.value or "").strip()
         if e.role not in ("textbox", "searchbox", "combobox", "spinbutton") or len(value) < 2 or e.is_secret():
             continue
