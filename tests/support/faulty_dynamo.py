@@ -11,7 +11,7 @@ Modes (each a real socket on 127.0.0.1; botocore talks to it over HTTP as it wou
 
 ``connections`` counts the connections accepted, ``requests`` the requests answered or dropped. The
 endpoint accepts on its own thread, so a client may give up on a connection the kernel completed before
-that thread has counted it (on a loaded machine, seconds later): :meth:`accepted` waits for the count.
+that thread has counted it (on a loaded machine, seconds later): read it with ``tests.support.timing.settled``.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import socket
 import threading
-import time
 from typing import Any
 
 _ERRORS = {
@@ -63,13 +62,6 @@ class FaultyDynamo:
                 self._held.append(conn)
             if self.mode != "hung":  # hung: held open, never read, never answered
                 threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
-
-    def accepted(self, at_least: int, timeout: float) -> int:
-        """The connections accepted, once there are ``at_least`` of them or ``timeout`` seconds have passed."""
-        deadline = time.monotonic() + timeout
-        while self.connections < at_least and time.monotonic() < deadline:
-            time.sleep(0.02)
-        return self.connections
 
     def _serve(self, conn: socket.socket) -> None:
         try:
