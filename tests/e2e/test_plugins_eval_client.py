@@ -9,6 +9,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from agenthost import plugins
+from tests.support.timing import stretch
 
 pytestmark = pytest.mark.e2e
 
@@ -51,7 +52,8 @@ def run(browser, site, monkeypatch, agent: str) -> dict:
 
     monkeypatch.setenv("AGENTHOST_AGENT", "tests.support.user_agents:" + agent)
     plugins.reset()
-    params = {"tool": "web_task_agent", "url": site, "timeout": 20000,
+    # the evaluation's time, stretched on a loaded machine (a page that opens slowly left no time for a step)
+    params = {"tool": "web_task_agent", "url": site, "timeout": 20000 * stretch(),
               "input": {"task": "Leave the note 'hi' and save it."}}
     return run_tool(browser, params, lambda *_: None)
 
