@@ -6,7 +6,9 @@ previous ``lastActionResult``, execute the returned tool (observe, navigate, cli
 answer ``ask_user`` from the ``approve`` flag through ``/answer``, and stop on ``finish`` or ``error``.
 Success is read from the page's own record (``tests/tasks/task.js``: a console record or its ``*_COMPLETE``
 marker, or a POST to the site server), never from ``finish``; a ``finish`` that does not report the task as
-not achieved, on a page that recorded no success, is a **false done** (:mod:`infra.arena.judge`).
+not achieved, on a page that recorded no success, is a **false done** (:mod:`infra.arena.judge`). A 503 with
+``Retry-After`` (the service's database unavailable for a moment) is asked again after that wait, as an
+extension does; a step sent again is answered from its stored answer when the first one was recorded.
 """
 
 from __future__ import annotations
@@ -22,6 +24,9 @@ from agenthost.agent.dom import SNAPSHOT_JS
 from infra.arena import judge
 
 MAX_ELEMENTS = 100
+#: a 503 with Retry-After is asked again this many times, each after at most MAX_RETRY_AFTER_S seconds
+UNAVAILABLE_RETRIES = 3
+MAX_RETRY_AFTER_S = 5.0
 MAX_TEXT = 6000
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -154,6 +159,13 @@ class Emulator:
 
     def _post(self, path: str, body: Any = None) -> dict[str, Any]:
         r = self.http.post(self.api_url + path, json=body)
+        for _ in range(UNAVAILABLE_RETRIES):  # as an extension does: the server said when to ask again
+            if r.status_code != 503 or not r.headers.get("retry-after", "").isdigit():
+                break
+            wait_s = min(float(r.headers["retry-after"]), MAX_RETRY_AFTER_S)
+            self.print(f"  POST {path}: HTTP 503, asked again in {wait_s:g} s (Retry-After)")
+            time.sleep(wait_s)
+            r = self.http.post(self.api_url + path, json=body)
         if r.status_code != 200:
             raise RuntimeError(f"POST {path}: HTTP {r.status_code} {r.text[:300]}")
         return r.json()
