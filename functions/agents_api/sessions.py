@@ -13,7 +13,10 @@ timeout, a throttle, a 5xx) although DynamoDB may have applied it. So each add c
 the same write puts it in a string set ``addreq#<minute>`` and is refused when the set already holds it. A
 resent add is thus refused, and the refusal (which brings back the stored item) is recognised as our own
 add by the id. The set of the minute before last is removed in passing (a resend comes within seconds),
-so the item keeps at most two minutes' ids.
+so the item keeps at most two minutes' ids. A request sent with an ``Idempotency-Key`` takes its id from that
+key instead: when its write applied but its answer was lost, the request answers 503 and its key is free
+again (answers of 5xx are not kept), and the client's retry with the same key is then recognised as the add
+already made (in this minute's set or the one before), not added a second time.
 """
 
 from __future__ import annotations
@@ -31,6 +34,13 @@ from agenthost.store import ConditionFailed, Store
 
 LIVE = "attribute_exists(pk) AND expires_at > :now"
 ADD_ID_WINDOW_S = 60  # add request ids are kept per minute (see the module docstring)
+
+
+def add_id(idempotency_key: str) -> str | None:
+    """The request id of an add sent with ``idempotency_key`` (None without one): the same for every retry
+    of that request, so an add already applied is recognised (see the module docstring)."""
+    key = idempotency_key.strip()
+    return hashlib.sha256(f"POST /cart/add {key}".encode()).hexdigest()[:16] if key else None
 
 
 def token_hash(token: str) -> str:
@@ -96,22 +106,26 @@ class Sessions:
         # the cart lives in the session item and goes with it
         self.store.delete(**keys.session(session.hash))
 
-    def add(self, session: Session, item_id: str, quantity: int, cap: int, max_lines: int) -> dict[str, int]:
+    def add(self, session: Session, item_id: str, quantity: int, cap: int, max_lines: int,
+            request_id: str | None = None) -> dict[str, int]:
         """Atomically add ``quantity`` to the line; the line may not exceed ``cap`` and a new line needs room
-        (fewer than ``max_lines``). Returns the cart after the write."""
+        (fewer than ``max_lines``). Returns the cart after the write. ``request_id``: the add's own id when a
+        retry of the same request may come (from its ``Idempotency-Key``, :func:`add_id`), else a random one."""
         if quantity > cap:
             raise QuantityRefused
         now = self.store.now()
-        request_id, window = secrets.token_hex(8), now // ADD_ID_WINDOW_S
-        ids = f"addreq#{window}"
+        request_id, window = request_id or secrets.token_hex(8), now // ADD_ID_WINDOW_S
+        ids, before = f"addreq#{window}", f"addreq#{window - 1}"
 
         def write() -> dict[str, Any]:
             return self.store.update(
                 **keys.session(session.hash),
                 expression="SET #c.#i = if_not_exists(#c.#i, :zero) + :q ADD #ids :id REMOVE #old",
-                condition=f"{LIVE} AND NOT contains(#ids, :rid) AND ((attribute_not_exists(#c.#i) AND "
+                condition=f"{LIVE} AND NOT contains(#ids, :rid) AND NOT contains(#before, :rid) AND "
+                          "((attribute_not_exists(#c.#i) AND "
                           "(attribute_not_exists(#c) OR size(#c) < :lines)) OR #c.#i <= :room)",
-                names={"#c": "cart", "#i": item_id, "#ids": ids, "#old": f"addreq#{window - 2}"},
+                names={"#c": "cart", "#i": item_id, "#ids": ids, "#before": before,
+                       "#old": f"addreq#{window - 2}"},
                 values={":zero": 0, ":q": quantity, ":now": now, ":lines": max_lines, ":room": cap - quantity,
                         ":id": {request_id}, ":rid": request_id})
 
@@ -128,7 +142,8 @@ class Sessions:
             old = refused.item
             if old is None:
                 raise SessionGone from None
-            if request_id in (old.get(ids) or ()):  # our own add, applied by an attempt whose answer was lost
+            if request_id in (old.get(ids) or ()) or request_id in (old.get(before) or ()):
+                # our own add, applied by an attempt (or a request with the same key) whose answer was lost
                 return Session.from_item(session.hash, old).lines
             if item_id not in (old.get("cart") or {}):
                 raise CartFull from None

@@ -568,6 +568,35 @@ def test_a_cart_add_resent_by_the_sdk_after_it_was_applied_adds_once(shop):
     assert req("GET", f"{API}/cart/view", headers=dict(h)).json()["data"]["items"][0]["quantity"] == 2
 
 
+def test_a_keyed_cart_add_applied_then_answered_503_adds_once_when_the_client_retries(shop):
+    """Every answer to a keyed add's cart write is lost, the first after DynamoDB applied it: the request answers
+    503 and its key is free again (5xx answers are not kept). The client's retry with the same Idempotency-Key
+    is recognised as the add already made: 201, and the cart holds the quantity once."""
+    from botocore.exceptions import ReadTimeoutError
+
+    from tests.support.dynamo import on_every_client
+
+    req = shop()
+    h = {**session(req), "Idempotency-Key": "add-mug2-once"}
+    lost = []
+
+    def lose_every_cart_answer(model=None, parsed=None, **_):
+        parsed = parsed or {}
+        applied = "mug2" in parsed.get("Attributes", {}).get("cart", {}).get("M", {})
+        refused = parsed.get("Error", {}).get("Code") == "ConditionalCheckFailedException" and \
+            "mug2" in (parsed.get("Item") or {}).get("cart", {}).get("M", {})
+        if model.name == "UpdateItem" and (applied or refused):
+            lost.append(1)  # the write was applied (or refused as already applied); its answer never arrives
+            raise ReadTimeoutError(endpoint_url="http://dynamodb.test")
+
+    with on_every_client("after-call.dynamodb", lose_every_cart_answer):
+        first = req("POST", f"{API}/cart/add", json_body={"item_id": "mug2", "quantity": 2}, headers=dict(h))
+    assert first.status == 503 and lost
+    retry = req("POST", f"{API}/cart/add", json_body={"item_id": "mug2", "quantity": 2}, headers=dict(h))
+    assert retry.status == 201 and retry.json()["data"]["quantity"] == 2
+    assert req("GET", f"{API}/cart/view", headers=dict(h)).json()["data"]["items"][0]["quantity"] == 2
+
+
 @pytest.mark.parametrize("who", ["source ip", "session"])
 def test_a_rate_limit_hit_resent_by_the_sdk_after_it_was_applied_counts_once(shop, who):
     """A counter write whose answer was lost is resent by the store; the first attempt may already be applied.

@@ -17,7 +17,7 @@ from agenthost.webapp import ApiError
 from agents_api import models
 from agents_api.catalog import Catalog, Product
 from agents_api.deps import LiveSession, SessionsDep, SiteDep, StoreDep, session_gone
-from agents_api.sessions import CartFull, NotInCart, QuantityRefused, Session, SessionGone
+from agents_api.sessions import CartFull, NotInCart, QuantityRefused, Session, SessionGone, add_id
 from agents_api.site import SiteConfig
 from agents_api.wire import body, major, ok, query, validate
 
@@ -99,8 +99,8 @@ async def _remove_request(request: Request) -> models.CartRemove:
 
 
 @router.post("/cart/add", summary="cart.add", status_code=201)
-async def cart_add(add: Annotated[models.CartAdd, Depends(_add_request)], site: SiteDep, store: StoreDep,
-                   sessions: SessionsDep, session: LiveSession) -> Response:
+async def cart_add(add: Annotated[models.CartAdd, Depends(_add_request)], request: Request, site: SiteDep,
+                   store: StoreDep, sessions: SessionsDep, session: LiveSession) -> Response:
     cap = site.limits.max_quantity
     catalog = site.catalog(store)
     # a warm catalog snapshot answers existence and stock without a read (DynamoCatalog.get_cached)
@@ -109,7 +109,8 @@ async def cart_add(add: Annotated[models.CartAdd, Depends(_add_request)], site: 
     if product is None or line_cap <= 0:
         _refuse_add(session, add.item_id, cap, product)
     try:
-        lines = sessions.add(session, add.item_id, add.quantity, line_cap, site.limits.max_lines)
+        lines = sessions.add(session, add.item_id, add.quantity, line_cap, site.limits.max_lines,
+                             add_id(request.headers.get("idempotency-key", "")))
     except QuantityRefused:
         _refuse_add(session, add.item_id, cap, product)
     except CartFull:
