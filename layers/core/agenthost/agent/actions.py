@@ -46,6 +46,12 @@ class Action:
     def target(self) -> str:
         return str(self.args.get("element") or self.args.get("id") or "")
 
+    @property
+    def value(self) -> Any:
+        """What the action puts in: the text typed, the option chosen, the key pressed ("" for none). The loop
+        keys count it as part of the action (Enter and Tab on one field are two actions)."""
+        return self.args.get("text") or self.args.get("option") or self.args.get("key") or ""
+
     def to_olympics(self) -> dict[str, Any]:
         """``{"tool", "args"}`` for the AI Olympics runner (element by accessible name)."""
         args = dict(self.args)

@@ -39,7 +39,7 @@ class LoopGuard:
         for a in actions:
             target = a.target or a.args.get("url", "") or a.args.get("direction", "")
             extra = "" if a.tool == "type" and a.resolved is not None and a.resolved.is_secret() else \
-                str(a.args.get("text") or a.args.get("option") or a.args.get("key") or "")[:40]
+                str(a.value)[:40]
             parts.append(f"{a.tool}|{str(target).lower()}|{extra}|{a.progress}")
         return hashlib.sha1((page.url.split("#")[0] + "\n" + "\n".join(parts)).encode(),
                             usedforsecurity=False).hexdigest()[:12]
@@ -55,7 +55,7 @@ class LoopGuard:
     def key(action: Action, page: Page) -> str:
         target = action.target or action.args.get("url", "") or action.args.get("direction", "")
         # what is typed, chosen or pressed: ArrowDown then ArrowRight on one page are two actions, not a repeat
-        extra = action.args.get("text") or action.args.get("option") or action.args.get("key") or ""
+        extra = action.value
         if extra and action.tool == "type" and (
                 (action.resolved is not None and action.resolved.is_secret()) or is_sensitive(str(target))):
             extra = MASK  # the memory holding these keys is stored: no passwords or card numbers in it

@@ -81,7 +81,7 @@ def action_key(action: Action) -> str:
     target = norm(el.name or el.ref) if el is not None else norm(action.target or action.args.get("url", "")
                                                                      or action.args.get("direction", ""))
     # the key a press sends is its value, as the text of a type: Enter and Tab on one field are two actions
-    extra = action.args.get("text") or action.args.get("option") or action.args.get("key") or ""
+    extra = action.value
     if extra and action.tool == "type" and el is not None and el.is_secret():
         extra = MASK  # a password's hash is no better kept than the password
     # a repeat that makes progress where the page shows none (a key moving a list's active option, each look of

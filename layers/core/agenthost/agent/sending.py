@@ -66,7 +66,7 @@ def holds_task_value(facts: TaskFacts, page: Page) -> bool:
         value = (e.value or "").strip()
         if e.role not in ("textbox", "searchbox", "combobox", "spinbutton") or len(value) < 2 or e.is_secret():
             continue
-        if value.lower() in facts.text.lower() or (want is not None and date_in(value) == want):
+        if value.lower() in text or (want is not None and date_in(value) == want):
             return True
     return False
 
