@@ -16,24 +16,24 @@ The counter is incremented with ``ADD`` under the condition that it is below the
 requests can never be admitted beyond it: DynamoDB serializes writes to one item. A refused write means
 429. Window counters expire (TTL) shortly after their window, or with the session.
 
-Each hit carries a request id of its own, added to the window's id set in the same write and refused when
-already there: the store resends a write whose answer was lost (a timeout on a loaded machine), and the
-first attempt may already be applied. The resent write is then refused and recognised as this request's
-own, so a request counts once (counted twice, lost answers admitted fewer than the limit).
+Each hit counts once although the store may send its write again (a lost answer; the first attempt may
+already be applied): it carries a request id (:class:`agenthost.store.Once`, 30-second slots of ids), so a
+resend is refused and recognised as the hit already counted (counted twice, lost answers would admit fewer
+than the limit). The ids are 8 characters, a slot's set holds a few hundred bytes at the default limit.
 """
 
 from __future__ import annotations
 
-import secrets
 from dataclasses import dataclass
 from typing import Any
 
 from agenthost.items import keys
-from agenthost.store import ConditionFailed, Store
+from agenthost.store import ConditionFailed, Once, Store
 
 #: the session's rate-limit write applies to a live session below the limit
-RATE_CONDITION = ("attribute_exists(pk) AND expires_at > :now AND (attribute_not_exists(#w) OR #w < :limit) "
-                  "AND NOT contains(#ids, :rid)")
+RATE_CONDITION = "attribute_exists(pk) AND expires_at > :now AND (attribute_not_exists(#w) OR #w < :limit)"
+#: hits' request ids are kept per slot of this many seconds (longer than one write call may last)
+ID_SLOT_S = 30
 
 
 @dataclass(frozen=True)
@@ -68,21 +68,17 @@ class RateLimiter:
         window = now // self.window_s
         reset_at = (window + 1) * self.window_s
         key = keys.rate(client, window)
-        rid = secrets.token_hex(8)
         try:
             item = store.update(
                 key["pk"], key["sk"],
-                expression="ADD #c :one, #ids :ids SET expires_at = :exp",
-                condition="(attribute_not_exists(#c) OR #c < :limit) AND NOT contains(#ids, :rid)",
-                names={"#c": "count", "#ids": "ids"},
-                values={":one": 1, ":ids": {rid}, ":rid": rid, ":exp": reset_at + self.window_s,
-                        ":limit": self.limit},
+                expression="ADD #c :one SET expires_at = :exp",
+                condition="attribute_not_exists(#c) OR #c < :limit",
+                names={"#c": "count"},
+                values={":one": 1, ":exp": reset_at + self.window_s, ":limit": self.limit},
+                once=Once.at("ids#", now, ID_SLOT_S),
             )
-        except ConditionFailed as refused:
-            if refused.item is not None and rid in (refused.item.get("ids") or ()):
-                item = refused.item  # our own hit, applied by an attempt whose answer was lost
-            else:
-                return Verdict(False, self.limit, 0, reset_at)
+        except ConditionFailed:
+            return Verdict(False, self.limit, 0, reset_at)
         used = int(item.get("count", self.limit))
         return Verdict(True, self.limit, max(0, self.limit - used), reset_at)
 
@@ -97,24 +93,19 @@ class RateLimiter:
         now = store.now()
         window = now // self.window_s
         reset_at = (window + 1) * self.window_s
-        rid = secrets.token_hex(8)
-        names = {"#w": f"rl#{window}", "#prev": f"rl#{window - 1}", "#ids": f"rlid#{window}",
-                 "#previds": f"rlid#{window - 1}"}
-        values: dict[str, Any] = {":one": 1, ":now": now, ":limit": self.limit, ":ids": {rid}, ":rid": rid}
-        expression, condition = "ADD #w :one, #ids :ids REMOVE #prev, #previds", RATE_CONDITION
+        names = {"#w": f"rl#{window}", "#prev": f"rl#{window - 1}"}
+        values: dict[str, Any] = {":one": 1, ":now": now, ":limit": self.limit}
+        expression, condition = "ADD #w :one REMOVE #prev", RATE_CONDITION
         if claim is not None:
             names["#claim"] = claim
             expression = "SET #claim = :now " + expression
             condition += " AND attribute_not_exists(#claim)"
         try:
             item = store.update(**keys.session(session_hash), expression=expression, condition=condition,
-                                names=names, values=values)
+                                names=names, values=values, once=Once.at("rlid#", now, ID_SLOT_S))
         except ConditionFailed as refused:
             if refused.item is None:
                 return None
-            if rid in (refused.item.get(f"rlid#{window}") or ()):  # our own hit, its answer lost: applied
-                used = int(refused.item.get(f"rl#{window}", self.limit))
-                return Verdict(True, self.limit, max(0, self.limit - used), reset_at), refused.item, claim is not None
             used = int(refused.item.get(f"rl#{window}", 0))
             if claim is not None and claim in refused.item and used < self.limit:
                 return Verdict(True, self.limit, max(0, self.limit - used), reset_at), refused.item, False

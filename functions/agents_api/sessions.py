@@ -9,14 +9,13 @@ itself is never stored. Expired sessions are refused even before DynamoDB's lazy
 them: every write's condition requires ``expires_at > now``.
 
 An add is not naturally idempotent (it increments), and the SDK resends a write whose answer was lost (a
-timeout, a throttle, a 5xx) although DynamoDB may have applied it. So each add carries a random request id:
-the same write puts it in a string set ``addreq#<minute>`` and is refused when the set already holds it. A
-resent add is thus refused, and the refusal (which brings back the stored item) is recognised as our own
-add by the id. The set of the minute before last is removed in passing (a resend comes within seconds),
-so the item keeps at most two minutes' ids. A request sent with an ``Idempotency-Key`` takes its id from that
-key instead: when its write applied but its answer was lost, the request answers 503 and its key is free
-again (answers of 5xx are not kept), and the client's retry with the same key is then recognised as the add
-already made (in this minute's set or the one before), not added a second time.
+timeout, a throttle, a 5xx) although DynamoDB may have applied it. So each add carries a random request id
+(:class:`agenthost.store.Once`, kept in per-minute sets ``addreq#<minute>``): a resent add is refused, and the
+store recognises the refusal (which brings back the stored item) as our own add applied. A request sent
+with an ``Idempotency-Key`` takes its id from that key instead: when its write applied but its answer was
+lost, the request answers 503 and its key is free again (answers of 5xx are not kept), and the client's
+retry with the same key is then recognised as the add already made (in this minute's set or the one
+before), not added a second time.
 """
 
 from __future__ import annotations
@@ -30,7 +29,7 @@ from typing import Any
 from agenthost import aws
 from agenthost.errors import BadInput, NotFound
 from agenthost.items import keys
-from agenthost.store import ConditionFailed, Store
+from agenthost.store import ConditionFailed, Once, Store
 
 LIVE = "attribute_exists(pk) AND expires_at > :now"
 ADD_ID_WINDOW_S = 60  # add request ids are kept per minute (see the module docstring)
@@ -114,20 +113,17 @@ class Sessions:
         if quantity > cap:
             raise QuantityRefused
         now = self.store.now()
-        request_id, window = request_id or secrets.token_hex(8), now // ADD_ID_WINDOW_S
-        ids, before = f"addreq#{window}", f"addreq#{window - 1}"
+        once = Once.at("addreq#", now, ADD_ID_WINDOW_S, request_id)
 
         def write() -> dict[str, Any]:
             return self.store.update(
                 **keys.session(session.hash),
-                expression="SET #c.#i = if_not_exists(#c.#i, :zero) + :q ADD #ids :id REMOVE #old",
-                condition=f"{LIVE} AND NOT contains(#ids, :rid) AND NOT contains(#before, :rid) AND "
-                          "((attribute_not_exists(#c.#i) AND "
+                expression="SET #c.#i = if_not_exists(#c.#i, :zero) + :q",
+                condition=f"{LIVE} AND ((attribute_not_exists(#c.#i) AND "
                           "(attribute_not_exists(#c) OR size(#c) < :lines)) OR #c.#i <= :room)",
-                names={"#c": "cart", "#i": item_id, "#ids": ids, "#before": before,
-                       "#old": f"addreq#{window - 2}"},
-                values={":zero": 0, ":q": quantity, ":now": now, ":lines": max_lines, ":room": cap - quantity,
-                        ":id": {request_id}, ":rid": request_id})
+                names={"#c": "cart", "#i": item_id},
+                values={":zero": 0, ":q": quantity, ":now": now, ":lines": max_lines, ":room": cap - quantity},
+                once=once)
 
         try:
             try:
@@ -142,9 +138,6 @@ class Sessions:
             old = refused.item
             if old is None:
                 raise SessionGone from None
-            if request_id in (old.get(ids) or ()) or request_id in (old.get(before) or ()):
-                # our own add, applied by an attempt (or a request with the same key) whose answer was lost
-                return Session.from_item(session.hash, old).lines
             if item_id not in (old.get("cart") or {}):
                 raise CartFull from None
             raise QuantityRefused from None

@@ -15,7 +15,7 @@ from collections import Counter
 from pathlib import Path
 
 sys.path[:0] = [str(Path(__file__).resolve().parent)]
-from _util import env, pct  # noqa: E402
+from _util import env, item_bytes, pct  # noqa: E402
 
 os.environ.update(env())
 os.environ.update({"AGENTHOST_TABLE": "agenthost-bench", "AGENTHOST_AGENTS_RATE_LIMIT": str(10**9)})
@@ -26,23 +26,29 @@ N = int(os.environ.get("BENCH_AGENTS_N", "100"))
 
 
 class Meter:
-    """Counts DynamoDB round trips and the time spent in them (botocore events)."""
+    """Counts DynamoDB round trips and the time spent in them, at botocore's edge: the store sends through
+    clients of its own (one per timeout pair), so events registered on one client would miss them."""
 
-    def __init__(self, client):
+    def __init__(self):
+        import botocore.client
+
         self.calls = 0
         self.ops: list[str] = []
         self.seconds = 0.0
-        self._t = 0.0
-        client.meta.events.register("before-call.dynamodb.*", self._before)
-        client.meta.events.register("after-call.dynamodb.*", self._after)
+        real = botocore.client.BaseClient._make_api_call
 
-    def _before(self, model=None, **_):
-        self.calls += 1
-        self.ops.append(getattr(model, "name", "?"))
-        self._t = time.perf_counter()
+        def counting(client, operation, params):
+            if client.meta.service_model.service_name != "dynamodb":
+                return real(client, operation, params)
+            self.calls += 1
+            self.ops.append(operation)
+            t = time.perf_counter()
+            try:
+                return real(client, operation, params)
+            finally:
+                self.seconds += time.perf_counter() - t
 
-    def _after(self, **_):
-        self.seconds += time.perf_counter() - self._t
+        botocore.client.BaseClient._make_api_call = counting
 
 
 def run(label, handler, meter, make_event, n=N):
@@ -71,6 +77,7 @@ def run(label, handler, meter, make_event, n=N):
 
 def main() -> None:
     import asyncio
+    import hashlib
     import importlib
     import logging
 
@@ -88,12 +95,13 @@ def main() -> None:
         aws.reset()
         create_table(aws.client("dynamodb"), parse(), config.settings().table_name)
         run_all(Store(), log=lambda m: None)
-        meter = Meter(aws.client("dynamodb"))
+        meter = Meter()
         logging.getLogger().setLevel(logging.WARNING)
 
         results = {}
         for cache in ("600", "0"):  # 600: the warm-container snapshot stays fresh for the whole run
             os.environ["AGENTHOST_AGENTS_CATALOG_CACHE_S"] = cache
+            config.reset()  # settings are read once per process: this app must read the cache setting again
             import agents_api.app as app_module
 
             app_module = importlib.reload(app_module)
@@ -150,6 +158,18 @@ def main() -> None:
         run("checkout (3-line cart)", handler, meter, lambda i: http_event(
             "POST", f"{api}/checkout", headers={**h, "authorization": f"Bearer {carts[i]}"}))
 
+        # what each call's rate-limit write costs as a session's calls accumulate in one window
+        table, sizes = config.settings().table_name, []
+        token = new_session()
+        auth = {**h, "authorization": f"Bearer {token}"}
+        session_key = {"pk": {"S": f"SESSION#{hashlib.sha256(token.encode()).hexdigest()}"}, "sk": {"S": "META"}}
+        for calls in range(1, 121):
+            handler(http_event("GET", f"{api}/detail/{ids[calls % len(ids)]}", headers=auth), LambdaContext("bench"))
+            if calls in (1, 10, 30, 60, 120):
+                raw = aws.client("dynamodb").get_item(TableName=table, Key=session_key).get("Item") or {}
+                sizes.append(f"{calls} calls {item_bytes(raw)} B ({-(-item_bytes(raw) // 1024)} WRU)")
+        print("session item (rate-limit write of each call) after n calls in one window, no cart: "
+              + ", ".join(sizes))
         print("DynamoDB round trips: every API call pays the rate limit (1 UpdateItem: on the session's own item")
         print("  for a live session, which also returns the session and its cart, so no route reads the session;")
         print("  else on the source IP's counter), which carries the call's usage to the table's stream (no counter")
@@ -157,7 +177,9 @@ def main() -> None:
         print("  Query of 320 items dominates that row). Detail: 1 GetItem. Cart add/update/remove: the cart")
         print("  UpdateItem on the session item (product from the warm catalog snapshot, else GetItem). Checkout:")
         print("  products BatchGetItem (prices re-read), checkout PutItem (+ the signing key once per container).")
-        print("  Idempotency-Key adds a claim PutItem and a finish UpdateItem.")
+        print("  Idempotency-Key (a live session's request) claims the key in the rate-limit write and adds one")
+        print("  PutItem, the kept answer. Each rate-limit and cart write also carries its request id (the store")
+        print("  may resend a write whose answer was lost), in 30 s slots of 8-character ids: the size line above.")
 
 if __name__ == "__main__":
     main()

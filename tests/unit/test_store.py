@@ -202,3 +202,37 @@ def test_a_value_packed_with_a_dictionary_reads_back_and_plain_zlib_still_reads(
     assert unpacked(zlib.compress(json.dumps(value).encode()), packing) == value  # written before
     with pytest.raises(ValueError):
         Packing(8, b"")  # a zlib stream may start with 8
+
+
+def test_an_update_once_resent_after_it_applied_counts_once_also_across_a_slot_boundary(aws):
+    """The store resends a write whose answer was lost, and the first attempt may already be applied. An update
+    with a once-mark is refused on its resend and answers the item as its first attempt left it; a resend in the
+    next slot is still recognised, the slot before last is dropped, and a different write still applies."""
+    from botocore.exceptions import ReadTimeoutError
+
+    from agenthost.store import Once
+    from tests.support.dynamo import on_every_client
+
+    clock = [1_000_000.0]  # a multiple of 10: the slot just began
+    store = Store(clock=lambda: clock[0])
+    key = keys.rate("ip:192.0.2.1", 0)
+    lost: list[str] = []
+
+    def lose_answers_and_move_the_clock(model=None, parsed=None, **_):
+        if model.name == "UpdateItem" and "Attributes" in (parsed or {}) and len(lost) < 1:
+            lost.append("applied, answer lost")
+            clock[0] += 10  # the resend is sent in the next slot
+            raise ReadTimeoutError(endpoint_url="http://dynamodb.test")
+
+    def hit(request_id: str | None = None):
+        return store.update(**key, expression="ADD #c :one", names={"#c": "count"}, values={":one": 1},
+                            once=Once.at("ids#", int(clock[0]), 10, request_id))
+
+    with on_every_client("after-call.dynamodb", lose_answers_and_move_the_clock):
+        first = hit("r1")
+    assert lost and first["count"] == 1 and store.get(**key)["count"] == 1
+    assert hit("r1")["count"] == 1  # the same request again within the next slot: already counted
+    assert hit()["count"] == 2  # another request counts
+    clock[0] += 20  # two slots on: r1's slot is dropped by the next write, and r1 would count again
+    assert hit()["count"] == 3
+    assert "ids#100000" not in store.get(**key)

@@ -56,7 +56,7 @@ def settle(rider: Rider | None, applied: bool) -> None:
             pass
 
 
-def _with_action(expression: str, action: str, clause: str) -> str:
+def with_action(expression: str, action: str, clause: str) -> str:
     """``expression`` with ``clause`` (``#n = :v`` for SET, ``#n`` for REMOVE) added to its ``action`` (one
     made when it has none; our expressions write action keywords in capitals, names as placeholders)."""
     keyword = re.compile(rf"(?<![#:\w]){action}\s")
@@ -72,7 +72,7 @@ def carrying(kind: str, body: dict[str, Any], rider: Rider) -> dict[str, Any]:
         return {**body, "Item": {**body["Item"], rider.name: value}}
     names = {**body.get("ExpressionAttributeNames", {}), "#agenthost_rider": rider.name}
     values = {**body.get("ExpressionAttributeValues", {}), ":agenthost_rider": value}
-    expression = _with_action(body["UpdateExpression"], "SET", "#agenthost_rider = :agenthost_rider")
+    expression = with_action(body["UpdateExpression"], "SET", "#agenthost_rider = :agenthost_rider")
     return {**body, "UpdateExpression": expression, "ExpressionAttributeNames": names,
             "ExpressionAttributeValues": values}
 
@@ -83,6 +83,6 @@ def dropping(body: dict[str, Any], names: set[str]) -> dict[str, Any]:
     attrs = {f"#agenthost_drop{i}": name for i, name in enumerate(sorted(names))}
     expression = body["UpdateExpression"]
     for placeholder in attrs:
-        expression = _with_action(expression, "REMOVE", placeholder)
+        expression = with_action(expression, "REMOVE", placeholder)
     return {**body, "UpdateExpression": expression,
             "ExpressionAttributeNames": {**body.get("ExpressionAttributeNames", {}), **attrs}}

@@ -29,6 +29,7 @@ Example::
 
 from __future__ import annotations
 
+import secrets
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -102,6 +103,53 @@ class Write:
 
     kind: str  # Put | Update
     body: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Once:
+    """What makes an update count once although it may be sent more than once: the store resends a write whose
+    answer was lost (a read timeout, a dropped connection), and the first attempt may already be applied. The
+    update then also adds ``request_id`` to an id set on the item, under the condition that the set does not
+    hold it yet; a resend is refused, and :meth:`Store.update` recognises its own id on the refused item and
+    answers that item, as the applied update's answer.
+
+    The ids live in sets per time slot (``<prefix><slot>``): the current and the previous slot's sets are
+    checked, the four before are removed in passing, so an item written often keeps one to two slots' ids (one
+    written after a longer pause may keep an older set until the item expires), and a resend up to a slot
+    after the first attempt is recognised. A slot must be longer than one write call may last (its
+    attempts are bound by :class:`agenthost.dynamo.CallLimits` and the work's deadline, well under 30 s), or
+    than a client may take to retry with the same ``request_id`` (see the cart's ``Idempotency-Key``)."""
+
+    request_id: str
+    prefix: str
+    slot: int
+
+    @classmethod
+    def at(cls, prefix: str, now: int, slot_s: int, request_id: str | None = None) -> Once:
+        """The once-mark of a write at epoch second ``now`` (``request_id``: a random one when not given)."""
+        return cls(request_id or secrets.token_hex(4), prefix, now // slot_s)
+
+    @property
+    def checked(self) -> tuple[str, str]:
+        """The id sets a resend is looked for in: this slot's (written) and the previous one's."""
+        return f"{self.prefix}{self.slot}", f"{self.prefix}{self.slot - 1}"
+
+    def holds(self, item: Mapping[str, Any] | None) -> bool:
+        """Whether ``item`` shows this write already applied."""
+        return item is not None and any(self.request_id in (item.get(a) or ()) for a in self.checked)
+
+    def apply(self, expression: str, condition: str | None, names: dict[str, str],
+              values: dict[str, Any]) -> tuple[str, str]:
+        """``expression`` and ``condition`` with the id added and looked for (placeholders into ``names`` and
+        ``values``)."""
+        names.update({"#once_ids": self.checked[0], "#once_before": self.checked[1]})
+        values.update({":once_id": {self.request_id}, ":once_rid": self.request_id})
+        expression = riders.with_action(expression, "ADD", "#once_ids :once_id")
+        for back in range(2, 6):
+            names[f"#once_old{back}"] = f"{self.prefix}{self.slot - back}"
+            expression = riders.with_action(expression, "REMOVE", f"#once_old{back}")
+        fresh = "NOT contains(#once_ids, :once_rid) AND NOT contains(#once_before, :once_rid)"
+        return expression, f"({condition}) AND {fresh}" if condition else fresh
 
 
 # --- the table --------------------------------------------------------------------------------
@@ -313,13 +361,16 @@ class Store:
         condition: str | None = None,
         values: Mapping[str, Any] | None = None,
         names: Mapping[str, str] | None = None,
+        once: Once | None = None,
     ) -> Item:
         """Atomic update: ``set_`` assigns attributes, ``add`` increments numbers (atomic counters),
         ``remove`` deletes attributes; or ``expression`` is a raw UpdateExpression (nested map paths,
         ``if_not_exists``...) instead of those three. ``condition`` is a raw ConditionExpression over
         ``values`` (``:name`` placeholders) and ``names`` (``#name`` placeholders, e.g. for reserved words
-        such as ``status`` or map keys). Returns the item as stored after the update. Raises
-        :class:`ConditionFailed` when the condition is false, carrying the stored item."""
+        such as ``status`` or map keys). ``once``: the update counts once although the store may send it
+        again (:class:`Once`). Returns the item as stored after the update (for a write found applied by an
+        earlier attempt, as stored when its resend was refused). Raises :class:`ConditionFailed` when the
+        condition is false, carrying the stored item."""
         attr_names: dict[str, str] = dict(names or {})
         vals: dict[str, Any] = dict(values or {})
         if expression is not None:
@@ -328,6 +379,8 @@ class Store:
             update_expression = expression
         else:
             update_expression = self._update_expression(attr_names, vals, set_, add, remove, ttl_s)
+        if once is not None:
+            update_expression, condition = once.apply(update_expression, condition, attr_names, vals)
         kwargs: dict[str, Any] = {
             "Key": marshal({"pk": pk, "sk": sk}),
             "UpdateExpression": update_expression,
@@ -339,7 +392,12 @@ class Store:
             kwargs["ExpressionAttributeValues"] = marshal(vals)
         if condition:
             kwargs["ConditionExpression"] = condition
-        resp = self._write("Update", kwargs)
+        try:
+            resp = self._write("Update", kwargs)
+        except ConditionFailed as refused:
+            if once is not None and once.holds(refused.item):
+                return refused.item or {}  # applied by an attempt whose answer was lost
+            raise
         return self.live(unmarshal(resp.get("Attributes", {}))) or {}
 
     def _update_expression(self, attr_names: dict[str, str], vals: dict[str, Any],
