@@ -49,7 +49,7 @@ class ConditionFailed(Conflict):
     expired). ``retried`` is True when the SDK had sent the request more than once (the first answer timed
     out or was a throttle/5xx): the first attempt may then have been applied, and the refusal be against
     that very write. Callers whose write must not be lost check for their own mark on the item (see the
-    evaluation server's ``_guarded`` and the cart's applied request ids)."""
+    evaluation server's ``_guarded``), or give :meth:`Store.update` a :class:`Once` that does it."""
 
     def __init__(self, message: str = "", retried: bool = False, item: Item | None = None):
         super().__init__(message)
