@@ -11,7 +11,7 @@ from typing import Any
 
 from agenthost.agent.dom import observe as observe_page
 from browser.actions import DEFAULT_TIMEOUT_MS, ActionError, PageStuck, run_action
-from browser.lifecycle import forget_browser, log, state
+from browser.lifecycle import forget_browser, log, sessions, state
 from browser.pages import OBSERVE_MS, TimedPage, left_ms, probe_ms, replace_page, replaced_note, responsive
 from browser.sessions import close_session, save, session, storage_state
 
@@ -58,9 +58,11 @@ def run(event: dict[str, Any], deadline: float) -> dict[str, Any]:
         inv.notes.append(note)
     results = _run_actions(inv)
     observation = _observe(inv)
+    found = storage_state(inv.sid, inv.ctx, inv.page, deadline, inv.notes)
+    if inv.sid in sessions:  # the page may have been replaced while the state was read
+        inv.page = sessions[inv.sid][1]
     if inv.notes:
         observation["error"] = "; ".join([*inv.notes, *([observation["error"]] if "error" in observation else [])])
-    found = storage_state(inv.sid, inv.ctx, inv.page, deadline)
     saved = False
     if inv.ephemeral:
         close_session(inv.sid)

@@ -74,12 +74,15 @@ def _warm(sid: str, deadline: float) -> tuple[Any, Any, bool, str] | None:
         return None
 
 
-def storage_state(sid: str, ctx: Any, page: Any, deadline: float) -> dict[str, Any] | None:
+def storage_state(sid: str, ctx: Any, page: Any, deadline: float, notes: list[str]) -> dict[str, Any] | None:
     """The context's cookies and storage, or None when Chromium cannot give them (dead, or a page that
-    does not answer: ``storage_state`` reads every open page and has no timeout of its own)."""
+    does not answer: ``storage_state`` reads every open page and has no timeout of its own). A page that
+    turned busy after it was observed is replaced first, and that is said in ``notes``."""
     try:
         if not page.is_closed() and not responsive(page, probe_ms(deadline)):
+            stuck_url = page.url
             replace_page(sid)
+            notes.append(replaced_note(stuck_url))
         found = ctx.storage_state()
     except Exception as exc:  # noqa: BLE001 - Chromium died: keep what was saved before
         log.debug("no storage state: %s", type(exc).__name__)
