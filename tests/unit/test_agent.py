@@ -75,6 +75,16 @@ def test_fingerprint_changes_with_state_only():
     assert a.fingerprint == b.fingerprint != c.fingerprint
 
 
+def test_fingerprint_sees_text_far_down_a_long_page():
+    """A terminal or log whose new line lands after thousands of characters of earlier output has changed: a
+    repeated key press there made progress, it is not a loop."""
+    earlier = "\n".join(f"$ step {i}: ok" for i in range(600))  # about 9,000 characters
+    before = from_snapshot({"url": "https://ex.test/console", "title": "T", "visibleText": earlier, "elements": []})
+    after = from_snapshot({"url": "https://ex.test/console", "title": "T", "visibleText": earlier + "\n$ done",
+                           "elements": []})
+    assert len(earlier) > 8000 and before.fingerprint != after.fingerprint
+
+
 def test_snapshot_page_uses_agent_ids_and_roles():
     page = from_snapshot({"url": "https://ex.test", "title": "T", "visibleText": "Hello", "elements": [
         {"id": "agent-1", "tag": "a", "text": "More information...", "href": "https://iana.org"},

@@ -181,7 +181,7 @@ class Page:
             h.update(f"|{e.role}|{e.name}|{e.value}|{e.checked}|{e.selected_option}|{e.disabled}".encode())
             if e.multiple:
                 h.update("|".join(e.chosen).encode())
-        h.update(self.text[:4000].encode())
+        h.update(self.text.encode())  # all of it: a long log's or terminal's new line comes at its end
         self.__dict__["_fingerprint"] = fp = h.hexdigest()[:16]
         return fp
 
