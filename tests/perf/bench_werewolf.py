@@ -23,6 +23,10 @@
 6. Hunter (400 seeds a mode): our hunter in one rotating seat among random bots, its shots on village players
    next to a uniform shot at the same moments.
 7. classic-6p with every seat ours (400 games), the village's wins split by what the seer learned on night 1.
+8. Day one's floor (exact, no games): the share of day-one votes that put out a good player when the village
+   uses all that day one can hold (every role holder's claim, the seer's night-1 check, the witch's save of the
+   wolves' victim) and picks blindly among the rest, plain villagers and wolves that speak alike: what the
+   "own good players voted out on day one" count of setup 4 (every seat ours) is read against.
 
 Timings on a shared 2-core machine are noisy (p99 catches other processes' CPU bursts): compare the
 load average before reading them. moto's in-process DynamoDB costs far more per call than DynamoDB's
@@ -32,7 +36,7 @@ Options: ``--games N`` (strength games per mode, default 400), ``--first-seed N`
 a fresh range checks that a gain is not an artefact of the seeds), ``--turns N`` (handler samples, default 2000),
 ``--validity-calls N`` (answers checked at least, default 2000), ``--setup-games N`` (games per mode and setup,
 default 40), ``--ceiling-games N`` (default 200), ``--hunter-games N`` (default 400),
-``--classic-games N`` (default 400), ``--only validity|handler|strength|setups|ceiling|hunter|classic``.
+``--classic-games N`` (default 400), ``--only validity|handler|strength|setups|ceiling|hunter|classic|dayone``.
 """
 
 from __future__ import annotations
@@ -335,6 +339,33 @@ def classic_cases(games: int) -> None:
               for c in ("seer killed", "checked the victim", "checked a wolf", "checked a living good player")))
 
 
+def day_one_floor() -> None:
+    """Exact over every night-1 kill (uniform over the players who are not wolves) and every seer check (uniform
+    over the others): a check on a wolf puts that wolf out; otherwise the vote falls blindly on one of the living
+    plain villagers and wolves, less the seer's checked player and the player the witch saved (the wolves' victim,
+    good), every other role holder having claimed. Without a witch the victim dies (a killed seer's check is
+    lost); the madman, who contests a seer's claim, is outside the pool and not a good player."""
+    from infra.werewolf_sim.engine import MODES, WOLVES
+
+    rates = {}
+    for mode, roles in MODES.items():
+        seer = roles.index("seer")
+        witch = "witch" in roles
+        total = cases = 0.0
+        for victim in (i for i, r in enumerate(roles) if r not in WOLVES):
+            for check in (i for i in range(len(roles)) if i != seer):
+                cases += 1
+                if roles[check] in WOLVES and (witch or victim != seer):
+                    continue  # the seer's wolf goes out
+                cleared = {victim} | ({check} if witch or victim != seer else set())
+                pool = [r for i, r in enumerate(roles) if i not in cleared and (r == "villager" or r in WOLVES)]
+                total += sum(r == "villager" for r in pool) / len(pool)
+        rates[mode] = total / cases
+    print("-- day one's floor, every claim, check and save used, then a blind pick among plain villagers and wolves: "
+          "own good players voted out " + ", ".join(f"{m} {r:.1%}" for m, r in rates.items()) +
+          f"; all modes {sum(rates.values()) / len(rates):.1%}")
+
+
 def setups(games: int) -> None:
     """Every setup in every mode, the CLI's result line for each, then one line per setup over all modes."""
     from infra.werewolf_sim.engine import MODES
@@ -382,7 +413,8 @@ def main() -> None:
                     help="seeds per mode for the rotating hunter's shots (default 400)")
     ap.add_argument("--classic-games", type=int, default=400,
                     help="classic-6p games with every seat ours, split by the seer's first night (default 400)")
-    ap.add_argument("--only", choices=("validity", "handler", "strength", "setups", "ceiling", "hunter", "classic"),
+    ap.add_argument("--only", choices=("validity", "handler", "strength", "setups", "ceiling", "hunter", "classic",
+                                       "dayone"),
                     help="run one part only")
     args = ap.parse_args()
     if args.only in (None, "validity"):
@@ -399,6 +431,8 @@ def main() -> None:
         hunter_shots(args.hunter_games)
     if args.only in (None, "classic"):
         classic_cases(args.classic_games)
+    if args.only in (None, "dayone"):
+        day_one_floor()
 
 
 if __name__ == "__main__":
