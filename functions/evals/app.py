@@ -177,7 +177,7 @@ def _handle(event: dict, context: Any) -> Any:
             str(event["clientId"]), str(event["evalId"]), str(event["rpcId"])))
         return {"expired": expired}
     if kind == "dispatch":
-        return {"sent": _server_invocation(context, lambda s: s.dispatch(str(event["clientId"])))}
+        return {"sent": _server_invocation(context, lambda s: s.on_dispatch(event))}
     rc = event.get("requestContext", {})
     if "http" in rc:
         from evals.admin import http_handler

@@ -31,6 +31,13 @@ from evals.outbox import Outbox
 _REGISTERED: dict[str, str] = {}  # connection id -> client id, for registered connections
 
 
+def _remember(connection_id: str, client_id: str) -> str:
+    if len(_REGISTERED) > 10_000:
+        _REGISTERED.clear()
+    _REGISTERED[connection_id] = client_id
+    return client_id
+
+
 def forget_connection(connection_id: str) -> None:
     """Drop a closed connection from this container's cache."""
     _REGISTERED.pop(connection_id, None)
@@ -50,10 +57,7 @@ class Registry:
         conn = self.ctx.store.get(**keys.connection(connection_id))
         if not conn or conn.get("state") != "registered":
             return None
-        if len(_REGISTERED) > 10_000:
-            _REGISTERED.clear()
-        _REGISTERED[connection_id] = str(conn["clientId"])
-        return str(conn["clientId"])
+        return _remember(connection_id, str(conn["clientId"]))
 
     def _ack(self, connection_id: str, client_id: str, status: str, message: str, **extra: Any) -> None:
         self.out.reply(connection_id, {"type": "registration_ack", "clientId": client_id, "status": status,
@@ -204,6 +208,7 @@ class Registry:
             store.update(**keys.client(client_id), set_=attrs)
         store.put({**keys.connection(connection_id), "clientId": client_id, "state": "registered"},
                   ttl_s=CONN_TTL_S)
+        _remember(connection_id, client_id)  # what conn_client would read next: no read for it in this container
         if previous and previous != connection_id:
             self._replace(previous, client_id)
         existing = {e["evalId"] for e in store.query(f"CLIENT#{client_id}", "EVAL#")}

@@ -6,6 +6,15 @@ changed only by conditional atomic updates so ``maxConcurrency`` holds across co
 deadline. One query of the partition reads a client and all its evaluations; dispatch and the lazy deadline
 check start from that read. Deadlines are one-time timers (``evd-``), retry backoffs and resends are
 ``evr-``/``evs-`` timers that invoke a dispatch: no invocation ever waits for a client.
+
+A write whose outcome is unknown (every answer lost after DynamoDB may have applied it: a read timeout under
+load, a dropped connection, a 5xx, no time left) ends the invocation's dispatch: the scheduler schedules a
+*recovery*, an ``evs-`` dispatch a few seconds later (:meth:`Scheduler.recover_later`, backing off while
+the database keeps failing). It reads the client afresh, so a slot counter left off by the lost write is
+recounted, and when the lost write was on an evaluation's way out (marked running, then never posted) it
+names that attempt, which is then sent under the same JSON-RPC id with its deadline restarted. Such an
+attempt also gets its deadline timer at once, so it ends with the protocol's timeout even if every
+recovery fails.
 """
 
 from __future__ import annotations
@@ -13,6 +22,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+from agenthost import errors
 from agenthost.items import keys
 from agenthost.store import ConditionFailed
 from evals import connections
@@ -22,6 +32,10 @@ from evals.definitions import PRIORITY_ORDER, Evaluation
 from evals.outbox import Outbox
 
 SEND_RETRY_S = 2.0  # after a post whose delivery is unknown, send the evaluation again this much later
+#: after a write whose outcome is unknown: recover ``SEND_RETRY_S`` later, doubling while the database keeps
+#: failing, at most this long between tries and this many tries (deadline timers and reads still end the rest)
+RECOVER_MAX_S = 60.0
+RECOVER_TRIES = 8
 
 Loaded = tuple[dict[str, Any] | None, list[dict[str, Any]]]
 
@@ -29,6 +43,15 @@ Loaded = tuple[dict[str, Any] | None, list[dict[str, Any]]]
 def timer_name(rpc_id: str, deadline_ms: float) -> str:
     """The deadline timer's schedule name: unique per JSON-RPC id *and* deadline (at most 64 characters)."""
     return f"evd-{rpc_id}-{int(deadline_ms)}"[:64]
+
+
+class Unsent(errors.Unavailable):
+    """A write on an evaluation's way to the client has no known outcome: the attempt ``rpc_id`` may be marked
+    running though it was never posted (or its delivery is unknown)."""
+
+    def __init__(self, eval_id: str, rpc_id: str):
+        super().__init__(f"evaluation {eval_id} attempt {rpc_id} not posted: a write's outcome is unknown")
+        self.eval_id, self.rpc_id = eval_id, rpc_id
 
 
 def _rank(ev: dict[str, Any]) -> int:
@@ -184,10 +207,58 @@ class Scheduler:
         return self.finish_attempt(client_id, ev, "timeout", {"error": err}, meta)
 
     # ------------------------------------------------------------------ dispatch
-    def dispatch(self, client_id: str, loaded: Loaded | None = None, fresh: bool = True) -> int:
+    def dispatch(self, client_id: str, loaded: Loaded | None = None, fresh: bool = True,
+                 recovery: dict[str, Any] | None = None) -> int:
         """Send evaluations up to the client's free slots. Returns how many were sent. ``loaded`` is a
         :meth:`load` result the caller already has (saves a query); ``fresh=False`` when the caller derived it
-        from an earlier read and its own writes (other invocations may have moved on since)."""
+        from an earlier read and its own writes (other invocations may have moved on since). ``recovery``: the
+        payload of a recovery timer (see :meth:`recover_later`). A write whose outcome is unknown ends the
+        dispatch and schedules a recovery."""
+        recovery = recovery or {}
+        try:
+            ready_conn = recovery.get("readyConn")
+            if ready_conn:  # the ready whose write was lost: applied now (once more, or for the first time)
+                self.mark_ready(client_id, str(ready_conn))
+            return self._dispatch(client_id, loaded, fresh, recovery.get("unsent"))
+        except Unsent as exc:
+            self.recover_later(client_id, exc, recovery, unsent={"evalId": exc.eval_id, "rpcId": exc.rpc_id})
+        except errors.Unavailable as exc:
+            self.recover_later(client_id, exc, recovery, unsent=recovery.get("unsent"))
+        return 0
+
+    def mark_ready(self, client_id: str, connection_id: str) -> bool:
+        """The client is ready on ``connection_id``; False when it is bound to another connection."""
+        try:
+            self.ctx.store.update(**keys.client(client_id), set_={"ready": True}, condition="connectionId = :c",
+                                  values={":c": connection_id})
+            return True
+        except ConditionFailed:
+            return False
+
+    def recover_later(self, client_id: str, exc: Exception, recovery: dict[str, Any] | None = None,
+                      unsent: dict[str, Any] | None = None, ready_conn: str = "") -> bool:
+        """A write's outcome is unknown (``exc``): schedule a recovery dispatch (``evs-``), which reads the client
+        afresh (recounting its slots), applies the ``ready`` of ``ready_conn`` again, sends the ``unsent``
+        attempt (``{evalId, rpcId}``) under its own id if it is marked running, then dispatches. ``recovery``
+        is the payload of the recovery that failed, if this is one: the next waits twice as long, and after
+        ``RECOVER_TRIES`` none is scheduled (deadline timers and reads still end what is left)."""
+        tries = int((recovery or {}).get("tries", 0))
+        ready_conn = ready_conn or str((recovery or {}).get("readyConn") or "")
+        if tries >= RECOVER_TRIES:
+            log_warning("database still failing: no more recovery dispatches", clientId=client_id,
+                        error=type(exc).__name__)
+            return False
+        delay = min(SEND_RETRY_S * 2 ** tries, RECOVER_MAX_S)
+        payload: dict[str, Any] = {"agenthost": "dispatch", "clientId": client_id, "tries": tries + 1}
+        if unsent:
+            payload["unsent"] = {"evalId": str(unsent["evalId"]), "rpcId": str(unsent["rpcId"])}
+        if ready_conn:
+            payload["readyConn"] = ready_conn
+        log_warning("a database write's outcome is unknown: recovering shortly", clientId=client_id,
+                    error=type(exc).__name__, inSeconds=delay, unsent=bool(unsent))
+        return self.ctx.timers.schedule(f"evs-{uuid.uuid4()}", self.ctx.clock() + delay, payload)
+
+    def _dispatch(self, client_id: str, loaded: Loaded | None, fresh: bool, unsent: dict[str, Any] | None) -> int:
         meta, evals = loaded if loaded is not None else self.load(client_id, dispatch=False)
         if not meta:
             return 0
@@ -205,8 +276,9 @@ class Scheduler:
             return 0
         conn = str(meta["connectionId"])
         llm = meta.get("llm") if isinstance(meta.get("llm"), dict) else None  # the client's configure_llm
-        for ev in running:  # reconnection: re-send in-flight evaluations to the new connection
-            if ev.get("sentConn") != conn:
+        unsent_ids = (unsent or {}).get("evalId"), (unsent or {}).get("rpcId")
+        for ev in running:  # reconnection, or an attempt never posted: re-send it (same id) on this connection
+            if ev.get("sentConn") != conn or (ev.get("evalId"), ev.get("rpcId")) == unsent_ids:
                 self._send_eval(client_id, conn, ev, ev["rpcId"], resend=True, llm=llm)
         max_c = int(meta.get("maxConcurrency", self.ctx.options.default_concurrency))
         sent = self._send_pending(client_id, conn, evals, inflight, max_c, llm)
@@ -259,9 +331,25 @@ class Scheduler:
         d = ev.get("def") or {}
         timeout_ms = int(d.get("timeout", 30000))
         deadline = self.ctx.clock() * 1000 + timeout_ms
-        if not self._mark_running(client_id, conn, ev, rpc, deadline, resend):
-            return "released"
+        try:
+            if not self._mark_running(client_id, conn, ev, rpc, deadline, resend):
+                return "released"
+        except errors.Unavailable as exc:
+            # Perhaps marked running, never posted: its deadline timer now (the attempt ends with the protocol's
+            # timeout even if nothing else recovers it), and a recovery that sends it under this id.
+            self._deadline_timer(client_id, ev["evalId"], rpc, deadline)
+            raise Unsent(ev["evalId"], rpc) from exc
         ev = {**ev, "rpcId": rpc, "attempts": int(ev.get("attempts", 0)) + (0 if resend else 1)}
+        try:
+            return self._post(client_id, conn, ev, rpc, deadline, llm)
+        except errors.Unavailable as exc:  # a write after a post that did not go out: send it again later
+            raise Unsent(ev["evalId"], rpc) from exc
+
+    def _post(self, client_id: str, conn: str, ev: dict[str, Any], rpc: str, deadline: float,
+              llm: dict[str, Any] | None) -> str:
+        """Post the attempt ``rpc`` marked running (see :meth:`_send_eval`)."""
+        d = ev.get("def") or {}
+        timeout_ms = int(d.get("timeout", 30000))
         try:
             ok = self._post_evaluate(conn, d, rpc, timeout_ms, llm)
         except connections.TooLarge as exc:
@@ -286,12 +374,15 @@ class Scheduler:
             except ConditionFailed:
                 pass
             return "gone"
+        self._deadline_timer(client_id, ev["evalId"], rpc, deadline)
+        return "sent"
+
+    def _deadline_timer(self, client_id: str, eval_id: str, rpc: str, deadline: float) -> None:
         # One timer per deadline: a re-send restarts the deadline under the same JSON-RPC id, and Scheduler
         # refuses a second schedule with a name still in use, so the name carries the deadline too. The
         # earlier timer then finds the deadline moved and does nothing.
         self.ctx.timers.schedule(timer_name(rpc, deadline), deadline / 1000,
-                                 {"agenthost": "deadline", "clientId": client_id, "evalId": ev["evalId"], "rpcId": rpc})
-        return "sent"
+                                 {"agenthost": "deadline", "clientId": client_id, "evalId": eval_id, "rpcId": rpc})
 
     def _mark_running(self, client_id: str, conn: str, ev: dict[str, Any], rpc: str, deadline: float,
                       resend: bool) -> bool:

@@ -27,9 +27,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agenthost import limits
+from agenthost import errors, limits
 from agenthost.items import keys
-from agenthost.store import ConditionFailed, Store
+from agenthost.store import Store
 from evals.client_llm import llm_config
 from evals.common import Options, Send, echo, echo_id, log_warning, now_iso
 from evals.definitions import Catalog
@@ -121,11 +121,12 @@ class Server:
                             "ready refused: register (and complete authentication) before sending ready")
             return
         try:
-            self.store.update(**keys.client(client_id), set_={"ready": True}, condition="connectionId = :c",
-                              values={":c": connection_id})
-        except ConditionFailed:
-            self.out.notice(connection_id, "not_registered",
-                            "ready refused: this client is bound to another connection")
+            if not self.scheduler.mark_ready(client_id, connection_id):
+                self.out.notice(connection_id, "not_registered",
+                                "ready refused: this client is bound to another connection")
+                return
+        except errors.Unavailable as exc:  # applied or not: the recovery applies it and dispatches
+            self.scheduler.recover_later(client_id, exc, ready_conn=connection_id)
             return
         self.dispatch(client_id)
 
@@ -149,6 +150,15 @@ class Server:
                         connectionId=connection_id, rpcId=echo(rpc_id))
             self.out.notice(connection_id, "not_registered", "result ignored: this connection has not registered")
             return
+        try:
+            self._on_response(connection_id, client_id, message)
+        except errors.Unavailable as exc:
+            # Recorded or not (a write's outcome is unknown): a recovery recounts the slots and sends what is
+            # next; a result that was not recorded leaves its attempt running until its deadline timer ends it.
+            self.scheduler.recover_later(client_id, exc)
+
+    def _on_response(self, connection_id: str, client_id: str, message: dict[str, Any]) -> None:
+        rpc_id = message.get("id")
         meta, evals, expired = self.scheduler.read(client_id)  # the paths below dispatch from this read
         bound = str((meta or {}).get("connectionId") or "")
         if bound and bound != connection_id:
@@ -203,15 +213,32 @@ class Server:
         return self.scheduler.dispatch(client_id, loaded, fresh)
 
     def upload_result(self, client_id: str, message: Any) -> dict[str, Any]:
-        """See :meth:`Results.upload_result`."""
-        return self.results.upload_result(client_id, message)
+        """See :meth:`Results.upload_result`. A write's unknown outcome is raised (the client may send it
+        again: one recorded already is kept as ``late``) after a recovery is scheduled."""
+        try:
+            return self.results.upload_result(client_id, message)
+        except errors.Unavailable as exc:
+            self.scheduler.recover_later(client_id, exc)
+            raise
 
     def on_frame_too_big(self, connection_id: str, client_id: str, reason: str = "") -> int:
         """See :meth:`Results.on_frame_too_big`."""
         return self.results.on_frame_too_big(connection_id, client_id, reason)
 
     # ------------------------------------------------------------------ timers and admin
+    def on_dispatch(self, event: dict[str, Any]) -> int:
+        """A dispatch timer's invocation (a retry's backoff, a post to send again, a recovery: see
+        :meth:`Scheduler.recover_later`). Returns how many evaluations were sent."""
+        return self.scheduler.dispatch(str(event["clientId"]), recovery=event if event.get("tries") else None)
+
     def on_deadline(self, client_id: str, eval_id: str, rpc_id: str) -> bool:
+        try:
+            return self._on_deadline(client_id, eval_id, rpc_id)
+        except errors.Unavailable as exc:  # the recovery's fresh read expires what is overdue
+            self.scheduler.recover_later(client_id, exc)
+            return False
+
+    def _on_deadline(self, client_id: str, eval_id: str, rpc_id: str) -> bool:
         ev = self.store.get(**keys.evaluation(client_id, eval_id))
         if not ev or ev.get("status") != "running" or ev.get("rpcId") != rpc_id:
             return False
