@@ -127,14 +127,17 @@ class Scheduler:
                 return True
             return False
 
-    def _set_inflight(self, client_id: str, old: int, new: int) -> bool:
-        """Set the slot counter to ``new`` if it still reads ``old``; False when it moved meanwhile."""
+    def _set_client_if(self, client_id: str, sets: dict[str, Any], condition: str, values: dict[str, Any]) -> bool:
+        """Set ``sets`` on the client's record if ``condition`` holds; False when it does not."""
         try:
-            self.ctx.store.update(**keys.client(client_id), set_={"inflight": new}, condition="inflight = :old",
-                                  values={":old": old})
+            self.ctx.store.update(**keys.client(client_id), set_=sets, condition=condition, values=values)
             return True
         except ConditionFailed:
             return False
+
+    def _set_inflight(self, client_id: str, old: int, new: int) -> bool:
+        """Set the slot counter to ``new`` if it still reads ``old``; False when it moved meanwhile."""
+        return self._set_client_if(client_id, {"inflight": new}, "inflight = :old", {":old": old})
 
     # ------------------------------------------------------------------ attempts: finishing, retrying, expiring
     @staticmethod
@@ -228,12 +231,7 @@ class Scheduler:
 
     def mark_ready(self, client_id: str, connection_id: str) -> bool:
         """The client is ready on ``connection_id``; False when it is bound to another connection."""
-        try:
-            self.ctx.store.update(**keys.client(client_id), set_={"ready": True}, condition="connectionId = :c",
-                                  values={":c": connection_id})
-            return True
-        except ConditionFailed:
-            return False
+        return self._set_client_if(client_id, {"ready": True}, "connectionId = :c", {":c": connection_id})
 
     def recover_later(self, client_id: str, exc: Exception, recovery: dict[str, Any] | None = None,
                       unsent: dict[str, Any] | None = None, ready_conn: str = "") -> bool:
@@ -368,11 +366,7 @@ class Scheduler:
         if not ok:
             # the connection is gone: put the evaluation back and wait for the client to come back
             self._put_back(client_id, ev["evalId"], rpc, {})
-            try:
-                self.ctx.store.update(**keys.client(client_id), set_={"ready": False}, condition="connectionId = :c",
-                                      values={":c": conn})
-            except ConditionFailed:
-                pass
+            self._set_client_if(client_id, {"ready": False}, "connectionId = :c", {":c": conn})
             return "gone"
         self._deadline_timer(client_id, ev["evalId"], rpc, deadline)
         return "sent"

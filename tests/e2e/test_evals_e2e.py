@@ -287,6 +287,9 @@ def test_fifty_clients_five_evaluations_each(stack):
     # recognised its own write (before that check, such a claim left an evaluation 'running' and never sent)
     resent = sum("resent request that had already applied it" in line for line in stack.output)
     print(f"evaluation writes recognised as applied after a resent attempt: {resent}")
+    # and how often every answer to a write was lost, so a recovery dispatch finished what that write started
+    recoveries = sum("outcome is unknown: recovering shortly" in line for line in stack.output)
+    print(f"dispatches recovered after a write whose outcome was unknown: {recoveries}")
     assert max(outstanding_max.values()) <= 2
     # every client's evaluations, from one admin report call (results are processed asynchronously: poll)
     wanted = set(ids)
