@@ -330,21 +330,24 @@ class Scheduler:
         timeout_ms = int(d.get("timeout", 30000))
         deadline = self.ctx.clock() * 1000 + timeout_ms
         try:
-            if not self._mark_running(client_id, conn, ev, rpc, deadline, resend):
-                return "released"
+            marked = self._mark_running(client_id, conn, ev, rpc, deadline, resend)
         except errors.Unavailable as exc:
-            # Perhaps marked running, never posted: its deadline timer now (the attempt ends with the protocol's
+            # Perhaps marked running, never posted: its deadline timer (the attempt ends with the protocol's
             # timeout even if nothing else recovers it), and a recovery that sends it under this id.
             self._deadline_timer(client_id, ev["evalId"], rpc, deadline)
             raise Unsent(ev["evalId"], rpc) from exc
+        if not marked:
+            return "released"
+        # The deadline timer before the post: an invocation that ends between the two (its time spent) still
+        # leaves the attempt one. A post that fails puts the evaluation back, and the timer then finds nothing.
+        self._deadline_timer(client_id, ev["evalId"], rpc, deadline)
         ev = {**ev, "rpcId": rpc, "attempts": int(ev.get("attempts", 0)) + (0 if resend else 1)}
         try:
-            return self._post(client_id, conn, ev, rpc, deadline, llm)
+            return self._post(client_id, conn, ev, rpc, llm)
         except errors.Unavailable as exc:  # a write after a post that did not go out: send it again later
             raise Unsent(ev["evalId"], rpc) from exc
 
-    def _post(self, client_id: str, conn: str, ev: dict[str, Any], rpc: str, deadline: float,
-              llm: dict[str, Any] | None) -> str:
+    def _post(self, client_id: str, conn: str, ev: dict[str, Any], rpc: str, llm: dict[str, Any] | None) -> str:
         """Post the attempt ``rpc`` marked running (see :meth:`_send_eval`)."""
         d = ev.get("def") or {}
         timeout_ms = int(d.get("timeout", 30000))
@@ -368,7 +371,6 @@ class Scheduler:
             self._put_back(client_id, ev["evalId"], rpc, {})
             self._set_client_if(client_id, {"ready": False}, "connectionId = :c", {":c": conn})
             return "gone"
-        self._deadline_timer(client_id, ev["evalId"], rpc, deadline)
         return "sent"
 
     def _deadline_timer(self, client_id: str, eval_id: str, rpc: str, deadline: float) -> None:

@@ -979,3 +979,30 @@ def test_a_database_failing_for_a_while_delays_the_evaluations_and_loses_none(en
     assert received == {}
     tries = [p["tries"] for _n, _w, p in timers.scheduled if p.get("clientId") == "c2" and p.get("tries")]
     assert tries == list(range(1, scheduler.RECOVER_TRIES + 1))
+
+
+def test_an_invocation_ended_between_marking_and_posting_leaves_the_attempt_its_deadline_timer(env):
+    """A Lambda stopped after it marked an evaluation running and before its post went out (its time spent)
+    runs no recovery: the attempt's deadline timer, set before the post, still ends it at its deadline, and
+    the retry is sent. (Set after the post, there was none: only a later read could end the attempt.)"""
+    make, hub, clock, timers, _ = env
+    fire.done = set()
+    s = make()
+    register(s, hub, "k1", capabilities={"tools": ["extract_schema_data"], "maxConcurrency": 1})
+
+    def killed(_cid, msg):
+        raise TimeoutError("Task timed out")  # the runtime stops the invocation mid-post
+
+    s.send = killed
+    with pytest.raises(TimeoutError):
+        s.on_message("k1", json.dumps({"type": "ready"}))
+    e1 = s.store.get("CLIENT#c1", "EVAL#e1")
+    assert e1["status"] == "running" and hub.take("k1") == []
+    s.send = hub.send
+    clock.t += 5
+    assert fire(s, timers, "evd-", clock.t) == [scheduler.timer_name(e1["rpcId"], e1["deadline"])]
+    again = evaluates(hub.take("k1"))
+    assert [m["params"]["evaluationId"] for m in again] == ["e1"] and again[0]["id"] != e1["rpcId"]
+    e1 = s.store.get("CLIENT#c1", "EVAL#e1")
+    assert e1["attempts"] == 2 and e1["history"][-1]["outcome"] == "timeout"
+    assert s.store.get("CLIENT#c1", "META")["inflight"] == 1
