@@ -17,6 +17,7 @@ from agenthost.agent import rules
 from agenthost.agent.actions import Action, is_avoided, norm
 from agenthost.agent.answers import answer_from
 from agenthost.agent.codes import code_for
+from agenthost.agent.colours import colour_value, is_colour_field
 from agenthost.agent.fields import field_kind, label_keys
 from agenthost.agent.page import MASK, TEXT_ROLES, Element, Page
 from agenthost.agent.passwords import make_password, password_rules
@@ -88,6 +89,13 @@ def _text_action(facts: TaskFacts, page: Page, e: Element, seen: Seen, present: 
     label = e.name or e.placeholder or e.field_name or e.hint
     kind = field_kind(label, e.input_type, e.role)
     val = facts.value_for(label, e.input_type, role=e.role, present=present)
+    if is_colour_field(e):
+        # a colour field takes a colour (its hex), nothing else the task's words put after its label
+        colour = colour_value(val, facts.text, e)
+        if colour is None or colour.lower() == (e.value or "").strip().lower():
+            return None
+        return Action("type", {"element": e.name or e.placeholder, "text": colour, "clear": True},
+                      resolved=e, why=f"the colour the task names, as {label!r} takes it", rule=rules.COLOUR.name)
     if val is None and kind == "password":
         pending_pw.append(e)
         return None

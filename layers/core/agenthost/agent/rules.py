@@ -102,6 +102,9 @@ HELD_SEND = _rule("forms.held-send", "planning.held",
 FILL = _rule("forms.fill-fields", "forms._text_action",
              "text fields the task gives a value for (stated, described, shown on the page, a code found earlier)",
              "type the value")
+COLOUR = _rule("forms.colour-value", "forms._text_action",
+               "a colour field (input type=color, or one showing a hex value) and a colour the task names",
+               "type the colour's hex value as the field writes it; nothing when the task names no colour")
 PASSWORD = _rule("forms.password", "forms._passwords",
                  "empty password fields the task gives no value for, on a task to register or sign up",
                  "one fresh password meeting the stated rules, typed into each")

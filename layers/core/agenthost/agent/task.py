@@ -73,7 +73,8 @@ _PHRASES = [
                re.I),
     # set/fill the Y to/with "X"
     re.compile(r"\b(?:set|fill(?: in)?|enter|change|update)\s+(?:the\s+)?(?P<key>[A-Za-z][\w -]{0,40}?)"
-               r"(?:\s+(?:field|box|input))?\s+(?:to|with|as)\s+(?P<val>\"[^\"]+\"|'[^']+'|“[^”]+”|[^\s,;]+)", re.I),
+               r"(?:\s+(?:field|box|input))?\s+(?:to|with|as)\s+"
+               r"(?P<val>\"[^\"]+\"|'[^']+'|“[^”]+”|(?!(?-i:the|a|an|your|my|this|that|its|their)\b)[^\s,;]+)", re.I),
     # Y is/should be "X"  /  Y of "X"
     re.compile(r"\b(?:the\s+|your\s+|my\s+)?(?P<key>[A-Za-z][\w-]*(?: [A-Za-z][\w-]*){0,3}?)\s+"
                r"(?:is|should be|must be|of)\s+"
@@ -298,6 +299,8 @@ class TaskFacts:
                     if kind == "password":
                         return None  # described, not given: the caller makes one that meets the rules
                     return realistic(label, kind, value_run(text, pos, "free")[0])
+                if val and _TOOL_NOUN.match(val):
+                    continue  # "with the color picker", "in the search box": the label names a tool, no value
                 if val and valid_value(val, kind) and not _FIELD_NOUN.fullmatch(val.strip()):
                     return val  # ("the arrival date": "date" names the field, it is no value for it)
         return None
@@ -412,6 +415,13 @@ class TaskFacts:
 #: a word that names a kind of field: after a label it says what the field is, never what goes in it
 _FIELD_NOUN = re.compile(r"(?:date|time|name|number|field|box|value|text|address|code|amount|details?|info(?:rmation)?|"
                          r"entry|input|form|section|area|line|slot|option|list|menu)s?", re.I)
+
+
+#: a word that names a control or a tool: right after a label it ends a phrase naming where or with what ("with
+#: the color picker", "using the date selector", "in the search box"), never a value the task gives
+_TOOL_NOUN = re.compile(r"(?:picker|chooser|selector|wheel|palette|swatch(?:es)?|slider|spinner|dial|drop-?down|"
+                        r"menu|button|widget|tool|bar|box|field|input|control|calendar|panel|pad|editor|keypad|"
+                        r"toggle|switch|tab|window|dialog|popup|pop-up|list)s?\b")
 
 
 def _values_as(text: str) -> list[tuple[str, str]]:
