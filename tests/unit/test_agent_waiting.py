@@ -128,3 +128,29 @@ def test_the_shared_number_reader_reads_what_a_waiting_condition_shows():
     assert number_in("Book for $1,085") == 1085
     assert number_in("between 1,000 and 2,000") is None
     assert number_alone("1,0005") == 1.0005  # not groups of three: a decimal comma
+
+
+def test_a_step_dropped_before_the_pause_leaves_no_record_in_the_memory(monkeypatch):
+    """Once the step before the pause was handed out, the policy looks at that part of the task again and drops
+    what it finds there (here a scroll looking for more of the page): the scroll was never sent, so the loop
+    counts the task goes on with hold only the scrolls really handed out (a scroll counted twice looks repeated
+    on an unchanged page and is withheld the next time)."""
+    from agenthost.agent.aria import from_aria
+    from agenthost.agent.loops import LoopGuard
+
+    now = [500.0]
+    monkeypatch.setattr(waiting, "clock", lambda: now[0])
+    task = "Tap Begin, hold on for 3 seconds, then tap Finish."
+    tree = '- button "Begin"\n' + "\n".join(f'- paragraph: "Chapter {i} of the story goes on here."'
+                                           for i in range(1, 15))
+    page = from_aria(tree, url="https://site.test/")
+    scroll = Action("scroll", {"direction": "down", "amount": 600})
+    for tools in (None, PROXY_TOOLS):
+        kw = {"tools": tools} if tools else {}
+        first = decide(task, tree, **kw)
+        assert wire(first) == [("click", "Begin", None)]
+        now[0] += 3.5  # the pause has passed: Finish is looked for (not on this part of the page: a scroll)
+        d = decide(task, tree, memory=first.memory, history=list(first.actions), **kw)
+        handed_out = sum(a.tool == "scroll" for a in d.actions)
+        assert handed_out == 1 and not d.done
+        assert LoopGuard(d.memory).count(scroll, page) == handed_out

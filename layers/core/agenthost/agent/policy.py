@@ -31,6 +31,7 @@ task. The bodies live in their own modules:
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any, Protocol
@@ -119,15 +120,17 @@ class DeterministicPolicy:
         if state.get("stage") == "after":
             return None
         if state.get("stage") != "wait":
-            d = self.decide(before, page, history, {**(memory or {}), "pause": {}}, tools, deadline, careful=careful,
-                            avoid=avoid)
+            # decided on a copy: a decision dropped here was never sent, so what it records (the loop counts, the
+            # clicks, the batch sent) must not reach the memory the task goes on with
+            scratch = copy.deepcopy({**(memory or {}), "pause": {}})
+            d = self.decide(before, page, history, scratch, tools, deadline, careful=careful, avoid=avoid)
             # once a step before the pause was handed out, a search for something else to do means it is done
             moves = [a for a in d.actions if not state.get("at") or a.rule not in _SEARCHING]
             if moves and not d.done:
                 d.memory["pause"] = {"stage": "before", "at": waiting.clock()}
                 return d
             # nothing left before the pause: the pause runs from the last step handed out before it
-            memory = {**d.memory, "pause": {"stage": "wait", "at": state.get("at")}}
+            memory = {**(memory or {}), "pause": {"stage": "wait", "at": state.get("at")}}
             state = memory["pause"]
         else:
             memory = dict(memory or {})
