@@ -141,7 +141,8 @@ WAIT_BOUND = _rule("waiting.until-bound", "waiting.wait_actions",
                    "goes on; a page that did not move after a look: give up, never act")
 PAUSE = _rule("waiting.pause", "waiting.pause_in",
               "the task asks for a pause between two steps ('wait 3 seconds, then click B')",
-              "do the steps before it, wait (a fresh look each turn) until that long after the last of them, then "
+              "do the steps before it (decided on a copy of memory: a look there that is dropped, never sent, "
+              "leaves no loop count), wait (a fresh look each turn) until that long after the last of them, then "
               "the rest")
 GENERATE = _rule("choices.generate-until-fits", "choices.generate_actions",
                  "the task asks to generate a number of a kind (odd, greater than 3...) and the page has a generate "
