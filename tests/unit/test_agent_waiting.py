@@ -154,3 +154,24 @@ def test_a_step_dropped_before_the_pause_leaves_no_record_in_the_memory(monkeypa
         handed_out = sum(a.tool == "scroll" for a in d.actions)
         assert handed_out == 1 and not d.done
         assert LoopGuard(d.memory).count(scroll, page) == handed_out
+
+
+def test_the_steps_before_a_pause_stay_done_when_the_history_no_longer_shows_them(monkeypatch):
+    """A caller that passes only its last steps (the Proxy API engine: 20) loses the step before a long pause
+    among the looks that waited for it: once the pause has passed, that step is not done again (here a second
+    press of Begin would restart what the page times), the one after it is."""
+    now = [800.0]
+    monkeypatch.setattr(waiting, "clock", lambda: now[0])
+    task = "Press Begin, wait 4 seconds, then press Finish."
+    tree = '- button "Begin"\n- button "Finish"\n- paragraph: "Stopwatch"'
+    first = decide(task, tree, tools=PROXY_TOOLS)
+    assert wire(first) == [("click", "Begin", None)]
+    sent, memory = list(first.actions), first.memory
+    for _ in range(24):  # a look every 0.15 s
+        now[0] += 0.15
+        d = decide(task, tree, tools=PROXY_TOOLS, memory=memory, history=sent[-20:])
+        assert [a.to_proxy()["name"] for a in d.actions] == ["observe"]
+        sent, memory = [*sent, *d.actions], d.memory
+    now[0] += 0.5
+    d = decide(task, tree, tools=PROXY_TOOLS, memory=memory, history=sent[-20:])
+    assert wire(d) == [("click", "Finish", None)]

@@ -73,6 +73,19 @@ _SEARCHING = frozenset(r.name for r in (rules.SCROLL, rules.ESCALATE, rules.ALTE
                                         rules.NEXT_STEP, rules.REPEAT))
 
 
+#: the steps before a pause kept in its state (what the task names and does once; no typed text is kept)
+_STEPS = frozenset({"click", "check", "select", "submit"})
+
+
+def _with_steps_before(history: Sequence[Action], state: dict[str, Any]) -> list[Action]:
+    """``history`` with the steps handed out before the pause (kept in its state) that it no longer shows: a
+    caller that passes only its last steps loses them among the looks that waited for the pause to pass."""
+    shown = {(a.tool, str(a.args.get("element") or a.target or "")) for a in history or ()}
+    done = [(str(x[0]), str(x[1])) for x in state.get("done") or [] if isinstance(x, (list, tuple)) and len(x) == 2]
+    kept = [Action(tool, {"element": target}) for tool, target in done if (tool, target) not in shown]
+    return [*kept, *(history or ())]
+
+
 def _scroll(why: str) -> Action:
     return Action("scroll", {"direction": "down", "amount": 600}, why=why, rule=rules.SCROLL.name)
 
@@ -103,7 +116,9 @@ class DeterministicPolicy:
             staged = self._paused(pause, task, page, history, memory, tools, deadline, careful, avoid)
             if staged is not None:
                 return staged
-            memory = {**(memory or {}), "pause": {"stage": "after"}}
+            state = (memory or {}).get("pause") or {}
+            memory = {**(memory or {}), "pause": {"stage": "after", "done": state.get("done") or []}}
+            history = _with_steps_before(history, state)
         t = read_turn(task, page, history, memory, tools, deadline, careful, avoid)
         d = self._decide(t, task, page, history)
         d.rules = t.noted + [n for n in d.rules if n not in t.noted]  # the page's verdict first, as it was read
@@ -127,10 +142,13 @@ class DeterministicPolicy:
             # once a step before the pause was handed out, a search for something else to do means it is done
             moves = [a for a in d.actions if not state.get("at") or a.rule not in _SEARCHING]
             if moves and not d.done:
-                d.memory["pause"] = {"stage": "before", "at": waiting.clock()}
+                done = list(state.get("done") or []) + [[a.tool, str(a.args.get("element") or a.target or "")]
+                                                        for a in d.actions if a.tool in _STEPS]
+                d.memory["pause"] = {"stage": "before", "at": waiting.clock(), "done": done[-10:]}
                 return d
             # nothing left before the pause: the pause runs from the last step handed out before it
-            memory = {**(memory or {}), "pause": {"stage": "wait", "at": state.get("at")}}
+            memory = {**(memory or {}), "pause": {"stage": "wait", "at": state.get("at"),
+                                                  "done": state.get("done") or []}}
             state = memory["pause"]
         else:
             memory = dict(memory or {})

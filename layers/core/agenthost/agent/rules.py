@@ -143,7 +143,7 @@ PAUSE = _rule("waiting.pause", "waiting.pause_in",
               "the task asks for a pause between two steps ('wait 3 seconds, then click B')",
               "do the steps before it (decided on a copy of memory: a look there that is dropped, never sent, "
               "leaves no loop count), wait (a fresh look each turn) until that long after the last of them, then "
-              "the rest")
+              "the rest (the steps before it kept as done where the history passed no longer shows them)")
 GENERATE = _rule("choices.generate-until-fits", "choices.generate_actions",
                  "the task asks to generate a number of a kind (odd, greater than 3...) and the page has a generate "
                  "button", "generate again while the number shown does not fit; send the form once it does")
