@@ -12,7 +12,8 @@ load, a dropped connection, a 5xx, no time left) ends the invocation's dispatch:
 *recovery*, an ``evs-`` dispatch a few seconds later (:meth:`Scheduler.recover_later`, backing off while
 the database keeps failing). It reads the client afresh, so a slot counter left off by the lost write is
 recounted, and when the lost write was on an evaluation's way out (marked running, then never posted) it
-names that attempt, which is then sent under the same JSON-RPC id with its deadline restarted. Such an
+names that attempt, which is then sent under the same JSON-RPC id with its deadline restarted. A client's
+answer that could not be recorded rides on the recovery and is recorded first. Such an
 attempt also gets its deadline timer at once, so it ends with the protocol's timeout even if every
 recovery fails.
 """
@@ -234,14 +235,18 @@ class Scheduler:
         return self._set_client_if(client_id, {"ready": True}, "connectionId = :c", {":c": connection_id})
 
     def recover_later(self, client_id: str, exc: Exception, recovery: dict[str, Any] | None = None,
-                      unsent: dict[str, Any] | None = None, ready_conn: str = "") -> bool:
+                      unsent: dict[str, Any] | None = None, ready_conn: str = "",
+                      response: dict[str, Any] | None = None) -> bool:
         """A write's outcome is unknown (``exc``): schedule a recovery dispatch (``evs-``), which reads the client
         afresh (recounting its slots), applies the ``ready`` of ``ready_conn`` again, sends the ``unsent``
         attempt (``{evalId, rpcId}``) under its own id if it is marked running, then dispatches. ``recovery``
         is the payload of the recovery that failed, if this is one: the next waits twice as long, and after
-        ``RECOVER_TRIES`` none is scheduled (deadline timers and reads still end what is left)."""
+        ``RECOVER_TRIES`` none is scheduled (deadline timers and reads still end what is left). ``response``: a
+        client's answer that may not have been recorded (``{connectionId, message}``), carried to the recovery,
+        which records it first (:meth:`evals.server.Server.on_dispatch`)."""
         tries = int((recovery or {}).get("tries", 0))
         ready_conn = ready_conn or str((recovery or {}).get("readyConn") or "")
+        response = response or (recovery or {}).get("response")
         if tries >= RECOVER_TRIES:
             log_warning("database still failing: no more recovery dispatches", clientId=client_id,
                         error=type(exc).__name__)
@@ -252,6 +257,8 @@ class Scheduler:
             payload["unsent"] = {"evalId": str(unsent["evalId"]), "rpcId": str(unsent["rpcId"])}
         if ready_conn:
             payload["readyConn"] = ready_conn
+        if response:
+            payload["response"] = response
         log_warning("a database write's outcome is unknown: recovering shortly", clientId=client_id,
                     error=type(exc).__name__, inSeconds=delay, unsent=bool(unsent))
         return self.ctx.timers.schedule(f"evs-{uuid.uuid4()}", self.ctx.clock() + delay, payload)

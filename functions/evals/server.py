@@ -22,6 +22,7 @@ next ``ready`` every evaluation still in flight is re-sent (same JSON-RPC id, de
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -40,6 +41,11 @@ from evals.results import Results
 from evals.scheduler import Loaded, Scheduler
 
 __all__ = ["Options", "Send", "Server"]
+
+
+#: an answer whose write failed rides on the recovery timer's payload when its JSON is at most this long (the
+#: Scheduler takes 256 KB of input)
+CARRY_MAX_CHARS = 200_000
 
 
 @dataclass
@@ -153,9 +159,15 @@ class Server:
         try:
             self._on_response(connection_id, client_id, message)
         except errors.Unavailable as exc:
-            # Recorded or not (a write's outcome is unknown): a recovery recounts the slots and sends what is
-            # next; a result that was not recorded leaves its attempt running until its deadline timer ends it.
-            self.scheduler.recover_later(client_id, exc)
+            # Recorded or not (a write's outcome is unknown): the answer rides on a recovery, which records it
+            # unless it already was, recounts the slots and sends what is next. One too large for a timer's
+            # payload leaves its attempt running until its deadline timer ends it.
+            carried = len(json.dumps(message, default=str)) <= CARRY_MAX_CHARS
+            if not carried:
+                log_warning("an answer too large to carry to the recovery: its attempt ends at its deadline",
+                            clientId=client_id, rpcId=echo(rpc_id))
+            self.scheduler.recover_later(
+                client_id, exc, response={"connectionId": connection_id, "message": message} if carried else None)
 
     def _on_response(self, connection_id: str, client_id: str, message: dict[str, Any]) -> None:
         rpc_id = message.get("id")
@@ -228,8 +240,30 @@ class Server:
     # ------------------------------------------------------------------ timers and admin
     def on_dispatch(self, event: dict[str, Any]) -> int:
         """A dispatch timer's invocation (a retry's backoff, a post to send again, a recovery: see
-        :meth:`Scheduler.recover_later`). Returns how many evaluations were sent."""
-        return self.scheduler.dispatch(str(event["clientId"]), recovery=event if event.get("tries") else None)
+        :meth:`Scheduler.recover_later`). A recovery that carries a client's answer records it first, unless its
+        first recording did apply. Returns how many evaluations were sent."""
+        client_id, recovery = str(event["clientId"]), event if event.get("tries") else None
+        response = (recovery or {}).get("response")
+        if recovery and isinstance(response, dict) and isinstance(response.get("message"), dict):
+            try:
+                self._record_carried(client_id, response["message"])
+            except errors.Unavailable as exc:
+                self.scheduler.recover_later(client_id, exc, recovery, unsent=recovery.get("unsent"))
+                return 0
+            recovery = {k: v for k, v in recovery.items() if k != "response"}
+        return self.scheduler.dispatch(client_id, recovery=recovery)
+
+    def _record_carried(self, client_id: str, message: dict[str, Any]) -> None:
+        """Record an answer a recovery carries: as it would have been on arrival, unless the attempt's history or
+        its late answers show it recorded (the write whose outcome was unknown had applied)."""
+        meta, evals, expired = self.scheduler.read(client_id)
+        rpc_id = message.get("id")
+        ev = next((e for e in evals if rpc_id in (e.get("rpcIds") or [])), None)
+        if ev is not None and (any(h.get("rpcId") == rpc_id and h.get("outcome") in ("completed", "failed")
+                                   for h in ev.get("history") or [])
+                               or any(x.get("rpcId") == rpc_id for x in ev.get("late") or [])):
+            return
+        self.results.record_response(client_id, message, meta, evals, expired)
 
     def on_deadline(self, client_id: str, eval_id: str, rpc_id: str) -> bool:
         try:

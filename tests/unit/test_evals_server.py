@@ -1006,3 +1006,49 @@ def test_an_invocation_ended_between_marking_and_posting_leaves_the_attempt_its_
     e1 = s.store.get("CLIENT#c1", "EVAL#e1")
     assert e1["attempts"] == 2 and e1["history"][-1]["outcome"] == "timeout"
     assert s.store.get("CLIENT#c1", "META")["inflight"] == 1
+
+
+def test_a_result_that_arrives_while_the_database_is_down_is_recorded_when_it_answers_again(env):
+    """The client answers while every DynamoDB request fails (its result cannot be written): the result rides on
+    the recovery dispatch and is recorded, judged, once the database answers again, within the evaluation's
+    deadline: completed on its first attempt, never re-sent, and nothing held. (Before, the result was lost: the
+    attempt ran on to its deadline and was recorded as a timeout, then sent again.)"""
+    from botocore.exceptions import ClientError
+
+    from tests.support.dynamo import on_every_client
+
+    make, hub, clock, timers, _ = env
+    fire.done = set()
+    s = make()
+    register(s, hub, "k1", capabilities={"tools": ["extract_schema_data"], "maxConcurrency": 1})
+    s.on_message("k1", json.dumps({"type": "ready"}))
+    [first] = evaluates(hub.take("k1"))
+    down_until = clock.t + 1.5  # back before the first recovery (2 s on), within the evaluation's 5 s deadline
+
+    def failing(model=None, **_):
+        if clock.t < down_until:
+            raise ClientError({"Error": {"Code": "InternalServerError", "Message": "down"},
+                               "ResponseMetadata": {"HTTPStatusCode": 500}}, model.name)
+
+    with on_every_client("before-call.dynamodb", failing):
+        answer(s, "k1", [first])  # the database is down: nothing can be written now
+        for _ in range(3):  # the platform fires the recovery timers at their time
+            due = sorted(when for name, when, p in timers.scheduled if p.get("tries") and name not in fire.done)
+            clock.t = max(clock.t, due[0])
+            fire_recovery = [(n, p) for n, w, p in timers.scheduled if p.get("tries") and n not in fire.done
+                             and w <= clock.t]
+            for name, payload in fire_recovery:
+                fire.done.add(name)
+                try:
+                    s.on_dispatch(payload)
+                except Exception:  # noqa: BLE001 - an invocation that raises ends there
+                    pass
+            if clock.t >= down_until:
+                break  # this recovery ran with the database back
+    e1 = s.store.get("CLIENT#c1", "EVAL#e1")
+    assert e1["status"] == "completed" and e1["attempts"] == 1 and e1["passed"] is True
+    assert [h["outcome"] for h in e1["history"]] == ["completed"]
+    assert clock.t - float(e1["sentAt"]) < 5  # within the evaluation's 5 s deadline
+    sent = evaluates(hub.take("k1"))
+    assert [m["params"]["evaluationId"] for m in sent] == ["e2"]  # the next one, and e1 not again
+    assert s.store.get("CLIENT#c1", "META")["inflight"] == 1
