@@ -21,31 +21,6 @@ def env() -> dict[str, str]:
     return e
 
 
-def item_bytes(item: dict) -> int:
-    """DynamoDB's size of a low-level (typed) item, by its published rule: each attribute's name in UTF-8 plus
-    its value (strings and binaries their length, a number about one byte per two digits plus one, a set the
-    sum of its members, a map or list 3 bytes plus 1 per element plus its elements). Write units are this size
-    rounded up to 1 KB (the larger of the item before and after the write)."""
-
-    def value(v: dict) -> int:
-        (kind, x), = v.items()
-        if kind in ("S", "B"):
-            return len(x.encode() if isinstance(x, str) else x)
-        if kind == "N":
-            return len(x.lstrip("-").replace(".", "").lstrip("0")) // 2 + 1
-        if kind in ("SS", "BS"):
-            return sum(len(m.encode() if isinstance(m, str) else m) for m in x)
-        if kind == "NS":
-            return sum(len(m) // 2 + 1 for m in x)
-        if kind == "M":
-            return 3 + sum(len(k.encode()) + value(m) + 1 for k, m in x.items())
-        if kind == "L":
-            return 3 + sum(value(m) + 1 for m in x)
-        return 1  # BOOL, NULL
-
-    return sum(len(name.encode()) + value(v) for name, v in item.items())
-
-
 def pct(values: list[float], p: float) -> float:
     ordered = sorted(values)
     k = max(0, min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1))))

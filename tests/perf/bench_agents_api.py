@@ -15,7 +15,7 @@ from collections import Counter
 from pathlib import Path
 
 sys.path[:0] = [str(Path(__file__).resolve().parent)]
-from _util import env, item_bytes, pct  # noqa: E402
+from _util import env, pct  # noqa: E402
 
 os.environ.update(env())
 os.environ.update({"AGENTHOST_TABLE": "agenthost-bench", "AGENTHOST_AGENTS_RATE_LIMIT": str(10**9)})
@@ -23,32 +23,6 @@ for k in [k for k in os.environ if k.startswith("AWS_ENDPOINT_URL")]:
     del os.environ[k]
 
 N = int(os.environ.get("BENCH_AGENTS_N", "100"))
-
-
-class Meter:
-    """Counts DynamoDB round trips and the time spent in them, at botocore's edge: the store sends through
-    clients of its own (one per timeout pair), so events registered on one client would miss them."""
-
-    def __init__(self):
-        import botocore.client
-
-        self.calls = 0
-        self.ops: list[str] = []
-        self.seconds = 0.0
-        real = botocore.client.BaseClient._make_api_call
-
-        def counting(client, operation, params):
-            if client.meta.service_model.service_name != "dynamodb":
-                return real(client, operation, params)
-            self.calls += 1
-            self.ops.append(operation)
-            t = time.perf_counter()
-            try:
-                return real(client, operation, params)
-            finally:
-                self.seconds += time.perf_counter() - t
-
-        botocore.client.BaseClient._make_api_call = counting
 
 
 def run(label, handler, meter, make_event, n=N):
@@ -59,14 +33,14 @@ def run(label, handler, meter, make_event, n=N):
     total, own, calls, statuses, ops = [], [], [], set(), []
     for i in range(n):
         ev, ctx = make_event(i), LambdaContext("bench")  # a context per invocation: its own deadline
-        c0, s0, o0 = meter.calls, meter.seconds, len(meter.ops)
+        s0, o0 = meter.seconds, len(meter.ops)
         t = time.perf_counter()
         out = handler(ev, ctx)
         dt = time.perf_counter() - t
         statuses.add(out["statusCode"])
         total.append(dt * 1000)
         own.append((dt - (meter.seconds - s0)) * 1000)
-        calls.append(meter.calls - c0)
+        calls.append(len(meter.ops) - o0)
         ops.extend(meter.ops[o0:])
     print(f"  {label:34} total p50 {pct(total, 50):7.2f} ms  p99 {pct(total, 99):7.2f} ms | own p50 "
           f"{pct(own, 50):6.2f} ms  p99 {pct(own, 99):6.2f} ms | DynamoDB calls/call {sum(calls) / n:.2f} "
@@ -86,16 +60,18 @@ def main() -> None:
     asyncio.set_event_loop(asyncio.new_event_loop())
     with mock_aws():
         from agenthost import aws, config
+        from agenthost.items import item_bytes
         from agenthost.store import Store
         from infra.local.events import LambdaContext, http_event
         from infra.local.template import create_table, parse
         from infra.seed import run_all
+        from tests.support.usage import DynamoCalls
 
         config.reset()
         aws.reset()
         create_table(aws.client("dynamodb"), parse(), config.settings().table_name)
         run_all(Store(), log=lambda m: None)
-        meter = Meter()
+        meter = DynamoCalls().__enter__()  # counted at botocore's edge: the store sends through its own clients
         logging.getLogger().setLevel(logging.WARNING)
 
         results = {}

@@ -3,6 +3,7 @@ last call and hand it to ``usage.rollup`` as Lambda would, so a test sees ``USAG
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from agenthost import aws
@@ -38,11 +39,12 @@ class Rollup:
 class DynamoCalls:
     """Every DynamoDB operation this process sends, by name (``ops``; ``written``: the partition key of each
     item a put or update wrote), counted at botocore's edge: what a turn costs, seen from outside the code
-    that makes the calls. Use as a context manager."""
+    that makes the calls, and the time spent in them (``seconds``). Use as a context manager."""
 
     def __init__(self) -> None:
         self.ops: list[str] = []
         self.written: list[str] = []
+        self.seconds = 0.0  # spent inside those calls
         self._real: Any = None
 
     def __enter__(self) -> DynamoCalls:
@@ -57,6 +59,11 @@ class DynamoCalls:
                 key = (params.get("Item") or params.get("Key") or {}).get("pk", {})
                 if operation in ("PutItem", "UpdateItem") and isinstance(key, dict):
                     written.append(str(key.get("S", "")))
+                started = time.perf_counter()
+                try:
+                    return real(client, operation, params)
+                finally:
+                    self.seconds += time.perf_counter() - started
             return real(client, operation, params)
 
         botocore.client.BaseClient._make_api_call = counting  # type: ignore[method-assign]

@@ -80,7 +80,7 @@ _STEPS = frozenset({"click", "check", "select", "submit"})
 def _with_steps_before(history: Sequence[Action], state: dict[str, Any]) -> list[Action]:
     """``history`` with the steps handed out before the pause (kept in its state) that it no longer shows: a
     caller that passes only its last steps loses them among the looks that waited for the pause to pass."""
-    shown = {(a.tool, str(a.args.get("element") or a.target or "")) for a in history or ()}
+    shown = {(a.tool, a.target) for a in history or ()}
     done = [(str(x[0]), str(x[1])) for x in state.get("done") or [] if isinstance(x, (list, tuple)) and len(x) == 2]
     kept = [Action(tool, {"element": target}) for tool, target in done if (tool, target) not in shown]
     return [*kept, *(history or ())]
@@ -142,7 +142,7 @@ class DeterministicPolicy:
             # once a step before the pause was handed out, a search for something else to do means it is done
             moves = [a for a in d.actions if not state.get("at") or a.rule not in _SEARCHING]
             if moves and not d.done:
-                done = list(state.get("done") or []) + [[a.tool, str(a.args.get("element") or a.target or "")]
+                done = list(state.get("done") or []) + [[a.tool, a.target]
                                                         for a in d.actions if a.tool in _STEPS]
                 d.memory["pause"] = {"stage": "before", "at": waiting.clock(), "done": done[-10:]}
                 return d
